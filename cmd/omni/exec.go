@@ -1,0 +1,141 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/omnictx/omni/events"
+	"github.com/omnictx/omni/hooks"
+)
+
+func newExecCmd(s streams) *cobra.Command {
+	var session, agent string
+	var quiet bool
+	cmd := &cobra.Command{
+		Use:   "exec [--session S] [--agent A] [--] CMD [ARG...]",
+		Short: "Run a command and print its output as the reader would read it",
+		Long: `Runs CMD, captures its stdout, and prints it through the same pipeline as a
+hook: with --session (or $OMNI_SESSION), lines this reader was already shown
+fold into markers. stderr is passed through untouched. A command that fails
+(non-zero exit) has its output printed unchanged. omni exec exits with the
+command's own exit code; a one-line footer on stderr says what was saved
+(OMNI_QUIET=1 or --quiet hides it).
+
+CMD may be one quoted string (run with sh -c) or a program and its arguments.
+
+Exit codes: the command's own; 127 if it could not be started.`,
+		Example: `  omni exec --session demo go test ./...
+  omni exec --session demo -- git log -5
+  omni exec --session demo 'cat go.mod | head -3'`,
+		Args:               cobra.MinimumNArgs(1),
+		DisableFlagParsing: false,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runExec(cmd.Context(), s, session, agent, quiet || os.Getenv("OMNI_QUIET") != "", args)
+		},
+	}
+	cmd.Flags().SetInterspersed(false)
+	cmd.Flags().StringVar(&session, "session", os.Getenv("OMNI_SESSION"), "the reader's session id (default $OMNI_SESSION); without one nothing folds")
+	cmd.Flags().StringVar(&agent, "agent", "", "the reader's agent id within the session")
+	cmd.Flags().BoolVar(&quiet, "quiet", false, "no footer on stderr")
+	return cmd
+}
+
+func runExec(ctx context.Context, s streams, session, agent string, quiet bool, args []string) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	var c *exec.Cmd
+	command := strings.Join(args, " ")
+	if len(args) == 1 && strings.ContainsAny(args[0], " \t\n;|&<>$`'\"*?(){}") {
+		c = exec.CommandContext(ctx, "sh", "-c", args[0])
+		command = args[0]
+	} else {
+		c = exec.CommandContext(ctx, args[0], args[1:]...)
+	}
+	var out bytes.Buffer
+	c.Stdout = &out
+	c.Stderr = s.Err
+	c.Stdin = s.In
+	start := time.Now()
+	err := c.Run()
+	code := 0
+	if err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			return &exitError{code: 127, msg: fmt.Sprintf("omni exec: %v", err)}
+		}
+		code = ee.ExitCode()
+	}
+	text := out.String()
+	delivered := deliverCall(ctx, hooks.CallInput{Door: events.DoorExec, Command: command, Text: text,
+		ExitCode: code, Session: session, Agent: agent, Cwd: cwd(), Passthrough: os.Getenv("OMNI_PASSTHROUGH") != ""})
+	io.WriteString(s.Out, delivered)
+	if !quiet && len(text) > 0 && len(delivered) < len(text) {
+		fmt.Fprintf(s.Err, "[omni] %d → %d bytes (%.1f%% saved) %dms\n", len(text), len(delivered),
+			100*float64(len(text)-len(delivered))/float64(len(text)), time.Since(start).Milliseconds())
+	}
+	if code != 0 {
+		return &exitError{code: code}
+	}
+	return nil
+}
+
+// deliverCall runs one exec/pipe output through the daemon (or in-process)
+// and returns the text to print; on any error, the raw text (fail open).
+func deliverCall(ctx context.Context, in hooks.CallInput) string {
+	if in.Session == "" || in.Text == "" {
+		return in.Text
+	}
+	req, err := json.Marshal(in)
+	if err != nil {
+		return in.Text
+	}
+	cctx, cancel := context.WithTimeout(ctx, hookDeadline)
+	defer cancel()
+	b, err := callOrLocal(cctx, omniHome(), "call", req)
+	if err != nil {
+		homeLogf(omniHome())("%s: %v", in.Door, err)
+		return in.Text
+	}
+	var r callResp
+	if json.Unmarshal(b, &r) != nil {
+		return in.Text
+	}
+	return r.Delivered
+}
+
+func runPipe(ctx context.Context, s streams, session, agent string) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	b, err := io.ReadAll(io.LimitReader(s.In, hooks.MaxInput+1))
+	if err != nil {
+		return fmt.Errorf("read stdin: %w", err)
+	}
+	text := string(b)
+	out := text
+	if len(b) <= hooks.MaxInput {
+		out = deliverCall(ctx, hooks.CallInput{Door: events.DoorPipe, Text: text, Session: session, Agent: agent,
+			Cwd: cwd(), Passthrough: os.Getenv("OMNI_PASSTHROUGH") != ""})
+	}
+	_, err = io.WriteString(s.Out, out)
+	if len(b) > hooks.MaxInput {
+		_, err = io.Copy(s.Out, s.In)
+	}
+	return err
+}
+
+func cwd() string {
+	d, _ := os.Getwd()
+	return d
+}

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/omnictx/omni/hooks"
+)
+
+// hookDeadline bounds one hook invocation end to end; past it the hook
+// prints nothing and the host keeps its raw output (fail open).
+const hookDeadline = 4 * time.Second
+
+func newHookCmd(s streams) *cobra.Command {
+	return &cobra.Command{
+		Use:   "hook [EVENT]",
+		Short: "Handle one Claude Code hook payload on stdin",
+		Long: `Reads one Claude Code hook payload (JSON) on stdin and dispatches on its
+hook_event_name. PostToolUse for Bash and Read: when lines this reader was
+already shown fold, prints {"hookSpecificOutput":{"hookEventName":"PostToolUse",
+"updatedToolOutput":...}} echoing tool_response with only the text changed;
+otherwise prints nothing. PostToolUseFailure is recorded, never answered.
+PreCompact, PostCompact and SessionStart (compact, clear) empty the session's
+shown-sets. The optional EVENT argument is ignored (the payload decides).
+
+Always exits 0. On any error, timeout or panic it prints nothing, so the host
+keeps its own output, and writes one line to $OMNI_HOME/omni.log.`,
+		Example: `  echo '{"hook_event_name":"PostToolUse","session_id":"s","tool_name":"Bash",
+        "tool_input":{"command":"ls"},"tool_response":{"stdout":"a\n","stderr":"","interrupted":false}}' | omni hook`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			runHook(s)
+			return nil
+		},
+	}
+}
+
+// runHook never fails: every problem is logged and answered with silence.
+func runHook(s streams) {
+	home := omniHome()
+	logf := homeLogf(home)
+	defer func() {
+		if p := recover(); p != nil {
+			logf("hook: panic: %v", p)
+		}
+	}()
+	stdin, err := io.ReadAll(io.LimitReader(s.In, hooks.MaxInput+1))
+	if err != nil {
+		logf("hook: read stdin: %v", err)
+		return
+	}
+	if len(stdin) == 0 {
+		logf("hook: empty stdin")
+		return
+	}
+	if len(stdin) > hooks.MaxInput {
+		logf("hook: stdin over %d bytes, left to the host", hooks.MaxInput)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), hookDeadline)
+	defer cancel()
+	req := make([]byte, 0, len(stdin)+1)
+	flags := byte(0)
+	if os.Getenv("OMNI_PASSTHROUGH") != "" {
+		flags |= 1
+	}
+	req = append(append(req, flags), stdin...)
+	reply, err := callOrLocal(ctx, home, "hook", req)
+	if err != nil {
+		logf("hook: %v", err)
+		return
+	}
+	if ctx.Err() != nil {
+		logf("hook: deadline passed")
+		return
+	}
+	s.Out.Write(reply)
+}

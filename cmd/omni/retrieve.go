@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/omnictx/omni/pipeline"
+)
+
+func newRetrieveCmd(s streams) *cobra.Command {
+	var session, agent string
+	cmd := &cobra.Command{
+		Use:   "retrieve HANDLE",
+		Short: "Print the exact bytes behind a marker's handle",
+		Long: `Prints the archived bytes named by HANDLE (16 hex characters, as printed in an
+[OMNI: ...] marker) to stdout, byte for byte, and a one-line frame to stderr.
+Records a Retrieved event: the reader (--session/--agent, or else every reader
+that was shown a marker with this handle) gets the block whole, once, the next
+time it would fold.
+
+HANDLE may also be written omni_retrieve("HANDLE") or quoted.
+
+Exit codes: 0 printed; 1 unknown handle, or the reserved documentation example
+0000000000000000; 2 the store could not be reached.`,
+		Example: `  omni retrieve 819dd12d2d605079`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			h := normalizeHandle(args[0])
+			if h == pipeline.ExampleHandle {
+				return &exitError{code: 1, msg: fmt.Sprintf("omni retrieve: %s is the documentation example, not a real handle; real handles come from markers in tool output", h)}
+			}
+			req, _ := json.Marshal(retrieveReq{Handle: h, Session: session, Agent: agent})
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			b, err := callOrLocal(ctx, omniHome(), "retrieve", req)
+			if err != nil {
+				msg := err.Error()
+				if strings.Contains(msg, "no archived content") || strings.Contains(msg, "16 hex") || strings.Contains(msg, "documentation example") {
+					return &exitError{code: 1, msg: fmt.Sprintf("omni retrieve: no archived content for `%s` (%s)", h, remoteMsg(err))}
+				}
+				return &exitError{code: 2, msg: "omni retrieve: " + msg}
+			}
+			if _, err := s.Out.Write(b); err != nil {
+				return err
+			}
+			fmt.Fprintf(s.Err, "omni retrieve %s · %d lines · %d B\n", h, len(pipeline.SplitLines(nil, string(b))), len(b))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&session, "session", "", "the reader asking (default: every reader shown this handle)")
+	cmd.Flags().StringVar(&agent, "agent", "", "the asking reader's agent id")
+	return cmd
+}
+
+// normalizeHandle accepts h, "h", 'h', omni_retrieve("h") and upper case.
+func normalizeHandle(s string) string {
+	s = strings.TrimSpace(s)
+	s = strings.TrimPrefix(s, "omni_retrieve(")
+	s = strings.TrimSuffix(s, ")")
+	s = strings.Trim(s, "\"'` ")
+	return strings.ToLower(s)
+}
+
+func remoteMsg(err error) string {
+	m := err.Error()
+	if i := strings.LastIndex(m, ": "); i >= 0 && strings.Contains(m, "handle") {
+		return m[i+2:]
+	}
+	return m
+}

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+// streams are the process's standard streams, passed as values so tests can
+// use buffers.
+type streams struct {
+	In       io.Reader
+	Out, Err io.Writer
+	// InIsTerminal reports whether In is a terminal (no pipe mode then).
+	InIsTerminal bool
+}
+
+func stdStreams() streams {
+	st, err := os.Stdin.Stat()
+	tty := err == nil && st.Mode()&os.ModeCharDevice != 0
+	return streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, InIsTerminal: tty}
+}
+
+// exitError carries an exit code through cobra without printing usage.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+// omniHome returns $OMNI_HOME, else ~/.omni.
+func omniHome() string {
+	if h := os.Getenv("OMNI_HOME"); h != "" {
+		return h
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(h, ".omni")
+	}
+	return ".omni"
+}
+
+// run executes one omni command line and returns the process exit code.
+// It is the only place errors become exit codes.
+func run(args []string, s streams) int {
+	root := newRootCmd(s)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return 0
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.msg != "" {
+			fmt.Fprintln(s.Err, ee.msg)
+		}
+		return ee.code
+	}
+	fmt.Fprintln(s.Err, "omni:", err)
+	return 2
+}
+
+func newRootCmd(s streams) *cobra.Command {
+	var pipeSession, pipeAgent string
+	root := &cobra.Command{
+		Use:   "omni",
+		Short: "Shorten what an AI coding agent reads, never guess, lose nothing",
+		Long: `omni sits between an AI coding agent and the output of its tools. A run of
+lines a reader was already shown becomes one marker with a 16-hex handle;
+'omni retrieve <handle>' prints the original bytes exactly. Every decision is
+an event in an embedded NATS JetStream log under $OMNI_HOME (default ~/.omni).
+
+Pipe mode: 'CMD | omni --session S' prints CMD's output as the reader S
+would read it.
+
+Exit codes: 0 success; 1 a handle or sequence was not found, or a replay
+differed; 2 usage or store errors.`,
+		Example: `  omni bench --corpus ../shared/corpus/*.jsonl
+  omni exec --session demo -- go test ./...
+  git log | omni --session demo
+  omni retrieve 0123456789abcdef`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       version,
+		Args:          cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if s.InIsTerminal {
+				return cmd.Help()
+			}
+			return runPipe(cmd.Context(), s, pipeSession, pipeAgent)
+		},
+	}
+	root.Flags().StringVar(&pipeSession, "session", os.Getenv("OMNI_SESSION"), "pipe mode: the reader's session id (default $OMNI_SESSION)")
+	root.Flags().StringVar(&pipeAgent, "agent", "", "pipe mode: the reader's agent id within the session")
+	root.SetIn(s.In)
+	root.SetOut(s.Out)
+	root.SetErr(s.Err)
+	root.AddCommand(newHookCmd(s), newExecCmd(s), newRetrieveCmd(s), newReplayCmd(s), newBenchCmd(s), newDaemonCmd())
+	return root
+}

@@ -1,0 +1,206 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/omnictx/omni/events"
+	"github.com/omnictx/omni/events/jetstream"
+	"github.com/omnictx/omni/hooks"
+	"github.com/omnictx/omni/projections/stats"
+)
+
+// service answers the daemon methods over one open store. The daemon holds
+// one; a process that could not reach a daemon builds one in-process under
+// the same store lock (JETSTREAM.md §8.3).
+type service struct {
+	log    events.Log
+	engine *hooks.Engine
+}
+
+// retrieveReq is the "retrieve" request.
+type retrieveReq struct {
+	Handle  string `json:"handle"`
+	Session string `json:"session,omitempty"`
+	Agent   string `json:"agent,omitempty"`
+}
+
+// replayReq is the "replay" request; replayResp its answer.
+type replayReq struct {
+	At     events.Seq `json:"at,omitempty"`
+	Verify bool       `json:"verify,omitempty"`
+}
+
+type replayResp struct {
+	Replay  *hooks.Replayed      `json:"replay,omitempty"`
+	Summary *hooks.VerifySummary `json:"summary,omitempty"`
+	Last    events.Seq           `json:"last"`
+	First   events.Seq           `json:"first"`
+}
+
+// callResp is the "call" answer.
+type callResp struct {
+	Delivered string `json:"delivered"`
+	Folds     int    `json:"folds"`
+	Reason    string `json:"reason,omitempty"`
+}
+
+func newService(ctx context.Context, log events.Log, home string) (*service, error) {
+	eng, err := hooks.New(ctx, log, hooks.Options{ProjectOf: projectOf, Logf: homeLogf(home)})
+	if err != nil {
+		return nil, err
+	}
+	return &service{log: log, engine: eng}, nil
+}
+
+// handle serves one method. Errors become RemoteErrors for daemon clients.
+func (s *service) handle(ctx context.Context, method string, req []byte) ([]byte, error) {
+	switch method {
+	case "hook":
+		in := hooks.HookInput{}
+		if len(req) > 0 {
+			in.Passthrough = req[0]&1 != 0
+			in.Stdin = req[1:]
+		}
+		return s.engine.Hook(ctx, in), nil
+	case "call":
+		var in hooks.CallInput
+		if err := json.Unmarshal(req, &in); err != nil {
+			return nil, fmt.Errorf("call request: %w", err)
+		}
+		res, err := s.engine.Call(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(callResp{Delivered: res.Delivered, Folds: len(res.Folds), Reason: res.Reason})
+	case "retrieve":
+		var in retrieveReq
+		if err := json.Unmarshal(req, &in); err != nil {
+			return nil, fmt.Errorf("retrieve request: %w", err)
+		}
+		return s.engine.Retrieve(ctx, in.Handle, events.Reader{Session: in.Session, Agent: in.Agent})
+	case "replay":
+		var in replayReq
+		if err := json.Unmarshal(req, &in); err != nil {
+			return nil, fmt.Errorf("replay request: %w", err)
+		}
+		var out replayResp
+		out.First, _ = s.log.First(ctx)
+		out.Last, _ = s.log.Last(ctx)
+		if in.Verify {
+			sum, err := hooks.Verify(ctx, s.log, nil)
+			if err != nil {
+				return nil, err
+			}
+			out.Summary = &sum
+		} else {
+			if in.At == 0 || in.At > out.Last {
+				return nil, fmt.Errorf("sequence %d is not in the log (1..%d)", in.At, out.Last)
+			}
+			if in.At < out.First {
+				return nil, fmt.Errorf("sequence %d is before the retained range (%d..%d)", in.At, out.First, out.Last)
+			}
+			r, err := hooks.Replay(ctx, s.log, in.At)
+			if err != nil {
+				return nil, err
+			}
+			out.Replay = &r
+		}
+		return json.Marshal(out)
+	case "stats":
+		var t any
+		s.engine.StatsView(func(st *stats.Stats) { t = statsJSON(st) })
+		return json.Marshal(t)
+	}
+	return nil, fmt.Errorf("unknown method %q", method)
+}
+
+// openLocal opens the store of home in-process, waiting up to wait for its
+// lock, and returns a service over it and a close func.
+func openLocal(ctx context.Context, home string, wait time.Duration) (*service, func() error, error) {
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return nil, nil, fmt.Errorf("create %s: %w", home, err)
+	}
+	st, err := jetstream.Open(ctx, jetstream.Options{Dir: filepath.Join(home, "store"), LockWait: wait})
+	if err != nil {
+		return nil, nil, fmt.Errorf("open store: %w", err)
+	}
+	svc, err := newService(ctx, st, home)
+	if err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	return svc, st.Close, nil
+}
+
+// callOrLocal sends one request to the daemon of home (spawning it if
+// needed), or, when no daemon can be reached or OMNI_NO_DAEMON is set, runs
+// it in-process under the store lock.
+func callOrLocal(ctx context.Context, home, method string, req []byte) ([]byte, error) {
+	if os.Getenv("OMNI_NO_DAEMON") == "" {
+		out, err := callDaemon(ctx, home, method, req, true, 3*time.Second)
+		if err == nil || !errors.Is(err, errNoDaemon) {
+			return out, err
+		}
+		homeLogf(home)("daemon unreachable, running %s in-process: %v", method, err)
+	}
+	wait := 5 * time.Second
+	if dl, ok := ctx.Deadline(); ok {
+		wait = time.Until(dl)
+	}
+	svc, closeFn, err := openLocal(ctx, home, wait)
+	if err != nil {
+		return nil, err
+	}
+	defer closeFn()
+	return svc.handle(ctx, method, req)
+}
+
+var logMu sync.Mutex
+
+// homeLogf returns a Logf appending one timestamped line per call to
+// <home>/omni.log. Write errors are ignored: logging must never break a hook.
+func homeLogf(home string) func(string, ...any) {
+	return func(format string, args ...any) {
+		logMu.Lock()
+		defer logMu.Unlock()
+		f, err := os.OpenFile(filepath.Join(home, "omni.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		fmt.Fprintf(f, "%s pid=%d %s\n", time.Now().UTC().Format(time.RFC3339Nano), os.Getpid(), fmt.Sprintf(format, args...))
+	}
+}
+
+// projectOf returns the repository top level of dir (the nearest ancestor
+// holding .git, a directory or a worktree file), else dir itself.
+func projectOf(dir string) string {
+	d := filepath.Clean(dir)
+	for {
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return filepath.Clean(dir)
+		}
+		d = parent
+	}
+}
+
+func init() {
+	daemonHandlerFactory = func(ctx context.Context, log events.Log) (rpcHandler, func() error, error) {
+		svc, err := newService(ctx, log, omniHome())
+		if err != nil {
+			return nil, nil, err
+		}
+		return svc.handle, func() error { return nil }, nil
+	}
+}

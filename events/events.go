@@ -1,0 +1,322 @@
+package events
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Sentinel errors of the events package.
+var (
+	// ErrClosed is returned by a Log used after Close.
+	ErrClosed = errors.New("events: log closed")
+	// ErrNotFound is returned by Log.Get for a sequence that holds no batch
+	// (never written, or removed by physical retention).
+	ErrNotFound = errors.New("events: sequence not found")
+	// ErrVersion is returned by Decode for an envelope of an unknown version.
+	ErrVersion = errors.New("events: unknown encoding version")
+)
+
+// Seq is a stream sequence number: the position of one batch in the log.
+// The first batch has Seq 1; 0 means "none".
+type Seq uint64
+
+// Kind names an event type. Values are part of the stable encoding.
+type Kind string
+
+// The event kinds. Each event carries the payload struct of the same name.
+const (
+	// KindInvoked records one invocation of a door (hook, exec, pipe, bench)
+	// with its raw input, compressed, so replay can rerun the decision.
+	KindInvoked Kind = "invoked"
+	// KindEmitted records what one reader was delivered by one invocation.
+	KindEmitted Kind = "emitted"
+	// KindFolded records one ledger fold: a run of lines replaced by a marker.
+	KindFolded Kind = "folded"
+	// KindArchived stores the exact bytes behind a handle.
+	KindArchived Kind = "archived"
+	// KindCompacted records that a session's context was compacted or
+	// cleared: every reader of that session forgets what it was shown.
+	KindCompacted Kind = "compacted"
+	// KindRetrieved records that a handle's bytes were handed back.
+	KindRetrieved Kind = "retrieved"
+	// KindReaderStarted records a subagent start (SubagentStart) or a
+	// session start that keeps its context (startup, resume, fork).
+	KindReaderStarted Kind = "reader_started"
+	// KindSessionEnded records the end of a host session (SessionEnd).
+	KindSessionEnded Kind = "session_ended"
+)
+
+// Reader identifies one context window that receives tool output: a host
+// session plus, for a subagent, its agent id. The main agent has Agent "".
+type Reader struct {
+	Session string
+	Agent   string
+}
+
+// String renders the reader as "session" or "session/agent".
+func (r Reader) String() string {
+	if r.Agent == "" {
+		return r.Session
+	}
+	return r.Session + "/" + r.Agent
+}
+
+// Event is one fact in the log. Seq and Index are assigned by the log and are
+// not part of the encoding. Exactly one payload pointer matching Kind is set.
+type Event struct {
+	// Seq is the stream sequence of the batch holding this event (set by the log).
+	Seq Seq `json:"-"`
+	// Index is the position of this event within its batch, from 0 (set by the log).
+	Index int `json:"-"`
+
+	// ID is a ULID (26 characters, Crockford base32), unique per event.
+	ID string `json:"id"`
+	// Kind selects the payload.
+	Kind Kind `json:"kind"`
+	// Time is when the event happened, UTC. Projections take time from here
+	// and never from a clock.
+	Time time.Time `json:"time"`
+	// Project is the repository top level of the hook's working directory,
+	// else the working directory itself ("" when unknown).
+	Project string `json:"project,omitempty"`
+	// Session is the host session id ("" when unknown, e.g. a bare pipe).
+	Session string `json:"session,omitempty"`
+	// Agent is the subagent id within Session; "" for the main agent.
+	Agent string `json:"agent,omitempty"`
+	// Call is the ID of the KindInvoked event of the invocation this event
+	// belongs to ("" for events outside an invocation).
+	Call string `json:"call,omitempty"`
+
+	Invoked       *Invoked       `json:"invoked,omitempty"`
+	Emitted       *Emitted       `json:"emitted,omitempty"`
+	Folded        *Folded        `json:"folded,omitempty"`
+	Archived      *Archived      `json:"archived,omitempty"`
+	Compacted     *Compacted     `json:"compacted,omitempty"`
+	Retrieved     *Retrieved     `json:"retrieved,omitempty"`
+	ReaderStarted *ReaderStarted `json:"reader_started,omitempty"`
+	SessionEnded  *SessionEnded  `json:"session_ended,omitempty"`
+}
+
+// Reader returns the event's reader (Session, Agent).
+func (e Event) Reader() Reader { return Reader{Session: e.Session, Agent: e.Agent} }
+
+// Door names the entry point an invocation came through.
+type Door string
+
+// The doors.
+const (
+	DoorHook  Door = "hook"  // a host hook payload on stdin (omni hook)
+	DoorExec  Door = "exec"  // omni exec CMD
+	DoorPipe  Door = "pipe"  // CMD | omni
+	DoorBench Door = "bench" // omni bench: a corpus record replayed as a hook payload
+)
+
+// Codec names how a byte field is compressed.
+type Codec string
+
+// The codecs.
+const (
+	CodecNone Codec = ""     // bytes stored as is
+	CodecZstd Codec = "zstd" // one zstd frame (RFC 8878)
+)
+
+// Invoked is the payload of KindInvoked: the raw input of one invocation,
+// enough to rerun its decision byte for byte (omni replay).
+type Invoked struct {
+	// Door is the entry point.
+	Door Door `json:"door"`
+	// Host names the host protocol of Input ("claude-code" for hook
+	// payloads; "" for exec and pipe, whose Input is the command output).
+	Host string `json:"host,omitempty"`
+	// Codec is the compression of Input.
+	Codec Codec `json:"codec,omitempty"`
+	// Input is the raw stdin of the hook (the whole host payload), or the
+	// captured output for exec and pipe, compressed with Codec.
+	Input []byte `json:"input,omitempty"`
+	// InputBytes is the length of Input before compression, in bytes.
+	InputBytes int `json:"input_bytes"`
+	// Params holds door parameters that shaped the decision and are not in
+	// Input (exec/pipe: command, exit code, tool). Keys are stable.
+	Params map[string]string `json:"params,omitempty"`
+}
+
+// Emitted is the payload of KindEmitted: what one reader was delivered.
+// Only delivered lines are listed; folded lines never reached the reader.
+type Emitted struct {
+	// Tool is the host tool ("Bash", "Read", "Grep", ...).
+	Tool string `json:"tool"`
+	// Source is the command line (Bash) or file path (Read) that produced
+	// the text; it names the first delivery in later markers' from-clauses.
+	Source string `json:"source,omitempty"`
+	// Lines are the keys of the delivered non-blank lines, each distinct
+	// key once, in first-delivery order.
+	Lines Keys `json:"lines,omitempty"`
+	// RawBytes is the size of the text the host produced, in bytes.
+	RawBytes int `json:"raw_bytes"`
+	// DeliveredBytes is the size of the text the model reads, in bytes.
+	DeliveredBytes int `json:"delivered_bytes"`
+	// RawLines and DeliveredLines count lines of the same two texts.
+	RawLines       int `json:"raw_lines"`
+	DeliveredLines int `json:"delivered_lines"`
+	// Output is the lowercase hex SHA-256 of exactly what the door printed
+	// (the hook's reply, empty when it printed nothing; the text for exec
+	// and pipe). omni replay compares against it.
+	Output string `json:"output"`
+	// Replied reports whether the door changed the text (a hook printed a
+	// reply; exec/pipe printed something other than the raw text).
+	Replied bool `json:"replied"`
+	// Reason says why nothing was folded when Replied is false
+	// ("floor:264", "structured:json", "failed", "host-cap", ...).
+	Reason string `json:"reason,omitempty"`
+	// Failed reports the failure path (non-zero exit, PostToolUseFailure).
+	Failed bool `json:"failed,omitempty"`
+	// Unrecorded is true when the host did not show the text to the model
+	// (e.g. over its inline cap): then Lines is empty by design.
+	Unrecorded bool `json:"unrecorded,omitempty"`
+	// Paid lists handles whose owed whole delivery this emission paid.
+	Paid []string `json:"paid,omitempty"`
+	// RepeatBytes is the size, in bytes, of the non-blank lines of the raw
+	// text that this reader had already been delivered before this
+	// invocation (the available repetition the ledger could fold).
+	RepeatBytes int `json:"repeat_bytes,omitempty"`
+}
+
+// Scope is the claim a fold makes.
+type Scope string
+
+// The scopes.
+const (
+	// ScopeSession: this reader was delivered these lines ("already shown").
+	ScopeSession Scope = "session"
+	// ScopeProject: these lines were produced in this project, but not
+	// delivered to this reader ("not shown here").
+	ScopeProject Scope = "project"
+)
+
+// Folded is the payload of KindFolded: one run replaced by one marker.
+type Folded struct {
+	// Marker is the marker kind: "run" (N lines already shown[ from S]),
+	// "rerun" (N lines identical to an earlier run), "whole" (identical to
+	// the N lines already shown), "project" (N lines not shown here),
+	// "project-whole".
+	Marker string `json:"marker"`
+	// Scope is the claim made.
+	Scope Scope `json:"scope"`
+	// Handle names the archived bytes (16 lowercase hex).
+	Handle string `json:"handle"`
+	// FirstLine is the 0-based index of the first replaced line in the text.
+	FirstLine int `json:"first_line"`
+	// Lines and Bytes measure the replaced lines (line endings included).
+	Lines int `json:"lines"`
+	Bytes int `json:"bytes"`
+	// MarkerBytes is the size of the marker text that replaced them,
+	// filler lines included, in bytes.
+	MarkerBytes int `json:"marker_bytes"`
+	// From is the source named in the marker's from-clause ("" if none).
+	From string `json:"from,omitempty"`
+	// Source is the source that first delivered the lines.
+	Source string `json:"source,omitempty"`
+}
+
+// Archived is the payload of KindArchived: the exact bytes behind a handle.
+type Archived struct {
+	// Handle is the first 16 lowercase hex of the SHA-256 of the bytes
+	// (0000000000000000 is reserved and remapped to ...0001).
+	Handle string `json:"handle"`
+	// Lines and Bytes measure the uncompressed block.
+	Lines int `json:"lines"`
+	Bytes int `json:"bytes"`
+	// Codec is the compression of Data.
+	Codec Codec `json:"codec,omitempty"`
+	// Data is the block, compressed with Codec.
+	Data []byte `json:"data"`
+}
+
+// Compacted is the payload of KindCompacted.
+type Compacted struct {
+	// Trigger names the host signal: "PreCompact", "PostCompact",
+	// "SessionStart:compact", "SessionStart:clear", "bench:epoch".
+	Trigger string `json:"trigger"`
+}
+
+// Retrieved is the payload of KindRetrieved. The event's Session/Agent name
+// the reader that asked; an empty Session means "not known", and the debt
+// goes to every reader that was shown a marker naming Handle.
+type Retrieved struct {
+	Handle string `json:"handle"`
+	// Found is false when the handle named nothing (unknown or reserved).
+	Found bool `json:"found"`
+}
+
+// ReaderStarted is the payload of KindReaderStarted.
+type ReaderStarted struct {
+	// Source is the host's reason: "SubagentStart", "startup", "resume", "fork".
+	Source string `json:"source"`
+}
+
+// SessionEnded is the payload of KindSessionEnded.
+type SessionEnded struct {
+	Reason string `json:"reason,omitempty"`
+}
+
+// Keys is a list of 64-bit line keys. It encodes in JSON as one base64
+// string of 8 little-endian bytes per key (compact and stable).
+type Keys []uint64
+
+// MarshalJSON encodes the keys as base64 of little-endian uint64s.
+func (k Keys) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 8*len(k))
+	for i, v := range k {
+		binary.LittleEndian.PutUint64(b[8*i:], v)
+	}
+	return json.Marshal(base64.StdEncoding.EncodeToString(b))
+}
+
+// UnmarshalJSON decodes what MarshalJSON produced. A length that is not a
+// multiple of 8 bytes is an error.
+func (k *Keys) UnmarshalJSON(data []byte) error {
+	var s string
+	if err := json.Unmarshal(data, &s); err != nil {
+		return fmt.Errorf("keys: %w", err)
+	}
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return fmt.Errorf("keys: %w", err)
+	}
+	if len(b)%8 != 0 {
+		return fmt.Errorf("keys: %d bytes is not a multiple of 8", len(b))
+	}
+	out := make(Keys, len(b)/8)
+	for i := range out {
+		out[i] = binary.LittleEndian.Uint64(b[8*i:])
+	}
+	*k = out
+	return nil
+}
+
+// Log is an append-only store of event batches. Implementations must be
+// safe for concurrent use; omni keeps a single writer per store (the daemon,
+// or a process holding the store lock), so concurrent Appends never race for
+// order in practice.
+type Log interface {
+	// Append writes batch atomically under the next sequence and returns it.
+	// It sets nothing on the caller's events. An error means the batch may
+	// not be stored; callers treat it as not stored (fail open).
+	Append(ctx context.Context, batch []Event) (Seq, error)
+	// Read calls fn for every event of every batch with from <= Seq, in
+	// global order, with Seq and Index set. It stops at the first error fn
+	// returns and returns it. from 0 is the same as 1. Batches removed by
+	// physical retention are skipped; First tells where the log starts.
+	Read(ctx context.Context, from Seq, fn func(Event) error) error
+	// Get returns the events of the batch at seq, or ErrNotFound.
+	Get(ctx context.Context, seq Seq) ([]Event, error)
+	// Last returns the sequence of the newest batch, 0 when empty.
+	Last(ctx context.Context) (Seq, error)
+	// First returns the sequence of the oldest retained batch, 0 when empty.
+	First(ctx context.Context) (Seq, error)
+}

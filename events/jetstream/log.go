@@ -1,0 +1,267 @@
+package jetstream
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/nats-io/nats.go"
+	js "github.com/nats-io/nats.go/jetstream"
+
+	"github.com/omnictx/omni/events"
+)
+
+var _ events.Log = (*Store)(nil)
+
+const (
+	// directGetSubject is the batched direct-get API of the stream
+	// (JETSTREAM.md §4.3, §10).
+	directGetSubject = "$JS.API.DIRECT.GET." + StreamName
+	// readBatch is how many messages one Read round trip asks for.
+	readBatch = 1024
+	// readMaxBytes caps the bytes one Read round trip asks for (the server
+	// always sends at least one message, whatever its size).
+	readMaxBytes = 8 << 20
+	// statusHeader and descrHeader carry the status of a NATS control reply
+	// ("404", "204", "503") and its text.
+	statusHeader = "Status"
+	descrHeader  = "Description"
+)
+
+// directGetRequest is the body of a direct-get request (the server's
+// JSApiMsgGetRequest, only the fields used here).
+type directGetRequest struct {
+	Seq      uint64 `json:"seq"`
+	Batch    int    `json:"batch,omitempty"`
+	MaxBytes int    `json:"max_bytes,omitempty"`
+}
+
+// Append encodes batch (events.Encode) and publishes it as one message to
+// the stream; it returns the stream sequence from the server's PubAck, so
+// the batch is stored (written to the file store, JETSTREAM.md §4.3) when
+// Append returns nil. ctx bounds the call; without a deadline it is 5 s
+// (DefaultOpTimeout, JETSTREAM.md §9.6). Errors: events.ErrClosed after
+// Close; a wrapped encode, payload-size (the encoded batch must fit
+// Options.MaxPayload) or publish error otherwise, in which case the batch
+// may or may not be stored.
+func (st *Store) Append(ctx context.Context, batch []events.Event) (events.Seq, error) {
+	if st.isClosed() {
+		return 0, events.ErrClosed
+	}
+	data, err := events.Encode(batch)
+	if err != nil {
+		return 0, err
+	}
+	ctx, cancel := opContext(ctx)
+	defer cancel()
+	ack, err := st.js.Publish(ctx, Subject, data, js.WithExpectStream(StreamName))
+	if err != nil {
+		return 0, fmt.Errorf("append: %w", st.mapErr(err))
+	}
+	return events.Seq(ack.Sequence), nil
+}
+
+// Read calls fn for every event of every batch from sequence from
+// (inclusive; 0 means 1) up to the last sequence that existed when Read
+// started, in (Seq, Index) order. Batches appended while Read runs are not
+// visited. If the log starts after from (First > from), Read starts at
+// First. It fetches batches with batched direct gets (up to 1024 messages or
+// 8 MiB per round trip) and holds no lock while fn runs, so fn may call the
+// store. It returns fn's first error unchanged, ctx's error, a wrapped
+// decode error (events.Decode), or events.ErrClosed.
+func (st *Store) Read(ctx context.Context, from events.Seq, fn func(events.Event) error) error {
+	if st.isClosed() {
+		return events.ErrClosed
+	}
+	state, err := st.state(ctx)
+	if err != nil {
+		return err
+	}
+	last := events.Seq(state.LastSeq)
+	seq := max(from, 1)
+	if state.Msgs == 0 || seq > last {
+		return nil
+	}
+	inbox := st.nc.NewInbox()
+	sub, err := st.nc.SubscribeSync(inbox)
+	if err != nil {
+		return fmt.Errorf("read: %w", st.mapErr(err))
+	}
+	defer func() { _ = sub.Unsubscribe() }()
+	// The request bounds what is in flight (readMaxBytes plus one message).
+	_ = sub.SetPendingLimits(-1, -1)
+
+	for seq <= last {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n := int(min(events.Seq(readBatch), last-seq+1))
+		msgs, err := st.fetch(ctx, sub, inbox, seq, n)
+		if err != nil {
+			return err
+		}
+		if len(msgs) == 0 {
+			return nil // nothing at or after seq: the rest was removed
+		}
+		for _, m := range msgs {
+			if m.seq > last {
+				return nil
+			}
+			evs, err := events.Decode(m.data, m.seq)
+			if err != nil {
+				return fmt.Errorf("read: %w", err)
+			}
+			for _, e := range evs {
+				if err := fn(e); err != nil {
+					return err
+				}
+			}
+			seq = m.seq + 1
+		}
+	}
+	return nil
+}
+
+// stored is one message of a direct-get reply.
+type stored struct {
+	seq  events.Seq
+	data []byte
+}
+
+// fetch sends one batched direct get for up to n messages from seq and
+// collects the reply, up to its end-of-batch marker.
+func (st *Store) fetch(ctx context.Context, sub *nats.Subscription, inbox string, seq events.Seq, n int) ([]stored, error) {
+	req, err := json.Marshal(directGetRequest{Seq: uint64(seq), Batch: n, MaxBytes: readMaxBytes})
+	if err != nil {
+		return nil, fmt.Errorf("read: %w", err)
+	}
+	ctx, cancel := opContext(ctx)
+	defer cancel()
+	if err := st.nc.PublishRequest(directGetSubject, inbox, req); err != nil {
+		return nil, fmt.Errorf("read: %w", st.mapErr(err))
+	}
+	var out []stored
+	for {
+		m, err := sub.NextMsgWithContext(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("read from %d: %w", seq, st.mapErr(err))
+		}
+		if status := m.Header.Get(statusHeader); status != "" {
+			switch status {
+			case "204": // end of batch
+				return out, nil
+			case "404": // no message at or after seq
+				return out, nil
+			case "503":
+				return nil, fmt.Errorf("read from %d: %w", seq, ErrNoResponders)
+			default:
+				return nil, fmt.Errorf("read from %d: status %s %s", seq, status, m.Header.Get(descrHeader))
+			}
+		}
+		s, err := msgSeq(m)
+		if err != nil {
+			return nil, fmt.Errorf("read from %d: %w", seq, err)
+		}
+		out = append(out, stored{seq: s, data: m.Data})
+	}
+}
+
+// msgSeq reads the stream sequence of a direct-get reply message.
+func msgSeq(m *nats.Msg) (events.Seq, error) {
+	v := m.Header.Get(js.SequenceHeader)
+	s, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("bad %s header %q", js.SequenceHeader, v)
+	}
+	return events.Seq(s), nil
+}
+
+// Get returns the events of the batch at seq, with Seq and Index set.
+// Errors: events.ErrNotFound when no batch is stored at seq (0, never
+// written, or removed); events.ErrClosed after Close; a wrapped decode or
+// request error otherwise. ctx bounds the call (5 s without a deadline).
+func (st *Store) Get(ctx context.Context, seq events.Seq) ([]events.Event, error) {
+	if st.isClosed() {
+		return nil, events.ErrClosed
+	}
+	if seq == 0 {
+		return nil, events.ErrNotFound
+	}
+	req, err := json.Marshal(directGetRequest{Seq: uint64(seq)})
+	if err != nil {
+		return nil, fmt.Errorf("get %d: %w", seq, err)
+	}
+	ctx, cancel := opContext(ctx)
+	defer cancel()
+	m, err := st.nc.RequestWithContext(ctx, directGetSubject, req)
+	if err != nil {
+		return nil, fmt.Errorf("get %d: %w", seq, st.mapErr(err))
+	}
+	if status := m.Header.Get(statusHeader); status != "" {
+		if status == "404" {
+			return nil, events.ErrNotFound
+		}
+		return nil, fmt.Errorf("get %d: status %s %s", seq, status, m.Header.Get(descrHeader))
+	}
+	got, err := msgSeq(m)
+	if err != nil {
+		return nil, fmt.Errorf("get %d: %w", seq, err)
+	}
+	if got != seq {
+		return nil, events.ErrNotFound
+	}
+	return events.Decode(m.Data, seq)
+}
+
+// Last returns the stream's last sequence: the newest batch, 0 when nothing
+// was ever appended. Errors: events.ErrClosed after Close, or a wrapped
+// stream-info error. ctx bounds the call (5 s without a deadline).
+func (st *Store) Last(ctx context.Context) (events.Seq, error) {
+	state, err := st.state(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return events.Seq(state.LastSeq), nil
+}
+
+// First returns the sequence of the oldest stored batch, 0 when the stream
+// holds none. It is 1 unless batches were removed (the stream has no MaxAge,
+// JETSTREAM.md §9.4). Errors as for Last.
+func (st *Store) First(ctx context.Context) (events.Seq, error) {
+	state, err := st.state(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if state.Msgs == 0 {
+		return 0, nil
+	}
+	return events.Seq(state.FirstSeq), nil
+}
+
+// state fetches the stream's current state.
+func (st *Store) state(ctx context.Context) (js.StreamState, error) {
+	if st.isClosed() {
+		return js.StreamState{}, events.ErrClosed
+	}
+	ctx, cancel := opContext(ctx)
+	defer cancel()
+	info, err := st.stream.Info(ctx)
+	if err != nil {
+		return js.StreamState{}, fmt.Errorf("stream info: %w", st.mapErr(err))
+	}
+	return info.State, nil
+}
+
+// mapErr turns a connection-closed error after Close into events.ErrClosed.
+func (st *Store) mapErr(err error) error {
+	if errors.Is(err, nats.ErrConnectionClosed) || errors.Is(err, nats.ErrConnectionDraining) ||
+		errors.Is(err, nats.ErrBadSubscription) {
+		if st.isClosed() {
+			return events.ErrClosed
+		}
+		return fmt.Errorf("%w: %w", ErrConnClosed, err)
+	}
+	return err
+}

@@ -1,0 +1,409 @@
+package jetstream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/gofrs/flock"
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	js "github.com/nats-io/nats.go/jetstream"
+)
+
+// Sentinel errors of the jetstream package.
+var (
+	// ErrLocked is returned by Open when another process (or another Store in
+	// this process) holds the store lock of Options.Dir (JETSTREAM.md §6).
+	ErrLocked = errors.New("jetstream: store locked by another process")
+	// ErrNoResponders is returned (wrapped) by Client.Call when nothing serves
+	// the method: no daemon, a daemon that is shutting down, or a daemon that
+	// speaks another protocol version.
+	ErrNoResponders = errors.New("jetstream: no responders")
+	// ErrConnClosed is returned (wrapped) by Client.Call when the connection
+	// to the server is closed or was lost (the server exited).
+	ErrConnClosed = errors.New("jetstream: connection closed")
+	// ErrNotOmni is returned (wrapped) by Dial when the address answers but is
+	// not an omni server (a foreign process on a stale port, JETSTREAM.md §9.7).
+	ErrNotOmni = errors.New("jetstream: server is not omni")
+)
+
+// Names and sizes fixed by this package.
+const (
+	// StreamName is the JetStream stream holding the event log.
+	StreamName = "EVENTS"
+	// Subject is the only subject of StreamName (JETSTREAM.md §4.2, §9.3).
+	Subject = "omni.events"
+	// ServerName is the embedded server's name; Dial rejects a server with
+	// any other name (JETSTREAM.md §9.7).
+	ServerName = "omni"
+	// LockFile is the name of the lock file inside Options.Dir.
+	LockFile = "store.lock"
+	// DefaultMaxPayload is the largest message, in bytes, when
+	// Options.MaxPayload is 0: 32 MiB, so a 16 MiB hook payload fits in one
+	// request with room for encoding overhead (the server default is 1 MiB,
+	// JETSTREAM.md §7).
+	DefaultMaxPayload int32 = 32 << 20
+	// DefaultOpTimeout bounds a store operation (Append, Get, Last, First,
+	// one Read batch) whose context has no deadline: 5 s, the nats.go default
+	// a publish would otherwise wait per call (JETSTREAM.md §9.6).
+	DefaultOpTimeout = 5 * time.Second
+	// duplicates is the stream's Duplicates window: the server minimum
+	// (JETSTREAM.md §4.2: the window is re-read on every start).
+	duplicates = 100 * time.Millisecond
+	// startTimeout bounds server start-up and stream recovery.
+	startTimeout = 30 * time.Second
+	// lockPoll is the interval between lock attempts when Options.LockWait > 0.
+	lockPoll = 5 * time.Millisecond
+	// closeGrace bounds how long Close waits for running RPC handlers.
+	closeGrace = 5 * time.Second
+)
+
+// Options configure Open.
+type Options struct {
+	// Dir is the store directory, created with mode 0700 if missing. It holds
+	// the lock file (LockFile) and the JetStream data (Dir/js). Required
+	// unless URL is set.
+	Dir string
+	// Listen false runs the server with no TCP listener (in-process
+	// clients only). Listen true also listens on 127.0.0.1 with a random
+	// port (the daemon, JETSTREAM.md §5); Store.Addr reports it.
+	Listen bool
+	// Token is the authentication token TCP clients must present when Listen
+	// is true; it must not be empty then. With URL it is presented to the
+	// remote server when not empty.
+	Token string
+	// LockWait is how long Open waits for the store lock: 0 tries once and
+	// fails with ErrLocked if it is held; > 0 polls every 5 ms for up to
+	// LockWait, then fails with ErrLocked.
+	LockWait time.Duration
+	// URL, when set, makes Open connect to this NATS URL (an existing
+	// deployment with JetStream) instead of embedding a server. No lock is
+	// taken and Dir, Listen, LockWait and MaxPayload are ignored.
+	URL string
+	// MaxPayload is the largest message the embedded server accepts, in
+	// bytes; 0 means DefaultMaxPayload (32 MiB).
+	MaxPayload int32
+}
+
+// Store is an events.Log on a JetStream stream, plus the RPC server side of
+// the omni daemon (Serve). It is safe for concurrent use. Close releases it.
+type Store struct {
+	srv    *server.Server // nil with Options.URL
+	nc     *nats.Conn
+	js     js.JetStream
+	stream js.Stream
+	lock   *flock.Flock // nil with Options.URL
+	addr   string
+
+	// baseCtx is the parent of every handler context; cancelled by Close
+	// (after closeGrace) so handlers that outlive it are told to stop.
+	baseCtx    context.Context
+	cancelBase context.CancelFunc
+
+	mu      sync.Mutex
+	closing bool // Close has started
+	closed  bool // Close has finished with the connection: calls fail
+	serving bool // false once StopServing ran: Serve is refused
+	subs    []*nats.Subscription
+	flight  inflight
+}
+
+// Open opens (creating if needed) the store described by o and returns it
+// ready for use. It takes the store lock before starting the embedded server
+// (JETSTREAM.md §6) and creates the stream if it is missing; an existing
+// stream is kept as it is (only AllowDirect is switched on if it was off).
+//
+// Errors: ErrLocked when another process holds the lock (after LockWait);
+// ctx's error if ctx ends first; otherwise a wrapped server, connection or
+// stream error. On error nothing stays open and the lock is released.
+func Open(ctx context.Context, o Options) (*Store, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if o.URL != "" {
+		return openRemote(ctx, o)
+	}
+	if o.Dir == "" {
+		return nil, errors.New("open store: empty directory")
+	}
+	if o.Listen && o.Token == "" {
+		return nil, errors.New("open store: listening needs a token")
+	}
+	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+	lock, err := takeLock(ctx, filepath.Join(o.Dir, LockFile), o.LockWait)
+	if err != nil {
+		return nil, err
+	}
+	st, err := startEmbedded(ctx, o)
+	if err != nil {
+		_ = lock.Unlock()
+		return nil, err
+	}
+	st.lock = lock
+	return st, nil
+}
+
+// takeLock takes the exclusive lock on path, once (wait 0) or polling up to wait.
+func takeLock(ctx context.Context, path string, wait time.Duration) (*flock.Flock, error) {
+	lock := flock.New(path, flock.SetPermissions(0o600))
+	var ok bool
+	var err error
+	if wait <= 0 {
+		ok, err = lock.TryLock()
+	} else {
+		lctx, cancel := context.WithTimeout(ctx, wait)
+		ok, err = lock.TryLockContext(lctx, lockPoll)
+		cancel()
+		if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			ok, err = false, nil
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store lock %s: %w", path, err)
+	}
+	if !ok {
+		return nil, fmt.Errorf("store lock %s: %w", path, ErrLocked)
+	}
+	return lock, nil
+}
+
+// Locked reports whether some process holds the store lock of dir (a
+// directory given to Open as Options.Dir). A missing directory or lock file
+// means not locked. The probe takes the lock for an instant when it is free,
+// so an Open with LockWait 0 racing with it may fail with ErrLocked.
+func Locked(dir string) (bool, error) {
+	path := filepath.Join(dir, LockFile)
+	if _, err := os.Stat(path); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return false, nil
+		}
+		return false, fmt.Errorf("store lock %s: %w", path, err)
+	}
+	lock := flock.New(path, flock.SetPermissions(0o600))
+	ok, err := lock.TryLock()
+	if err != nil {
+		return false, fmt.Errorf("store lock %s: %w", path, err)
+	}
+	if ok {
+		_ = lock.Unlock()
+		return false, nil
+	}
+	return true, nil
+}
+
+// startEmbedded starts the server under an already-held lock and opens the stream.
+func startEmbedded(ctx context.Context, o Options) (*Store, error) {
+	maxPayload := o.MaxPayload
+	if maxPayload <= 0 {
+		maxPayload = DefaultMaxPayload
+	}
+	opts := &server.Options{
+		ServerName:             ServerName,
+		JetStream:              true,
+		StoreDir:               filepath.Join(o.Dir, "js"),
+		NoLog:                  true,
+		NoSigs:                 true,
+		MaxPayload:             maxPayload,
+		MaxPending:             max(64<<20, 2*int64(maxPayload)),
+		DisableJetStreamBanner: true,
+	}
+	if o.Listen {
+		opts.Host = "127.0.0.1"
+		opts.Port = server.RANDOM_PORT
+		opts.Authorization = o.Token
+	} else {
+		opts.DontListen = true
+	}
+	srv, err := server.NewServer(opts)
+	if err != nil {
+		return nil, fmt.Errorf("new server: %w", err)
+	}
+	srv.Start() // enables JetStream and recovers streams synchronously (JETSTREAM.md §4)
+	wait := startTimeout
+	if d, ok := ctx.Deadline(); ok {
+		wait = min(wait, time.Until(d))
+	}
+	if !srv.ReadyForConnections(wait) {
+		srv.Shutdown()
+		srv.WaitForShutdown()
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("start server: not ready after %s", wait)
+	}
+	copts := []nats.Option{nats.InProcessServer(srv), nats.Name("omni-store"), nats.NoReconnect()}
+	if o.Token != "" {
+		copts = append(copts, nats.Token(o.Token))
+	}
+	nc, err := nats.Connect("", copts...)
+	if err != nil {
+		srv.Shutdown()
+		srv.WaitForShutdown()
+		return nil, fmt.Errorf("connect in-process: %w", err)
+	}
+	st := &Store{srv: srv, nc: nc}
+	if o.Listen {
+		if a := srv.Addr(); a != nil {
+			st.addr = a.String()
+		}
+	}
+	if err := st.openStream(ctx); err != nil {
+		nc.Close()
+		srv.Shutdown()
+		srv.WaitForShutdown()
+		return nil, err
+	}
+	return st, nil
+}
+
+// openRemote connects to o.URL and opens the stream there.
+func openRemote(ctx context.Context, o Options) (*Store, error) {
+	copts := []nats.Option{nats.Name("omni-store")}
+	if o.Token != "" {
+		copts = append(copts, nats.Token(o.Token))
+	}
+	if d, ok := ctx.Deadline(); ok {
+		copts = append(copts, nats.Timeout(max(time.Until(d), time.Millisecond)))
+	}
+	nc, err := nats.Connect(o.URL, copts...)
+	if err != nil {
+		return nil, fmt.Errorf("connect %s: %w", o.URL, err)
+	}
+	st := &Store{nc: nc}
+	if err := st.openStream(ctx); err != nil {
+		nc.Close()
+		return nil, err
+	}
+	return st, nil
+}
+
+// openStream looks up or creates the EVENTS stream and finishes st.
+func (st *Store) openStream(ctx context.Context) error {
+	ctx, cancel := opContext(ctx)
+	defer cancel()
+	j, err := js.New(st.nc)
+	if err != nil {
+		return fmt.Errorf("jetstream: %w", err)
+	}
+	stream, err := j.Stream(ctx, StreamName)
+	switch {
+	case errors.Is(err, js.ErrStreamNotFound):
+		stream, err = j.CreateStream(ctx, js.StreamConfig{
+			Name:        StreamName,
+			Subjects:    []string{Subject},
+			Storage:     js.FileStorage,
+			Retention:   js.LimitsPolicy,
+			Discard:     js.DiscardOld,
+			MaxAge:      0,
+			Duplicates:  duplicates,
+			AllowDirect: true,
+			Compression: js.NoCompression,
+			Replicas:    1,
+		})
+		if err != nil {
+			return fmt.Errorf("create stream %s: %w", StreamName, err)
+		}
+	case err != nil:
+		return fmt.Errorf("stream %s: %w", StreamName, err)
+	case !stream.CachedInfo().Config.AllowDirect:
+		cfg := stream.CachedInfo().Config
+		cfg.AllowDirect = true
+		if stream, err = j.UpdateStream(ctx, cfg); err != nil {
+			return fmt.Errorf("enable direct get on %s: %w", StreamName, err)
+		}
+	}
+	st.js, st.stream = j, stream
+	st.baseCtx, st.cancelBase = context.WithCancel(context.Background())
+	st.serving = true
+	return nil
+}
+
+// Addr returns the TCP address clients Dial, as "127.0.0.1:port", when the
+// store was opened with Listen; "" otherwise (and with URL).
+func (st *Store) Addr() string { return st.addr }
+
+// Close shuts the store down cleanly and releases the lock: it stops serving
+// RPC (waiting up to 5 s for running handlers, then cancelling their
+// contexts), drains the connection, shuts the embedded server down and waits
+// for it (an unclean exit makes the next start slow, JETSTREAM.md §4.2.3,
+// §9.9), then unlocks. Calls after Close fail with events.ErrClosed; a
+// second Close returns nil.
+func (st *Store) Close() error {
+	st.mu.Lock()
+	if st.closing {
+		st.mu.Unlock()
+		return nil
+	}
+	st.closing = true
+	st.mu.Unlock()
+
+	gctx, cancel := context.WithTimeout(context.Background(), closeGrace)
+	_ = st.StopServing(gctx)
+	cancel()
+	st.cancelBase()
+
+	st.mu.Lock()
+	st.closed = true
+	st.mu.Unlock()
+
+	var errs []error
+	if err := drainConn(st.nc, closeGrace); err != nil {
+		errs = append(errs, fmt.Errorf("drain: %w", err))
+	}
+	if st.srv != nil {
+		st.srv.Shutdown()
+		st.srv.WaitForShutdown()
+	}
+	if st.lock != nil {
+		if err := st.lock.Unlock(); err != nil {
+			errs = append(errs, fmt.Errorf("unlock: %w", err))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("close store: %w", err)
+	}
+	return nil
+}
+
+// drainConn drains nc and waits up to wait for it to close; it closes it
+// outright after that.
+func drainConn(nc *nats.Conn, wait time.Duration) error {
+	if nc.IsClosed() {
+		return nil
+	}
+	done := make(chan struct{})
+	nc.SetClosedHandler(func(*nats.Conn) { close(done) })
+	if err := nc.Drain(); err != nil {
+		nc.Close()
+		return err
+	}
+	select {
+	case <-done:
+		return nil
+	case <-time.After(wait):
+		nc.Close()
+		return errors.New("timed out")
+	}
+}
+
+// opContext returns ctx bounded by DefaultOpTimeout when it has no deadline.
+func opContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if _, ok := ctx.Deadline(); ok {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, DefaultOpTimeout)
+}
+
+// isClosed reports whether Close has run.
+func (st *Store) isClosed() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.closed
+}

@@ -1,0 +1,94 @@
+package hooks
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"strconv"
+	"time"
+
+	"github.com/omnictx/omni/events"
+	"github.com/omnictx/omni/pipeline"
+)
+
+// CallInput is one command output reaching omni outside a host hook:
+// `omni exec CMD` or `CMD | omni`.
+type CallInput struct {
+	// Door is events.DoorExec or events.DoorPipe.
+	Door events.Door `json:"door"`
+	// Command is the command line that produced Text ("" when unknown, pipe).
+	Command string `json:"command,omitempty"`
+	// Text is the command's captured output.
+	Text string `json:"text"`
+	// ExitCode is the command's exit status (exec); non-zero takes the
+	// failure path: the text passes untouched and is recorded as delivered.
+	ExitCode int `json:"exit_code"`
+	// Session and Agent name the reader; without a Session there is no
+	// ledger scope and the text passes unchanged, unrecorded.
+	Session string `json:"session,omitempty"`
+	Agent   string `json:"agent,omitempty"`
+	// Cwd is the working directory (its project scopes project folds).
+	Cwd string `json:"cwd,omitempty"`
+	// Passthrough reports OMNI_PASSTHROUGH in the environment.
+	Passthrough bool `json:"passthrough,omitempty"`
+}
+
+// Call decides one exec/pipe output and returns what to print in Result.Delivered.
+// On any error the caller prints the raw text (fail open).
+func (e *Engine) Call(ctx context.Context, in CallInput) (res Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			res = Result{Raw: in.Text, Delivered: in.Text}
+			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
+		}
+	}()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	project := ""
+	if in.Cwd != "" {
+		project = e.opt.ProjectOf(in.Cwd)
+	}
+	return e.callAt(ctx, in, e.opt.Now().UTC(), project)
+}
+
+func (e *Engine) callAt(ctx context.Context, in CallInput, now time.Time, project string) (Result, error) {
+	reader := events.Reader{Session: in.Session, Agent: in.Agent}
+	res := Result{Tool: "Bash", Reader: reader, Raw: in.Text, Delivered: in.Text}
+	if in.Session == "" {
+		res.Reason = "no-session"
+		return res, nil
+	}
+	inv := events.Event{ID: e.newID(now), Kind: events.KindInvoked, Time: now, Project: project,
+		Session: reader.Session, Agent: reader.Agent}
+	params := map[string]string{"command": in.Command, "exit_code": strconv.Itoa(in.ExitCode)}
+	if in.Passthrough {
+		params["env_passthrough"] = "1"
+	}
+	inv.Invoked = &events.Invoked{Door: in.Door, Codec: events.CodecZstd, Input: e.compress([]byte(in.Text)),
+		InputBytes: len(in.Text), Params: params}
+	d := delivery{reader: reader, project: project, now: now, tool: "Bash", source: in.Command,
+		req: pipeline.Request{Text: in.Text, Source: in.Command, Failed: in.ExitCode != 0}}
+	d.req.NoFold = noFoldReason(in.Command, in.Passthrough, "", nil)
+	dec, evs := e.decide(d, inv.ID)
+	evs[len(evs)-1].Emitted.Output = sha([]byte(dec.Text))
+	if err := e.append(ctx, append([]events.Event{inv}, evs...)); err != nil {
+		if len(dec.Folds) == 0 {
+			return res, fmt.Errorf("append: %w", err)
+		}
+		params["nofold"] = "archive-failed"
+		d.req.NoFold = "archive-failed"
+		_, evs = e.decide(d, inv.ID)
+		evs[len(evs)-1].Emitted.Output = sha([]byte(in.Text))
+		if err2 := e.append(ctx, append([]events.Event{inv}, evs...)); err2 != nil {
+			return res, fmt.Errorf("append: %w", err2)
+		}
+		res.Recorded, res.Reason = true, "archive-failed"
+		return res, nil
+	}
+	res.Recorded = true
+	res.Delivered = dec.Text
+	res.Folds = dec.Folds
+	res.Reason = dec.Reason
+	res.RepeatBytes = dec.RepeatBytes
+	return res, nil
+}

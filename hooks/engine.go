@@ -1,0 +1,309 @@
+package hooks
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/oklog/ulid/v2"
+
+	"github.com/omnictx/omni/events"
+	"github.com/omnictx/omni/pipeline"
+	"github.com/omnictx/omni/projections/ledger"
+	"github.com/omnictx/omni/projections/session"
+	"github.com/omnictx/omni/projections/stats"
+	"github.com/omnictx/omni/replay"
+)
+
+// Errors returned by the Engine.
+var (
+	// ErrReservedHandle: the handle is the documentation example
+	// 0000000000000000, never a real block.
+	ErrReservedHandle = errors.New("0000000000000000 is the documentation example, not a real handle")
+	// ErrUnknownHandle: no archived block has this handle.
+	ErrUnknownHandle = errors.New("no archived content for this handle")
+	// ErrBadHandle: not 16 hex characters.
+	ErrBadHandle = errors.New("a handle is 16 hex characters")
+)
+
+// Options configure an Engine. Zero values take the defaults shown.
+type Options struct {
+	// Now is the clock (default time.Now). Only the Engine reads it, once
+	// per invocation; the time is recorded in the events.
+	Now func() time.Time
+	// ProjectOf maps a working directory to its project (default: the
+	// directory itself). cmd/omni passes the repository top level.
+	ProjectOf func(cwd string) string
+	// Logf receives one line per problem (default: discard).
+	Logf func(format string, args ...any)
+}
+
+// Engine holds the projections and appends to the log. It is safe for
+// concurrent use; invocations are serialised.
+type Engine struct {
+	mu      sync.Mutex
+	log     events.Log
+	opt     Options
+	ledger  *ledger.Ledger
+	stats   *stats.Stats
+	session *session.Sessions
+	enc     *zstd.Encoder
+	dec     *zstd.Decoder
+	entropy *ulid.MonotonicEntropy
+	dry     bool // replay: decide, never append
+}
+
+// New folds the whole log into fresh projections and returns an Engine
+// ready to append. Errors are the log's read errors, wrapped.
+func New(ctx context.Context, log events.Log, opt Options) (*Engine, error) {
+	e := newEngine(log, opt)
+	if _, err := replay.Fold(ctx, log, 0, 0, e.ledger, e.stats, e.session); err != nil {
+		return nil, fmt.Errorf("fold log: %w", err)
+	}
+	return e, nil
+}
+
+func newEngine(log events.Log, opt Options) *Engine {
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	if opt.ProjectOf == nil {
+		opt.ProjectOf = func(cwd string) string { return cwd }
+	}
+	if opt.Logf == nil {
+		opt.Logf = func(string, ...any) {}
+	}
+	enc, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
+	dec, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
+	return &Engine{
+		log: log, opt: opt,
+		ledger: ledger.New(), stats: stats.New(), session: session.New(),
+		enc: enc, dec: dec,
+		entropy: ulid.Monotonic(rand.Reader, 0),
+	}
+}
+
+// Stats returns a copy of the savings totals (all tools).
+func (e *Engine) Stats() stats.Totals {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.stats.All
+}
+
+// StatsView calls fn with the stats projection under the Engine's lock.
+func (e *Engine) StatsView(fn func(*stats.Stats)) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	fn(e.stats)
+}
+
+// LedgerSize reports the ledger's entry counts (see ledger.Ledger.Size).
+func (e *Engine) LedgerSize() (readerLines, projectLines, blocks int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.ledger.Size()
+}
+
+// apply folds a batch that was appended (or, in replay, read) into every
+// projection.
+func (e *Engine) apply(batch []events.Event) {
+	for _, ev := range batch {
+		e.ledger.Apply(ev)
+		e.stats.Apply(ev)
+		e.session.Apply(ev)
+	}
+}
+
+// append stores a batch and folds it. In dry mode it only folds.
+func (e *Engine) append(ctx context.Context, batch []events.Event) error {
+	if e.dry {
+		return nil
+	}
+	seq, err := e.log.Append(ctx, batch)
+	if err != nil {
+		return err
+	}
+	for i := range batch {
+		batch[i].Seq, batch[i].Index = seq, i
+	}
+	e.apply(batch)
+	return nil
+}
+
+func (e *Engine) newID(t time.Time) string {
+	id, err := ulid.New(ulid.Timestamp(t), e.entropy)
+	if err != nil {
+		// Monotonic entropy overflows only after 2^80 ids in one ms.
+		return ulid.Make().String()
+	}
+	return id.String()
+}
+
+func (e *Engine) compress(b []byte) []byte {
+	return e.enc.EncodeAll(b, make([]byte, 0, len(b)/3+16))
+}
+
+func (e *Engine) decompress(b []byte) ([]byte, error) {
+	return e.dec.DecodeAll(b, nil)
+}
+
+func sha(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// view adapts the ledger to pipeline.View for one reader, project and time.
+type view struct {
+	l       *ledger.Ledger
+	r       events.Reader
+	project string
+	now     time.Time
+}
+
+func (v view) Lookup(k uint64) pipeline.Seen {
+	s, src := v.l.Lookup(v.r, v.project, k, v.now)
+	switch s {
+	case ledger.Session:
+		return pipeline.Seen{Scope: pipeline.ScopeSession, Source: src}
+	case ledger.Project:
+		return pipeline.Seen{Scope: pipeline.ScopeProject, Source: src}
+	}
+	return pipeline.Seen{}
+}
+
+func (v view) Owed(h string) bool { return v.l.Owed(v.r, h) > 0 }
+func (v view) Empty() bool        { return !v.l.Holds(v.r) }
+
+var _ pipeline.View = view{}
+
+// delivery is one text handed to a reader by one invocation.
+type delivery struct {
+	reader  events.Reader
+	project string
+	now     time.Time
+	tool    string
+	source  string
+	req     pipeline.Request
+	// unrecorded: the host will not show the text (over its cap): record
+	// nothing as delivered.
+	unrecorded bool
+	reason     string
+}
+
+// decide runs the pipeline for a delivery and builds the batch's events
+// after the Invoked one: Archived (new handles only), Folded, Emitted.
+// output is filled in by the caller once the door's printed bytes are known.
+func (e *Engine) decide(d delivery, call string) (pipeline.Decision, []events.Event) {
+	v := view{l: e.ledger, r: d.reader, project: d.project, now: d.now}
+	var dec pipeline.Decision
+	if d.unrecorded {
+		dec = pipeline.Decision{Text: d.req.Text, Reason: d.reason}
+		dec.RawLines = len(pipeline.SplitLines(nil, d.req.Text))
+		dec.DeliveredLines = dec.RawLines
+	} else {
+		dec = pipeline.Decide(d.req, v)
+	}
+	base := events.Event{Time: d.now, Project: d.project, Session: d.reader.Session, Agent: d.reader.Agent, Call: call}
+	var evs []events.Event
+	archived := map[string]bool{}
+	for _, f := range dec.Folds {
+		if _, ok := e.ledger.Block(f.Handle); ok || archived[f.Handle] {
+			continue
+		}
+		archived[f.Handle] = true
+		ev := base
+		ev.ID, ev.Kind = e.newID(d.now), events.KindArchived
+		ev.Archived = &events.Archived{Handle: f.Handle, Lines: f.Lines, Bytes: f.Bytes, Codec: events.CodecZstd, Data: e.compress([]byte(f.Block))}
+		evs = append(evs, ev)
+	}
+	for _, f := range dec.Folds {
+		ev := base
+		ev.ID, ev.Kind = e.newID(d.now), events.KindFolded
+		scope := events.ScopeSession
+		if f.Scope == pipeline.ScopeProject {
+			scope = events.ScopeProject
+		}
+		ev.Folded = &events.Folded{Marker: string(f.Kind), Scope: scope, Handle: f.Handle, FirstLine: f.FirstLine,
+			Lines: f.Lines, Bytes: f.Bytes, MarkerBytes: len(f.Marker), From: f.From, Source: f.Source}
+		evs = append(evs, ev)
+	}
+	ev := base
+	ev.ID, ev.Kind = e.newID(d.now), events.KindEmitted
+	em := &events.Emitted{Tool: d.tool, Source: d.source, RawBytes: len(d.req.Text), DeliveredBytes: len(dec.Text),
+		RawLines: dec.RawLines, DeliveredLines: dec.DeliveredLines, Replied: len(dec.Folds) > 0, Reason: dec.Reason,
+		Failed: d.req.Failed, Unrecorded: d.unrecorded, Paid: dec.Paid, RepeatBytes: dec.RepeatBytes}
+	if !d.unrecorded {
+		em.Lines = events.Keys(dec.Delivered)
+	}
+	ev.Emitted = em
+	evs = append(evs, ev)
+	return dec, evs
+}
+
+// Retrieve returns the exact archived bytes of handle h and records a
+// Retrieved event for reader r (an empty r.Session means "unknown reader":
+// the debt goes to every reader shown a marker with h). Errors:
+// ErrBadHandle, ErrReservedHandle, ErrUnknownHandle, or a wrapped store error.
+func (e *Engine) Retrieve(ctx context.Context, h string, r events.Reader) ([]byte, error) {
+	if len(h) != pipeline.HandleLen || !isHex(h) {
+		return nil, ErrBadHandle
+	}
+	if h == pipeline.ExampleHandle {
+		return nil, ErrReservedHandle
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	b, ok := e.ledger.Block(h)
+	if !ok {
+		return nil, ErrUnknownHandle
+	}
+	evs, err := e.log.Get(ctx, b.Seq)
+	if err != nil {
+		return nil, fmt.Errorf("read archive %s: %w", h, err)
+	}
+	if b.Index >= len(evs) || evs[b.Index].Archived == nil || evs[b.Index].Archived.Handle != h {
+		return nil, fmt.Errorf("read archive %s: event %d.%d is not its Archived event", h, b.Seq, b.Index)
+	}
+	a := evs[b.Index].Archived
+	data := a.Data
+	if a.Codec == events.CodecZstd {
+		if data, err = e.decompress(a.Data); err != nil {
+			return nil, fmt.Errorf("decompress archive %s: %w", h, err)
+		}
+	}
+	if pipeline.HandleOf(string(data)) != h {
+		return nil, fmt.Errorf("archive %s: stored bytes do not hash to their handle", h)
+	}
+	now := e.opt.Now().UTC()
+	ev := events.Event{ID: e.newID(now), Kind: events.KindRetrieved, Time: now, Session: r.Session, Agent: r.Agent,
+		Retrieved: &events.Retrieved{Handle: h, Found: true}}
+	if err := e.append(ctx, []events.Event{ev}); err != nil {
+		// The bytes are still the answer; the debt is just not recorded.
+		e.opt.Logf("retrieve %s: record: %v", h, err)
+	}
+	return data, nil
+}
+
+// BlockInfo returns the size of an archived block, for retrieve's frame.
+func (e *Engine) BlockInfo(h string) (lines, bytes int, ok bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	b, ok := e.ledger.Block(h)
+	return b.Lines, b.Bytes, ok
+}
+
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}

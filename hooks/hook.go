@@ -1,0 +1,487 @@
+package hooks
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/omnictx/omni/events"
+	"github.com/omnictx/omni/pipeline"
+)
+
+// HostOutputCap is Claude Code's inline output cap, in characters: at or
+// above it the host persists the output to a file, shows the model a short
+// preview and ignores a rewrite (HOSTS.md §1.8; REFERENCE.md §2.3 rule 5,
+// fajarhide/omni#212). omni leaves such output alone and records none of it
+// as delivered, since the model saw only the preview.
+const HostOutputCap = 30000
+
+// MaxInput is the largest hook stdin omni reads, in bytes (REFERENCE.md
+// §10, MAX_INPUT = 16 MiB). Larger input passes through untouched.
+const MaxInput = 16 << 20
+
+// HostClaudeCode names the Claude Code hook protocol in Invoked events.
+const HostClaudeCode = "claude-code"
+
+// HookInput is one hook invocation as the host delivered it.
+type HookInput struct {
+	// Stdin is the raw hook payload (JSON).
+	Stdin []byte `json:"stdin"`
+	// Passthrough reports OMNI_PASSTHROUGH set in the hook's environment.
+	Passthrough bool `json:"passthrough,omitempty"`
+}
+
+// Result is everything one invocation produced.
+type Result struct {
+	// Reply is what the hook prints (nil: print nothing, the host keeps its
+	// own bytes). For exec and pipe it is unused.
+	Reply []byte
+	// Event is the host event name; Tool the host tool.
+	Event, Tool string
+	// Raw is the text the host would show the model; Delivered what the
+	// model reads after omni (equal to Raw when nothing changed). Both are
+	// empty for events that carry no tool output.
+	Raw, Delivered string
+	// Folds lists the folds made (empty when nothing folded).
+	Folds []pipeline.Fold
+	// Reason says why nothing changed.
+	Reason string
+	// Reader is who received the text.
+	Reader events.Reader
+	// RepeatBytes is the available repetition in Raw (see pipeline.Decision).
+	RepeatBytes int
+	// Recorded reports whether the invocation's events reached the log.
+	Recorded bool
+}
+
+type ccPayload struct {
+	SessionID     string          `json:"session_id"`
+	Cwd           string          `json:"cwd"`
+	HookEventName string          `json:"hook_event_name"`
+	AgentID       string          `json:"agent_id"`
+	ToolName      string          `json:"tool_name"`
+	ToolInput     json.RawMessage `json:"tool_input"`
+	ToolResponse  json.RawMessage `json:"tool_response"`
+	Error         json.RawMessage `json:"error"`
+	Source        string          `json:"source"`
+	Trigger       string          `json:"trigger"`
+	Reason        string          `json:"reason"`
+}
+
+// Hook handles one Claude Code hook payload and returns what to print (nil
+// for nothing). It never returns an error the caller must act on: every
+// failure is logged and answered with nil, so the host keeps its raw output
+// (fail open); a panic inside is recovered the same way.
+func (e *Engine) Hook(ctx context.Context, in HookInput) []byte {
+	r, err := e.HookResult(ctx, in)
+	if err != nil {
+		e.opt.Logf("hook: %v", err)
+		return nil
+	}
+	return r.Reply
+}
+
+// HookResult is Hook with the details (bench and tests use it; it is the
+// same code path). On error the Result's Reply is nil.
+func (e *Engine) HookResult(ctx context.Context, in HookInput) (res Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			res = Result{}
+			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
+		}
+	}()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.hookAt(ctx, in, e.opt.Now().UTC(), nil)
+}
+
+// replayCtx carries what a replay takes from the recorded events instead of
+// the environment.
+type replayCtx struct {
+	project string
+}
+
+func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *replayCtx) (Result, error) {
+	if len(in.Stdin) == 0 {
+		return Result{}, fmt.Errorf("empty stdin")
+	}
+	if len(in.Stdin) > MaxInput {
+		return Result{}, fmt.Errorf("stdin of %d bytes is over the %d byte limit", len(in.Stdin), MaxInput)
+	}
+	var p ccPayload
+	if err := json.Unmarshal(in.Stdin, &p); err != nil {
+		return Result{}, fmt.Errorf("payload is not a JSON object: %w", err)
+	}
+	if p.HookEventName == "" {
+		return Result{}, fmt.Errorf("payload has no hook_event_name")
+	}
+	reader := events.Reader{Session: p.SessionID, Agent: p.AgentID}
+	project := ""
+	if rc != nil {
+		project = rc.project
+	} else if p.Cwd != "" {
+		project = e.opt.ProjectOf(p.Cwd)
+	}
+	res := Result{Event: p.HookEventName, Tool: p.ToolName, Reader: reader}
+	inv := events.Event{ID: e.newID(now), Kind: events.KindInvoked, Time: now, Project: project,
+		Session: reader.Session, Agent: reader.Agent}
+	inv.Invoked = &events.Invoked{Door: events.DoorHook, Host: HostClaudeCode, Codec: events.CodecZstd,
+		Input: e.compress(in.Stdin), InputBytes: len(in.Stdin)}
+	if in.Passthrough {
+		inv.Invoked.Params = map[string]string{"env_passthrough": "1"}
+	}
+	base := events.Event{Time: now, Project: project, Session: reader.Session, Agent: reader.Agent, Call: inv.ID}
+	simple := func(k events.Kind, set func(*events.Event)) (Result, error) {
+		ev := base
+		ev.ID, ev.Kind = e.newID(now), k
+		set(&ev)
+		if err := e.append(ctx, []events.Event{inv, ev}); err != nil {
+			return res, fmt.Errorf("append %s: %w", k, err)
+		}
+		res.Recorded = true
+		return res, nil
+	}
+	switch p.HookEventName {
+	case "PreCompact", "PostCompact":
+		return simple(events.KindCompacted, func(ev *events.Event) { ev.Compacted = &events.Compacted{Trigger: p.HookEventName} })
+	case "SessionStart":
+		if p.Source == "compact" || p.Source == "clear" {
+			return simple(events.KindCompacted, func(ev *events.Event) {
+				ev.Compacted = &events.Compacted{Trigger: "SessionStart:" + p.Source}
+			})
+		}
+		return simple(events.KindReaderStarted, func(ev *events.Event) { ev.ReaderStarted = &events.ReaderStarted{Source: p.Source} })
+	case "SubagentStart":
+		return simple(events.KindReaderStarted, func(ev *events.Event) {
+			ev.ReaderStarted = &events.ReaderStarted{Source: "SubagentStart"}
+		})
+	case "SessionEnd":
+		return simple(events.KindSessionEnded, func(ev *events.Event) { ev.SessionEnded = &events.SessionEnded{Reason: p.Reason} })
+	case "PostToolUse", "PostToolUseFailure":
+	default:
+		return res, nil // other events carry nothing the ledger needs
+	}
+
+	d := delivery{reader: reader, project: project, now: now, tool: p.ToolName}
+	var render func(text string) ([]byte, error)
+	if p.HookEventName == "PostToolUseFailure" {
+		var msg string
+		if err := json.Unmarshal(p.Error, &msg); err != nil {
+			return res, fmt.Errorf("PostToolUseFailure without an error string")
+		}
+		d.req = pipeline.Request{Text: msg, Failed: true}
+		d.source = sourceOf(p.ToolName, p.ToolInput)
+		d.req.Source = d.source
+	} else {
+		var ok bool
+		d, render, ok = e.toolDelivery(d, p, in)
+		if !ok {
+			return res, nil // a tool or shape omni does not touch
+		}
+	}
+	res.Raw = d.req.Text
+	dec, evs := e.decide(d, inv.ID)
+	var reply []byte
+	if len(dec.Folds) > 0 && render != nil {
+		var err error
+		if reply, err = render(dec.Text); err != nil {
+			return res, fmt.Errorf("render reply: %w", err)
+		}
+	}
+	evs[len(evs)-1].Emitted.Output = sha(reply)
+	if err := e.append(ctx, append([]events.Event{inv}, evs...)); err != nil {
+		if len(dec.Folds) == 0 {
+			return res, fmt.Errorf("append: %w", err)
+		}
+		// Archive first: the archive could not be written, so nothing folds.
+		// Record the plain delivery if the store takes it; print nothing.
+		e.opt.Logf("hook: append with archive: %v; delivering unfolded", err)
+		inv.Invoked.Params = withParam(inv.Invoked.Params, "nofold", "archive-failed")
+		d.req.NoFold = "archive-failed"
+		_, evs = e.decide(d, inv.ID)
+		evs[len(evs)-1].Emitted.Output = sha(nil)
+		if err2 := e.append(ctx, append([]events.Event{inv}, evs...)); err2 != nil {
+			return res, fmt.Errorf("append: %w", err2)
+		}
+		res.Recorded, res.Delivered, res.Reason = true, res.Raw, "archive-failed"
+		return res, nil
+	}
+	res.Recorded = true
+	res.Reply = reply
+	res.Delivered = dec.Text
+	res.Folds = dec.Folds
+	res.Reason = dec.Reason
+	res.RepeatBytes = dec.RepeatBytes
+	if reply == nil {
+		res.Delivered = res.Raw
+	}
+	return res, nil
+}
+
+func withParam(m map[string]string, k, v string) map[string]string {
+	if m == nil {
+		m = map[string]string{}
+	}
+	m[k] = v
+	return m
+}
+
+// toolDelivery extracts the text of a PostToolUse payload for the tools omni
+// rewrites (Bash, Read) and returns the reply renderer. ok is false for
+// tools and shapes left alone.
+func (e *Engine) toolDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(string) ([]byte, error), bool) {
+	switch p.ToolName {
+	case "Bash":
+		var resp map[string]json.RawMessage
+		if err := json.Unmarshal(p.ToolResponse, &resp); err != nil {
+			// A bare-string tool_response is an older failure shape (HOSTS.md §1.4).
+			var s string
+			if json.Unmarshal(p.ToolResponse, &s) == nil {
+				d.req = pipeline.Request{Text: s, Failed: true}
+				d.source = sourceOf("Bash", p.ToolInput)
+				d.req.Source = d.source
+				return d, nil, true
+			}
+			return d, nil, false
+		}
+		var stdout, stderr string
+		if err := json.Unmarshal(resp["stdout"], &stdout); err != nil {
+			return d, nil, false
+		}
+		if raw, ok := resp["stderr"]; ok {
+			_ = json.Unmarshal(raw, &stderr)
+		}
+		text := joinOutErr(stdout, stderr)
+		cmd := sourceOf("Bash", p.ToolInput)
+		d.source = cmd
+		d.req = pipeline.Request{Text: text, Source: cmd}
+		if _, persisted := resp["persistedOutputPath"]; persisted || utf8.RuneCountInString(text) >= HostOutputCap {
+			d.unrecorded, d.reason = true, "host-cap"
+			return d, nil, true
+		}
+		d.req.NoFold = noFoldReason(cmd, in.Passthrough, text, p.ToolResponse)
+		render := func(t string) ([]byte, error) {
+			out := make(map[string]json.RawMessage, len(resp))
+			for k, v := range resp {
+				out[k] = v
+			}
+			var err error
+			if out["stdout"], err = marshal(t); err != nil {
+				return nil, err
+			}
+			out["stderr"] = json.RawMessage(`""`)
+			return replyJSON("PostToolUse", out)
+		}
+		return d, render, true
+	case "Read":
+		var resp map[string]json.RawMessage
+		if err := json.Unmarshal(p.ToolResponse, &resp); err != nil {
+			return d, nil, false
+		}
+		var typ string
+		if json.Unmarshal(resp["type"], &typ) != nil || typ != "text" {
+			return d, nil, false
+		}
+		var file map[string]json.RawMessage
+		if err := json.Unmarshal(resp["file"], &file); err != nil {
+			return d, nil, false
+		}
+		var content, path string
+		if err := json.Unmarshal(file["content"], &content); err != nil {
+			return d, nil, false
+		}
+		_ = json.Unmarshal(file["filePath"], &path)
+		if path == "" {
+			path = sourceOf("Read", p.ToolInput)
+		}
+		d.source = path
+		d.req = pipeline.Request{Text: content, Source: path, Read: true}
+		d.req.NoFold = noFoldReason("", in.Passthrough, content, p.ToolResponse)
+		render := func(t string) ([]byte, error) {
+			nf := make(map[string]json.RawMessage, len(file))
+			for k, v := range file {
+				nf[k] = v
+			}
+			var err error
+			if nf["content"], err = marshal(t); err != nil {
+				return nil, err
+			}
+			nf["numLines"] = json.RawMessage(strconv.Itoa(countLines(t)))
+			out := make(map[string]json.RawMessage, len(resp))
+			for k, v := range resp {
+				out[k] = v
+			}
+			if out["file"], err = marshal(nf); err != nil {
+				return nil, err
+			}
+			return replyJSON("PostToolUse", out)
+		}
+		return d, render, true
+	}
+	return d, nil, false
+}
+
+// noFoldReason returns why a text must pass unchanged ("" if it may fold):
+// omni's own recovery commands (REFERENCE.md §2.3 rule 2), the explicit
+// opt-out (rule 3), and text the JSON decoder could not carry exactly (lone
+// surrogate escapes decode to U+FFFD).
+func noFoldReason(cmd string, envPassthrough bool, text string, raw json.RawMessage) string {
+	if envPassthrough {
+		return "passthrough"
+	}
+	if cmd != "" {
+		words := leadingWords(cmd, 8)
+		i := 0
+		for i < len(words) && isAssignment(words[i]) {
+			if strings.HasPrefix(words[i], "OMNI_PASSTHROUGH=") {
+				return "passthrough"
+			}
+			i++
+		}
+		if i+1 < len(words) && baseName(words[i]) == "omni" && (words[i+1] == "retrieve" || words[i+1] == "diff") {
+			return "own-recovery"
+		}
+	}
+	if strings.ContainsRune(text, utf8.RuneError) && (bytes.Contains(raw, []byte(`\ud`)) || bytes.Contains(raw, []byte(`\uD`))) {
+		return "lossy-json"
+	}
+	return ""
+}
+
+// leadingWords splits the first line of a shell command on blanks, honouring
+// simple quotes, and returns at most n words.
+func leadingWords(cmd string, n int) []string {
+	var out []string
+	var cur strings.Builder
+	quote := byte(0)
+	in := false
+	for i := 0; i < len(cmd) && len(out) < n; i++ {
+		c := cmd[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			} else {
+				cur.WriteByte(c)
+			}
+		case c == '\'' || c == '"':
+			quote, in = c, true
+		case c == ' ' || c == '\t':
+			if in {
+				out = append(out, cur.String())
+				cur.Reset()
+				in = false
+			}
+		case c == '\n' || c == ';' || c == '&' || c == '|':
+			if in {
+				out = append(out, cur.String())
+			}
+			return out
+		default:
+			cur.WriteByte(c)
+			in = true
+		}
+	}
+	if in && len(out) < n {
+		out = append(out, cur.String())
+	}
+	return out
+}
+
+func isAssignment(w string) bool {
+	i := strings.IndexByte(w, '=')
+	if i <= 0 {
+		return false
+	}
+	for j := 0; j < i; j++ {
+		c := w[j]
+		if !(c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || j > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func baseName(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+// sourceOf returns the command (Bash) or file path (Read and others) of a
+// tool_input, or "".
+func sourceOf(tool string, input json.RawMessage) string {
+	var in struct {
+		Command  string `json:"command"`
+		FilePath string `json:"file_path"`
+		Path     string `json:"path"`
+		Pattern  string `json:"pattern"`
+	}
+	_ = json.Unmarshal(input, &in)
+	switch {
+	case in.Command != "":
+		return in.Command
+	case in.FilePath != "":
+		return in.FilePath
+	case in.Pattern != "":
+		return in.Pattern
+	}
+	return in.Path
+}
+
+// joinOutErr is how the model reads a Bash result: stdout, then stderr on a
+// new line when both are present.
+func joinOutErr(out, err string) string {
+	if err == "" {
+		return out
+	}
+	if out != "" && !strings.HasSuffix(out, "\n") {
+		return out + "\n" + err
+	}
+	return out + err
+}
+
+// countLines counts lines the way Claude Code's numLines does: a final
+// newline does not open a new line.
+func countLines(s string) int {
+	if s == "" {
+		return 0
+	}
+	n := strings.Count(s, "\n")
+	if !strings.HasSuffix(s, "\n") {
+		n++
+	}
+	return n
+}
+
+func marshal(v any) (json.RawMessage, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
+
+// replyJSON renders {"hookSpecificOutput":{"hookEventName":ev,"updatedToolOutput":out}}.
+func replyJSON(ev string, out map[string]json.RawMessage) ([]byte, error) {
+	type hso struct {
+		HookEventName     string                     `json:"hookEventName"`
+		UpdatedToolOutput map[string]json.RawMessage `json:"updatedToolOutput"`
+	}
+	b, err := marshal(struct {
+		HookSpecificOutput hso `json:"hookSpecificOutput"`
+	}{hso{ev, out}})
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}

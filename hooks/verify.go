@@ -1,0 +1,148 @@
+package hooks
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/omnictx/omni/events"
+	"github.com/omnictx/omni/replay"
+)
+
+// Replayed is the outcome of rerunning one recorded invocation.
+type Replayed struct {
+	// Seq is the batch of the invocation.
+	Seq events.Seq
+	// Door, Event and Tool describe it.
+	Door        events.Door
+	Event, Tool string
+	// Output is what the rerun printed (a hook reply, or the exec/pipe text).
+	Output []byte
+	// Want and Got are the SHA-256 of what was delivered and of Output.
+	Want, Got string
+	// Match reports Want == Got; Compared is false for invocations that
+	// deliver nothing (compactions, session events).
+	Match, Compared bool
+}
+
+// Replay rebuilds the projections from the batches before seq, reruns the
+// decision of the invocation at seq with its recorded time and project, and
+// reports whether the output is byte-identical to what was delivered.
+func Replay(ctx context.Context, log events.Log, seq events.Seq) (Replayed, error) {
+	e := newEngine(log, Options{})
+	e.dry = true
+	if _, err := replay.Fold(ctx, log, 0, seq, e.ledger, e.stats, e.session); err != nil {
+		return Replayed{}, fmt.Errorf("fold before %d: %w", seq, err)
+	}
+	batch, err := log.Get(ctx, seq)
+	if err != nil {
+		return Replayed{}, fmt.Errorf("read batch %d: %w", seq, err)
+	}
+	return e.rerun(ctx, batch)
+}
+
+// VerifySummary counts the outcome of Verify.
+type VerifySummary struct {
+	// Batches read; Invocations rerun; Compared those that delivered text;
+	// Identical those whose rerun matched byte for byte.
+	Batches, Invocations, Compared, Identical int
+	// Mismatches lists the sequences that did not match (at most 100).
+	Mismatches []events.Seq
+}
+
+// Verify reruns every invocation in the log against the state before it, in
+// one pass, calling progress (if not nil) after each batch.
+func Verify(ctx context.Context, log events.Log, progress func(seq events.Seq)) (VerifySummary, error) {
+	e := newEngine(log, Options{})
+	e.dry = true
+	var s VerifySummary
+	err := replay.Batches(ctx, log, 0, 0, func(batch []events.Event) error {
+		s.Batches++
+		if hasInvoked(batch) {
+			r, err := e.rerun(ctx, batch)
+			if err != nil {
+				return err
+			}
+			s.Invocations++
+			if r.Compared {
+				s.Compared++
+				if r.Match {
+					s.Identical++
+				} else if len(s.Mismatches) < 100 {
+					s.Mismatches = append(s.Mismatches, batch[0].Seq)
+				}
+			}
+		}
+		e.apply(batch)
+		if progress != nil {
+			progress(batch[0].Seq)
+		}
+		return nil
+	})
+	return s, err
+}
+
+func hasInvoked(batch []events.Event) bool {
+	for _, ev := range batch {
+		if ev.Kind == events.KindInvoked {
+			return true
+		}
+	}
+	return false
+}
+
+// rerun decides an invocation batch again (dry) against the engine's
+// current state.
+func (e *Engine) rerun(ctx context.Context, batch []events.Event) (Replayed, error) {
+	var inv *events.Event
+	var em *events.Emitted
+	for i := range batch {
+		switch batch[i].Kind {
+		case events.KindInvoked:
+			inv = &batch[i]
+		case events.KindEmitted:
+			em = batch[i].Emitted
+		}
+	}
+	if inv == nil || inv.Invoked == nil {
+		return Replayed{}, fmt.Errorf("batch %d holds no invocation", batch[0].Seq)
+	}
+	r := Replayed{Seq: inv.Seq, Door: inv.Invoked.Door}
+	input := inv.Invoked.Input
+	if inv.Invoked.Codec == events.CodecZstd {
+		var err error
+		if input, err = e.decompress(input); err != nil {
+			return r, fmt.Errorf("batch %d: decompress input: %w", inv.Seq, err)
+		}
+	}
+	p := inv.Invoked.Params
+	now := inv.Time
+	switch inv.Invoked.Door {
+	case events.DoorHook, events.DoorBench:
+		hi := HookInput{Stdin: input, Passthrough: p["env_passthrough"] == "1"}
+		if p["nofold"] != "" {
+			hi.Passthrough = true // the recorded delivery was unfolded
+		}
+		res, err := e.hookAt(ctx, hi, now, &replayCtx{project: inv.Project})
+		if err != nil {
+			return r, fmt.Errorf("batch %d: rerun hook: %w", inv.Seq, err)
+		}
+		r.Event, r.Tool, r.Output = res.Event, res.Tool, res.Reply
+	default:
+		code, _ := strconv.Atoi(p["exit_code"])
+		ci := CallInput{Door: inv.Invoked.Door, Command: p["command"], Text: string(input), ExitCode: code,
+			Session: inv.Session, Agent: inv.Agent, Passthrough: p["env_passthrough"] == "1" || p["nofold"] != ""}
+		res, err := e.callAt(ctx, ci, now, inv.Project)
+		if err != nil {
+			return r, fmt.Errorf("batch %d: rerun call: %w", inv.Seq, err)
+		}
+		r.Tool, r.Output = "Bash", []byte(res.Delivered)
+	}
+	r.Got = sha(r.Output)
+	if em != nil {
+		r.Compared = true
+		r.Want = em.Output
+		r.Match = r.Want == r.Got
+	}
+	return r, nil
+}

@@ -1,0 +1,133 @@
+package pipeline
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strconv"
+	"strings"
+)
+
+// HandleLen is the length of a handle in hex characters (REFERENCE.md §6).
+const HandleLen = 16
+
+// ExampleHandle is reserved for documentation; no real block is ever named
+// by it (a block that hashes to it is named ...0001) and `omni retrieve`
+// refuses it (REFERENCE.md §6, fajarhide/omni#583).
+const ExampleHandle = "0000000000000000"
+
+// MaxSourceInMarker bounds the from-clause's source, in characters: first
+// line only, control characters dropped, whitespace squeezed (REFERENCE.md
+// §5.10: 46.9% of recorded commands contain newlines).
+const MaxSourceInMarker = 40
+
+// Filler is the line that stands for one more replaced line after a marker
+// in a Read result, so every surviving line keeps its number (U+22EE,
+// REFERENCE.md §5.9).
+const Filler = "⋮"
+
+// HandleOf returns the handle of an archived block: the first 16 lowercase
+// hex characters of the SHA-256 of its exact bytes, with the reserved
+// ExampleHandle remapped to "0000000000000001".
+func HandleOf(block string) string {
+	sum := sha256.Sum256([]byte(block))
+	h := hex.EncodeToString(sum[:HandleLen/2])
+	if h == ExampleHandle {
+		return "0000000000000001"
+	}
+	return h
+}
+
+// MarkerKind is the wording of a ledger marker.
+type MarkerKind string
+
+// The ledger marker kinds (REFERENCE.md §7.2; texts are fixed by issue 2).
+const (
+	// MarkerRun: "[OMNI: N lines already shown[ from S], omni retrieve H]".
+	MarkerRun MarkerKind = "run"
+	// MarkerRerun: "[OMNI: N lines identical to an earlier run, omni retrieve H]",
+	// a session run first delivered by the same command or path.
+	MarkerRerun MarkerKind = "rerun"
+	// MarkerWhole: "[OMNI: identical to the N lines already shown[ from S], omni retrieve H]".
+	MarkerWhole MarkerKind = "whole"
+	// MarkerProject: "[OMNI: N lines not shown here[ from S], omni retrieve H]".
+	MarkerProject MarkerKind = "project"
+	// MarkerProjectWhole: "[OMNI: identical to N lines from an earlier session[ from S], none shown here, omni retrieve H]".
+	// Never emitted by Decide: a project fold never replaces a whole output.
+	MarkerProjectWhole MarkerKind = "project-whole"
+)
+
+// RenderMarker returns the exact marker text (no line ending) for n lines,
+// handle h and from-clause source from ("" for none).
+func RenderMarker(kind MarkerKind, n int, h, from string) string {
+	var b strings.Builder
+	b.Grow(80 + len(from))
+	b.WriteString("[OMNI: ")
+	num := strconv.Itoa(n)
+	fromClause := ""
+	if from != "" {
+		fromClause = " from " + from
+	}
+	switch kind {
+	case MarkerWhole:
+		b.WriteString("identical to the ")
+		b.WriteString(num)
+		b.WriteString(" lines already shown")
+		b.WriteString(fromClause)
+	case MarkerRerun:
+		b.WriteString(num)
+		b.WriteString(" lines identical to an earlier run")
+	case MarkerProject:
+		b.WriteString(num)
+		b.WriteString(" lines not shown here")
+		b.WriteString(fromClause)
+	case MarkerProjectWhole:
+		b.WriteString("identical to ")
+		b.WriteString(num)
+		b.WriteString(" lines from an earlier session")
+		b.WriteString(fromClause)
+		b.WriteString(", none shown here")
+	default:
+		b.WriteString(num)
+		b.WriteString(" lines already shown")
+		b.WriteString(fromClause)
+	}
+	b.WriteString(", omni retrieve ")
+	b.WriteString(h)
+	b.WriteString("]")
+	return b.String()
+}
+
+// SourceForMarker shortens a command or path for a from-clause: its first
+// line, control characters dropped, runs of whitespace squeezed to one
+// space, trimmed, at most MaxSourceInMarker characters.
+func SourceForMarker(src string) string {
+	if i := strings.IndexAny(src, "\r\n"); i >= 0 {
+		src = src[:i]
+	}
+	var b strings.Builder
+	n := 0
+	space := false
+	for _, r := range strings.TrimSpace(src) {
+		if r == ' ' || r == '\t' {
+			space = true
+			continue
+		}
+		if r < 0x20 || r == 0x7f {
+			continue
+		}
+		if space && n > 0 {
+			if n+1 >= MaxSourceInMarker {
+				break
+			}
+			b.WriteByte(' ')
+			n++
+		}
+		space = false
+		b.WriteRune(r)
+		n++
+		if n >= MaxSourceInMarker {
+			break
+		}
+	}
+	return b.String()
+}

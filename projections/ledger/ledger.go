@@ -1,0 +1,264 @@
+// Package ledger is the ledger projection: a pure fold over the event log
+// into the shown-sets of every reader and project, the archive index, and
+// the deliveries owed after retrieves. It imports events and the standard
+// library only: no clock (time comes from each event), no I/O.
+//
+// What it folds (issue 2):
+//   - Emitted adds the delivered line keys to the reader's session scope and
+//     to the project scope; a line keeps the source of its first delivery
+//     and the time of its last (a repeat refreshes it).
+//   - Compacted empties the session scope of every reader of that session,
+//     subagents included; the project scope survives.
+//   - Archived indexes a handle (where its bytes live in the log).
+//   - Folded remembers which readers were shown a marker naming a handle.
+//   - Retrieved owes the asking reader (or, when unknown, every reader shown
+//     a marker with that handle) one whole delivery of the block; Emitted's
+//     Paid settles it.
+//   - Lines last delivered more than Window before the event being decided
+//     are ignored, and pruned once a day of event time.
+package ledger
+
+import (
+	"time"
+
+	"github.com/omnictx/omni/events"
+)
+
+// Window is how long a delivered line can still be claimed: 30 days after
+// its last delivery (REFERENCE.md §5.8, SESSION_RETENTION_DAYS). There is no
+// eviction by size, deliberately: it would drop the busiest project first.
+const Window = 30 * 24 * time.Hour
+
+// pruneEvery is the event-time interval between prune sweeps.
+const pruneEvery = 24 * time.Hour
+
+type entry struct {
+	src int32 // index into Ledger.sources
+	t   int64 // unix seconds of the last delivery
+}
+
+type shown map[uint64]entry
+
+// Block says where an archived handle's bytes live.
+type Block struct {
+	// Seq and Index locate the Archived event in the log.
+	Seq   events.Seq
+	Index int
+	// Lines and Bytes measure the uncompressed block.
+	Lines, Bytes int
+}
+
+// Ledger is the fold state. The zero value is not usable; call New. It is
+// not safe for concurrent use: the owner serialises Apply and reads.
+type Ledger struct {
+	readers  map[events.Reader]shown
+	projects map[string]shown
+	sources  []string
+	srcIndex map[string]int32
+	blocks   map[string]Block
+	holders  map[string][]events.Reader
+	owed     map[events.Reader]map[string]int
+	last     events.Seq
+	pruned   int64
+}
+
+// New returns an empty ledger.
+func New() *Ledger {
+	return &Ledger{
+		readers:  map[events.Reader]shown{},
+		projects: map[string]shown{},
+		sources:  []string{""},
+		srcIndex: map[string]int32{"": 0},
+		blocks:   map[string]Block{},
+		holders:  map[string][]events.Reader{},
+		owed:     map[events.Reader]map[string]int{},
+	}
+}
+
+func (l *Ledger) intern(s string) int32 {
+	if i, ok := l.srcIndex[s]; ok {
+		return i
+	}
+	i := int32(len(l.sources))
+	l.sources = append(l.sources, s)
+	l.srcIndex[s] = i
+	return i
+}
+
+// Apply folds one event. Events must arrive in log order; unknown kinds are
+// ignored (forward compatibility).
+func (l *Ledger) Apply(e events.Event) {
+	if e.Seq > l.last {
+		l.last = e.Seq
+	}
+	now := e.Time.Unix()
+	if l.pruned == 0 {
+		l.pruned = now
+	} else if now-l.pruned >= int64(pruneEvery/time.Second) {
+		l.prune(now)
+	}
+	r := e.Reader()
+	switch e.Kind {
+	case events.KindEmitted:
+		em := e.Emitted
+		if em == nil {
+			return
+		}
+		for _, h := range em.Paid {
+			if m := l.owed[r]; m != nil {
+				if m[h] <= 1 {
+					delete(m, h)
+				} else {
+					m[h]--
+				}
+			}
+		}
+		if len(em.Lines) == 0 {
+			return
+		}
+		src := l.intern(em.Source)
+		rs := l.readers[r]
+		if rs == nil {
+			rs = shown{}
+			l.readers[r] = rs
+		}
+		ps := l.projects[e.Project]
+		if ps == nil {
+			ps = shown{}
+			l.projects[e.Project] = ps
+		}
+		cut := now - int64(Window/time.Second)
+		for _, k := range em.Lines {
+			record(rs, k, src, now, cut)
+			record(ps, k, src, now, cut)
+		}
+	case events.KindCompacted:
+		for rd := range l.readers {
+			if rd.Session == e.Session {
+				delete(l.readers, rd)
+			}
+		}
+	case events.KindArchived:
+		if a := e.Archived; a != nil {
+			if _, ok := l.blocks[a.Handle]; !ok {
+				l.blocks[a.Handle] = Block{Seq: e.Seq, Index: e.Index, Lines: a.Lines, Bytes: a.Bytes}
+			}
+		}
+	case events.KindFolded:
+		if f := e.Folded; f != nil {
+			hs := l.holders[f.Handle]
+			for _, x := range hs {
+				if x == r {
+					return
+				}
+			}
+			l.holders[f.Handle] = append(hs, r)
+		}
+	case events.KindRetrieved:
+		rt := e.Retrieved
+		if rt == nil || !rt.Found {
+			return
+		}
+		if e.Session != "" {
+			l.owe(r, rt.Handle)
+			return
+		}
+		for _, x := range l.holders[rt.Handle] {
+			l.owe(x, rt.Handle)
+		}
+	}
+}
+
+func record(s shown, k uint64, src int32, now, cut int64) {
+	if old, ok := s[k]; ok && old.t >= cut {
+		s[k] = entry{src: old.src, t: now}
+		return
+	}
+	s[k] = entry{src: src, t: now}
+}
+
+func (l *Ledger) owe(r events.Reader, h string) {
+	m := l.owed[r]
+	if m == nil {
+		m = map[string]int{}
+		l.owed[r] = m
+	}
+	m[h]++
+}
+
+func (l *Ledger) prune(now int64) {
+	l.pruned = now
+	cut := now - int64(Window/time.Second)
+	for rd, s := range l.readers {
+		for k, x := range s {
+			if x.t < cut {
+				delete(s, k)
+			}
+		}
+		if len(s) == 0 {
+			delete(l.readers, rd)
+		}
+	}
+	for p, s := range l.projects {
+		for k, x := range s {
+			if x.t < cut {
+				delete(s, k)
+			}
+		}
+		if len(s) == 0 {
+			delete(l.projects, p)
+		}
+	}
+}
+
+// Scope is the answer of Lookup.
+type Scope uint8
+
+// Lookup answers.
+const (
+	NotShown Scope = iota // not delivered within Window
+	Session               // delivered to this reader since its last compaction
+	Project               // delivered in this project, not (still) to this reader
+)
+
+// Lookup returns the scope of line key k for reader r in project p at time
+// now, and the source of its first delivery in that scope. A line in both
+// scopes counts as Session.
+func (l *Ledger) Lookup(r events.Reader, p string, k uint64, now time.Time) (Scope, string) {
+	cut := now.Unix() - int64(Window/time.Second)
+	if x, ok := l.readers[r][k]; ok && x.t >= cut {
+		return Session, l.sources[x.src]
+	}
+	if x, ok := l.projects[p][k]; ok && x.t >= cut {
+		return Project, l.sources[x.src]
+	}
+	return NotShown, ""
+}
+
+// Holds reports whether reader r holds any delivered line (within Window of
+// now) — false for a fresh reader and right after a compaction.
+func (l *Ledger) Holds(r events.Reader) bool { return len(l.readers[r]) > 0 }
+
+// Owed reports how many whole deliveries of handle h reader r is owed.
+func (l *Ledger) Owed(r events.Reader, h string) int { return l.owed[r][h] }
+
+// Block returns where handle h's bytes are archived, and whether they are.
+func (l *Ledger) Block(h string) (Block, bool) {
+	b, ok := l.blocks[h]
+	return b, ok
+}
+
+// Last returns the sequence of the newest event applied.
+func (l *Ledger) Last() events.Seq { return l.last }
+
+// Size reports the number of (reader, line) and (project, line) entries
+// and archived blocks, for memory reports.
+func (l *Ledger) Size() (readerLines, projectLines, blocks int) {
+	for _, s := range l.readers {
+		readerLines += len(s)
+	}
+	for _, s := range l.projects {
+		projectLines += len(s)
+	}
+	return readerLines, projectLines, len(l.blocks)
+}
