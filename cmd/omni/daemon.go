@@ -27,7 +27,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"runtime/debug"
+	"slices"
 	"strconv"
 	"sync/atomic"
 	"syscall"
@@ -65,6 +65,9 @@ const (
 	daemonStopGrace = 5 * time.Second
 	// daemonStopTimeout is how long `omni daemon --stop` waits for the lock.
 	daemonStopTimeout = 10 * time.Second
+	// daemonLogMax is the size, in bytes, past which a spawning client moves
+	// daemon.log to daemon.log.1 and starts a new one.
+	daemonLogMax = 1 << 20
 )
 
 // daemonHomeCheck is how often a daemon checks that its home still exists
@@ -92,19 +95,6 @@ type rpcHandler func(ctx context.Context, method string, req []byte) ([]byte, er
 // method.
 var daemonHandlerFactory func(ctx context.Context, log events.Log) (rpcHandler, func() error, error)
 
-// daemonHome resolves $OMNI_HOME for `omni daemon`: the variable, else
-// ~/.omni. A variable so the rest of cmd/omni can share one resolver.
-var daemonHome = func() (string, error) {
-	if h := os.Getenv("OMNI_HOME"); h != "" {
-		return h, nil
-	}
-	u, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("omni home: %w", err)
-	}
-	return filepath.Join(u, ".omni"), nil
-}
-
 // daemonSpawnCommand returns the command that starts a daemon for home;
 // callDaemon adds the environment, the session and the log file. A variable
 // for tests.
@@ -122,7 +112,7 @@ type daemonAddr struct {
 	Token    string `json:"token"`    // auth token, 32 hex digits
 	PID      int    `json:"pid"`      // daemon process id
 	Protocol int    `json:"protocol"` // daemonProtocol of the daemon
-	Version  string `json:"version"`  // build version of the daemon binary
+	Version  string `json:"version"`  // omni version of the daemon binary (main.version)
 }
 
 func daemonStoreDir(home string) string { return filepath.Join(home, "store") }
@@ -226,7 +216,7 @@ func runDaemon(ctx context.Context, home string, idle time.Duration, logf func(f
 			serr = serve("stop", stop)
 		}
 	}
-	ad := daemonAddr{Addr: st.Addr(), Token: token, PID: os.Getpid(), Protocol: daemonProtocol, Version: buildVersion()}
+	ad := daemonAddr{Addr: st.Addr(), Token: token, PID: os.Getpid(), Protocol: daemonProtocol, Version: version}
 	if serr == nil {
 		serr = writeDaemonAddr(home, ad)
 	}
@@ -322,22 +312,6 @@ func randomToken() (string, error) {
 	return hex.EncodeToString(b[:]), nil
 }
 
-// buildVersion names the running binary: module version, plus the VCS
-// revision when the build recorded one.
-func buildVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	v := bi.Main.Version
-	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-			v += "+" + s.Value[:12]
-		}
-	}
-	return v
-}
-
 // writeDaemonAddr writes <home>/daemon.addr atomically (temp file and
 // rename), mode 0600.
 func writeDaemonAddr(home string, ad daemonAddr) error {
@@ -428,10 +402,15 @@ func daemonGone(err error) bool {
 // spawnWait until a daemon answers ping, and retries the request once. ctx's
 // deadline bounds the whole call: a hung daemon makes it return ctx's error.
 //
+// method must be one of daemonMethods.
+//
 // Errors: errNoDaemon (wrapped) when no daemon could be reached;
 // *jetstream.RemoteError when the handler failed; ctx's error (wrapped);
 // other wrapped transport errors.
 func callDaemon(ctx context.Context, home, method string, req []byte, spawn bool, spawnWait time.Duration) ([]byte, error) {
+	if !slices.Contains(daemonMethods[:], method) {
+		return nil, fmt.Errorf("daemon %s: unknown method", method)
+	}
 	d := &daemonDialer{home: home}
 	c, err := d.dial(ctx)
 	if err == nil {
@@ -530,7 +509,8 @@ func spawnDaemon(ctx context.Context, d *daemonDialer, wait time.Duration) (*jet
 
 // startDaemonProcess starts a detached daemon for home: its own session
 // (Setsid, so it outlives the caller's process group), stdin from
-// /dev/null, stdout and stderr appended to <home>/daemon.log,
+// /dev/null, stdout and stderr appended to <home>/daemon.log (moved to
+// daemon.log.1 first when over 1 MiB),
 // OMNI_HOME=home. The caller never waits for it; a goroutine reaps it and
 // closes the returned channel when it exits.
 func startDaemonProcess(home string) (<-chan struct{}, error) {
@@ -541,7 +521,11 @@ func startDaemonProcess(home string) (<-chan struct{}, error) {
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return nil, fmt.Errorf("spawn daemon: %w", err)
 	}
-	logFile, err := os.OpenFile(filepath.Join(home, "daemon.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	logPath := filepath.Join(home, "daemon.log")
+	if fi, err := os.Stat(logPath); err == nil && fi.Size() > daemonLogMax {
+		_ = os.Rename(logPath, logPath+".1") // keep one previous log
+	}
+	logFile, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("spawn daemon: %w", err)
 	}
@@ -641,10 +625,7 @@ Exit status: 0 on a clean stop (or when another daemon owns the store),
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			home, err := daemonHome()
-			if err != nil {
-				return err
-			}
+			home := omniHome()
 			if stop {
 				running, err := stopDaemon(ctx, home, daemonStopTimeout)
 				if err != nil {

@@ -144,14 +144,37 @@ func openLocal(ctx context.Context, home string, wait time.Duration) (*service, 
 // it in-process under the store lock.
 func callOrLocal(ctx context.Context, home, method string, req []byte) ([]byte, error) {
 	if os.Getenv("OMNI_NO_DAEMON") == "" {
-		out, err := callDaemon(ctx, home, method, req, true, 3*time.Second)
-		if err == nil || !errors.Is(err, errNoDaemon) {
-			return out, err
+		spawn := true
+		for {
+			wait := 3 * time.Second
+			if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
+				wait = time.Until(dl)
+			}
+			out, err := callDaemon(ctx, home, method, req, spawn, wait)
+			if err == nil || !errors.Is(err, errNoDaemon) {
+				return out, err
+			}
+			// No daemon answered. If one holds the store lock it is still
+			// starting (folding a large log): keep waiting for it rather than
+			// queueing on its lock.
+			locked, _ := jetstream.Locked(filepath.Join(home, "store"))
+			if !locked {
+				homeLogf(home)("daemon unreachable, running %s in-process: %v", method, err)
+				break
+			}
+			if ctx.Err() != nil {
+				return nil, err
+			}
+			spawn = false
+			select {
+			case <-ctx.Done():
+				return nil, err
+			case <-time.After(20 * time.Millisecond):
+			}
 		}
-		homeLogf(home)("daemon unreachable, running %s in-process: %v", method, err)
 	}
 	wait := 5 * time.Second
-	if dl, ok := ctx.Deadline(); ok {
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
 		wait = time.Until(dl)
 	}
 	svc, closeFn, err := openLocal(ctx, home, wait)

@@ -251,7 +251,7 @@ func TestReadManyBatches(t *testing.T) {
 }
 
 // fill appends n one-event batches quickly (async publishes).
-func fill(t *testing.T, st *Store, n int) {
+func fill(t testing.TB, st *Store, n int) {
 	t.Helper()
 	for i := 0; i < n; i++ {
 		b, err := events.Encode([]events.Event{ev(i)})
@@ -335,4 +335,35 @@ func TestAppendLatency(t *testing.T) {
 	}
 	slices.Sort(d)
 	t.Logf("Append (3 events, in-process): p50 %s, p99 %s over %d", d[n/2], d[n*99/100], n)
+}
+
+func BenchmarkAppend(b *testing.B) {
+	st, err := Open(context.Background(), Options{Dir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	batch := []events.Event{ev(1), ev(2), ev(3)}
+	for b.Loop() {
+		if _, err := st.Append(context.Background(), batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRead100k reads a 100,000-batch log from the start (one op is
+// one whole Read).
+func BenchmarkRead100k(b *testing.B) {
+	st, err := Open(context.Background(), Options{Dir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	fill(b, st, 100_000)
+	for b.Loop() {
+		n := 0
+		if err := st.Read(context.Background(), 1, func(events.Event) error { n++; return nil }); err != nil || n != 100_000 {
+			b.Fatalf("read %d, %v", n, err)
+		}
+	}
 }
