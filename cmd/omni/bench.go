@@ -107,6 +107,8 @@ type benchOptions struct {
 	ledgerOnly bool
 	asJSON     bool
 	limit      int
+	latency    bool
+	n          int
 }
 
 func newBenchCmd(s streams) *cobra.Command {
@@ -131,6 +133,11 @@ lines whose trimmed text this reader already received in an earlier call
 since its last compaction) and the share of it the ledger captured, and the
 per-call pipeline time p50/p99. A progress bar shows on a terminal.
 
+--latency starts N hook processes per payload size (0.5, 16, 256 KB, built
+from corpus lines) against a warm daemon in a temporary home and prints
+p50/p99 wall time per process beside a trivial Go binary's start time
+measured in the same run, and their ratio.
+
 --ledger-only runs the guard and the ledger only (no distillers exist yet,
 so today both modes are the same).
 
@@ -144,6 +151,23 @@ Exit codes: 0 done; 2 a corpus file or the store could not be read.`,
 			o.corpus = append(o.corpus, args...)
 			if len(o.corpus) == 0 {
 				return &exitError{code: 2, msg: "omni bench: --corpus FILE... is required (e.g. ../shared/corpus/*.jsonl)"}
+			}
+			if o.latency {
+				var w io.Writer = s.Out
+				if o.asJSON {
+					w = nil
+				}
+				rep, err := runLatency(context.Background(), o.corpus, o.n, w)
+				if err != nil {
+					return &exitError{code: 2, msg: "omni bench --latency: " + err.Error()}
+				}
+				if o.asJSON {
+					enc := json.NewEncoder(s.Out)
+					enc.SetIndent("", "  ")
+					return enc.Encode(rep)
+				}
+				fmt.Fprintf(s.Out, "first call (spawns the daemon): %.1f ms; floor: %s, p50 %.2f ms p99 %.2f ms\n", rep.ColdFirst, rep.Floor, rep.FloorP50, rep.FloorP99)
+				return nil
 			}
 			rep, err := runBench(context.Background(), o, s.Err)
 			if err != nil {
@@ -164,6 +188,8 @@ Exit codes: 0 done; 2 a corpus file or the store could not be read.`,
 	cmd.Flags().BoolVar(&o.ledgerOnly, "ledger-only", false, "guard and ledger only")
 	cmd.Flags().BoolVar(&o.asJSON, "json", false, "print the report as JSON")
 	cmd.Flags().IntVar(&o.limit, "limit", 0, "stop after this many calls (0: all)")
+	cmd.Flags().BoolVar(&o.latency, "latency", false, "time `omni hook` processes against a warm daemon (0.5, 16, 256 KB payloads from the corpus) beside a trivial Go binary")
+	cmd.Flags().IntVar(&o.n, "n", 50, "with --latency: processes per payload size")
 	return cmd
 }
 
