@@ -49,6 +49,13 @@ const (
 	KindReaderStarted Kind = "reader_started"
 	// KindSessionEnded records the end of a host session (SessionEnd).
 	KindSessionEnded Kind = "session_ended"
+	// KindDistilled records what the first-seen stages (redaction, a
+	// distiller, collapse, the final cut) did to one invocation's text.
+	KindDistilled Kind = "distilled"
+	// KindGoalSet records a pinned goal for a project (empty Text clears it).
+	KindGoalSet Kind = "goal_set"
+	// KindRemembered records a fact to remember for a project.
+	KindRemembered Kind = "remembered"
 )
 
 // Reader identifies one context window that receives tool output: a host
@@ -100,6 +107,9 @@ type Event struct {
 	Retrieved     *Retrieved     `json:"retrieved,omitempty"`
 	ReaderStarted *ReaderStarted `json:"reader_started,omitempty"`
 	SessionEnded  *SessionEnded  `json:"session_ended,omitempty"`
+	Distilled     *Distilled     `json:"distilled,omitempty"`
+	GoalSet       *GoalSet       `json:"goal_set,omitempty"`
+	Remembered    *Remembered    `json:"remembered,omitempty"`
 }
 
 // Reader returns the event's reader (Session, Agent).
@@ -262,6 +272,38 @@ type ReaderStarted struct {
 // SessionEnded is the payload of KindSessionEnded.
 type SessionEnded struct {
 	Reason string `json:"reason,omitempty"`
+}
+
+// Distilled is the payload of KindDistilled: the first-seen stages' work on
+// one invocation, so stats count only bytes the model did not receive.
+type Distilled struct {
+	// Distiller names the distiller that ran ("" when none claimed the text).
+	Distiller string `json:"distiller,omitempty"`
+	// RawBytes is the size of the text before these stages, DeliveredBytes
+	// after them (before the ledger), in bytes.
+	RawBytes       int `json:"raw_bytes"`
+	DeliveredBytes int `json:"delivered_bytes"`
+	// Redacted counts values replaced by [REDACTED].
+	Redacted int `json:"redacted,omitempty"`
+	// Collapsed reports that the collapse fallback grouped lines.
+	Collapsed bool `json:"collapsed,omitempty"`
+	// Truncated reports the final cut at the output limit.
+	Truncated bool `json:"truncated,omitempty"`
+	// Passthrough reports that the raw text was delivered, and Reason why
+	// ("structured:json", "failed:unverified", "not-smaller", ...).
+	Passthrough bool   `json:"passthrough,omitempty"`
+	Reason      string `json:"reason,omitempty"`
+}
+
+// GoalSet is the payload of KindGoalSet.
+type GoalSet struct {
+	// Text is the goal; "" clears the project's goal.
+	Text string `json:"text"`
+}
+
+// Remembered is the payload of KindRemembered.
+type Remembered struct {
+	Fact string `json:"fact"`
 }
 
 // Keys is a list of 64-bit line keys. It encodes in JSON as one base64
