@@ -113,6 +113,19 @@ func (s *service) handle(ctx context.Context, method string, req []byte) ([]byte
 			out.Replay = &r
 		}
 		return json.Marshal(out)
+	case "recent":
+		var in struct {
+			N int `json:"n"`
+		}
+		_ = json.Unmarshal(req, &in)
+		if in.N <= 0 || in.N > 1000 {
+			in.N = 20
+		}
+		rs, err := hooks.RecentCalls(ctx, s.log, in.N)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(rs)
 	case "stats":
 		var t any
 		s.engine.StatsView(func(st *stats.Stats) { t = statsJSON(st) })

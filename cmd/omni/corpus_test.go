@@ -1,0 +1,560 @@
+package main
+
+// The corpus oracle: replays every real session of ../shared/corpus through
+// the bench (the Claude Code hook path) and proves, independently of the
+// ledger, that what omni delivered is honest (issue 2, "Done means").
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/omnictx/omni/hooks"
+	"github.com/omnictx/omni/pipeline"
+)
+
+// corpusDir is the shared corpus, relative to cmd/omni.
+const corpusDir = "../../../shared/corpus"
+
+// corpusFiles returns the corpus files (sorted, as a shell glob gives
+// them), skipping the test when the corpus is absent or under -short.
+func corpusFiles(t *testing.T) []string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("corpus tests replay the whole shared corpus; skipped under -short")
+	}
+	files, _ := filepath.Glob(filepath.Join(corpusDir, "*.jsonl"))
+	if len(files) == 0 {
+		t.Skipf("shared corpus absent: no %s/*.jsonl (it lives in /work/shared/corpus)", corpusDir)
+	}
+	sort.Strings(files)
+	return files
+}
+
+// benchRun is one bench run over the whole corpus into a fresh home.
+type benchRun struct {
+	files     []string
+	dir       string // parent of home and out
+	home, out string
+	rep       *benchReport
+	dur       time.Duration
+	err       error
+}
+
+// corpusBench runs `omni bench --corpus <files> --ledger-only --out OUT
+// --home H` in-process into a fresh directory under parent ("" for the
+// system temp dir).
+func corpusBench(files []string, parent string) *benchRun {
+	r := &benchRun{files: files}
+	if r.dir, r.err = os.MkdirTemp(parent, "omni-corpus-"); r.err != nil {
+		return r
+	}
+	r.home, r.out = filepath.Join(r.dir, "home"), filepath.Join(r.dir, "out.jsonl")
+	t0 := time.Now()
+	r.rep, r.err = runBench(context.Background(), benchOptions{corpus: files, home: r.home, out: r.out, ledgerOnly: true}, io.Discard)
+	r.dur = time.Since(t0)
+	return r
+}
+
+// The one shared bench run of the package's corpus tests, removed by
+// TestMain.
+var (
+	sharedBenchOnce sync.Once
+	sharedBenchRun  *benchRun
+)
+
+func sharedBench(t *testing.T) *benchRun {
+	t.Helper()
+	files := corpusFiles(t)
+	sharedBenchOnce.Do(func() {
+		sharedBenchRun = corpusBench(files, "")
+		if sharedBenchRun.err == nil {
+			t.Logf("shared bench: %d files, %d calls in %s (home %s)", len(files), sharedBenchRun.rep.All.Calls,
+				sharedBenchRun.dur.Round(time.Millisecond), sharedBenchRun.home)
+		}
+	})
+	if sharedBenchRun.err != nil {
+		t.Fatalf("bench: %v", sharedBenchRun.err)
+	}
+	return sharedBenchRun
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if sharedBenchRun != nil && sharedBenchRun.dir != "" {
+		os.RemoveAll(sharedBenchRun.dir)
+	}
+	os.Exit(code)
+}
+
+// readBenchOut reads an --out file.
+func readBenchOut(t *testing.T, path string) []benchOut {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []benchOut
+	br := bufio.NewReaderSize(f, 1<<20)
+	for n := 1; ; n++ {
+		line, err := br.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			var o benchOut
+			if jerr := json.Unmarshal(line, &o); jerr != nil {
+				t.Fatalf("%s:%d: %v", path, n, jerr)
+			}
+			out = append(out, o)
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// markerLineRe is a delivered line that may be a marker (ending included).
+var markerLineRe = regexp.MustCompile(`^\[OMNI: .*omni retrieve ([0-9a-f]{16})\]\r?\n?$`)
+
+// markerScope is what a marker claims about the lines behind it.
+type markerScope int
+
+const (
+	claimSession markerScope = iota + 1 // "already shown", "identical to ... already shown", "identical to an earlier run"
+	claimProject                        // "not shown here", "none shown here"
+)
+
+var (
+	reRun          = regexp.MustCompile(`^\[OMNI: (\d+) lines already shown( from .*)?, omni retrieve [0-9a-f]{16}\]$`)
+	reWhole        = regexp.MustCompile(`^\[OMNI: identical to the (\d+) lines already shown( from .*)?, omni retrieve [0-9a-f]{16}\]$`)
+	reRerun        = regexp.MustCompile(`^\[OMNI: (\d+) lines identical to an earlier run, omni retrieve [0-9a-f]{16}\]$`)
+	reProject      = regexp.MustCompile(`^\[OMNI: (\d+) lines not shown here( from .*)?, omni retrieve [0-9a-f]{16}\]$`)
+	reProjectWhole = regexp.MustCompile(`^\[OMNI: identical to (\d+) lines from an earlier session( from .*)?, none shown here, omni retrieve [0-9a-f]{16}\]$`)
+)
+
+// parseMarker returns the claim and line count of a marker text (no line
+// ending); ok is false for a text that is none of the five forms. The kind is
+// decided by the text right after "[OMNI: ", so a from-clause cannot change it.
+func parseMarker(text string) (scope markerScope, kind string, n int, ok bool) {
+	for _, c := range []struct {
+		re    *regexp.Regexp
+		scope markerScope
+		kind  string
+	}{
+		{reWhole, claimSession, "whole"},
+		{reProjectWhole, claimProject, "project-whole"},
+		{reRerun, claimSession, "rerun"},
+		{reRun, claimSession, "run"},
+		{reProject, claimProject, "project"},
+	} {
+		if m := c.re.FindStringSubmatch(text); m != nil {
+			n, err := strconv.Atoi(m[1])
+			return c.scope, c.kind, n, err == nil
+		}
+	}
+	return 0, "", 0, false
+}
+
+// splitKeep splits s after every '\n', keeping the endings; the pieces
+// concatenate to s. Written here rather than taken from pipeline so the
+// oracle does not share the code it checks.
+func splitKeep(s string) []string {
+	var out []string
+	for s != "" {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			out = append(out, s)
+			break
+		}
+		out = append(out, s[:i+1])
+		s = s[i+1:]
+	}
+	return out
+}
+
+// endingOf is a line's ending: "\r\n", "\n" or "".
+func endingOf(l string) string {
+	switch {
+	case strings.HasSuffix(l, "\r\n"):
+		return "\r\n"
+	case strings.HasSuffix(l, "\n"):
+		return "\n"
+	}
+	return ""
+}
+
+// identity is the line identity of issue 2: the line trimmed of ASCII
+// whitespace ("" for a blank line).
+func identity(l string) string { return strings.Trim(l, " \t\r\n\v\f") }
+
+// excerpt shortens s for a failure message.
+func excerpt(s string) string {
+	if len(s) > 160 {
+		s = s[:160] + "…"
+	}
+	return strconv.Quote(s)
+}
+
+// oracleProps names the checked properties, in report order.
+var oracleProps = []string{
+	"a:expands-to-raw", "b:already-shown-to-reader", "c:shown-in-project", "c':not-shown-to-reader",
+	"d:failure-lines-kept", "e:structured-unchanged", "f:read-line-count", "g:no-growth",
+}
+
+type oracleStats struct {
+	calls, markers, folded, readCalls, structured int
+	checked                                       map[string]int // lines (or calls) checked per property
+	violations                                    map[string]int
+	first                                         []string
+	byKind                                        map[string]int
+}
+
+func (s *oracleStats) fail(o *benchOut, prop, format string, args ...any) {
+	s.violations[prop]++
+	if len(s.first) < 15 {
+		s.first = append(s.first, fmt.Sprintf("%s agent=%s seq=%d (%s %s) [%s] %s", o.Session, o.Agent, o.Seq, o.HostTool, o.Event,
+			prop, fmt.Sprintf(format, args...)))
+	}
+}
+
+// TestCorpusOracle checks every call of a full-corpus bench (see the file
+// comment and issue 2): a) markers expand to raw byte for byte; b) lines
+// behind an "already shown"/"identical" marker were delivered to the same
+// reader since its last compaction; c) lines behind a "not shown here"
+// marker were delivered in the same project (c': and not to this reader);
+// d) no failure line is folded; e) structured payloads are unchanged; f)
+// Read keeps its line count; g) no call grows.
+func TestCorpusOracle(t *testing.T) {
+	br := sharedBench(t)
+	outs := readBenchOut(t, br.out)
+	if len(outs) != br.rep.All.Calls {
+		t.Fatalf("--out has %d lines, the bench reported %d calls", len(outs), br.rep.All.Calls)
+	}
+	ctx := context.Background()
+	t0 := time.Now()
+	svc, closeFn, err := openLocal(ctx, br.home, 5*time.Second)
+	if err != nil {
+		t.Fatalf("open bench store: %v", err)
+	}
+	defer closeFn()
+	t.Logf("opened the bench store in %s", time.Since(t0).Round(time.Millisecond))
+
+	blocks := map[string]string{}
+	retrieve := func(h string) (string, error) {
+		if b, ok := blocks[h]; ok {
+			return b, nil
+		}
+		req, _ := json.Marshal(retrieveReq{Handle: h})
+		b, err := svc.handle(ctx, "retrieve", req)
+		if err != nil {
+			return "", err
+		}
+		blocks[h] = string(b)
+		return string(b), nil
+	}
+
+	st := &oracleStats{checked: map[string]int{}, violations: map[string]int{}, byKind: map[string]int{}}
+	// The oracle's own record of deliveries: per reader the identities of
+	// the lines it read since its session's last compaction; per project
+	// those any reader read.
+	readerSet := map[string]map[string]struct{}{}
+	projectSet := map[string]map[string]struct{}{}
+	readersOf := map[string][]string{}
+	epoch := map[string]int{}
+	t1 := time.Now()
+	for i := range outs {
+		o := &outs[i]
+		st.calls++
+		if o.Epoch > epoch[o.Session] {
+			epoch[o.Session] = o.Epoch
+			for _, rk := range readersOf[o.Session] {
+				delete(readerSet, rk)
+			}
+		}
+		rk := o.Session + "\x00" + o.Agent
+		rset := readerSet[rk]
+		if rset == nil {
+			rset = map[string]struct{}{}
+			readerSet[rk] = rset
+			readersOf[o.Session] = append(readersOf[o.Session], rk)
+		}
+		pset := projectSet[o.Project]
+		if pset == nil {
+			pset = map[string]struct{}{}
+			projectSet[o.Project] = pset
+		}
+		raw, del := o.Raw, o.Delivered
+
+		// g: no call grows.
+		st.checked["g:no-growth"]++
+		if len(del) > len(raw) {
+			st.fail(o, "g:no-growth", "delivered %d B > raw %d B", len(del), len(raw))
+		}
+		// e: structured payloads pass unchanged.
+		if pipeline.Sniff(raw) != pipeline.KindNone {
+			st.structured++
+			st.checked["e:structured-unchanged"]++
+			if del != raw {
+				st.fail(o, "e:structured-unchanged", "kind %s changed: %s", pipeline.Sniff(raw), excerpt(del))
+			}
+		}
+		rawLines, delLines := splitKeep(raw), splitKeep(del)
+		// f: Read keeps its line count.
+		if o.HostTool == "Read" {
+			st.readCalls++
+			st.checked["f:read-line-count"]++
+			if len(delLines) != len(rawLines) {
+				st.fail(o, "f:read-line-count", "%d lines delivered, %d raw", len(delLines), len(rawLines))
+			}
+		}
+
+		// a: walk delivered against raw, expanding the markers omni issued.
+		var survivors []string
+		var rebuilt strings.Builder
+		rawPos, hi, ok := 0, 0, true
+		st.checked["a:expands-to-raw"]++
+		for k := 0; k < len(delLines) && ok; k++ {
+			l := delLines[k]
+			rawLine := ""
+			if rawPos < len(raw) {
+				rawLine = splitFirst(raw[rawPos:])
+			}
+			m := markerLineRe.FindStringSubmatch(l)
+			if m == nil || hi >= len(o.Handles) || m[1] != o.Handles[hi] || l == rawLine {
+				if l != rawLine {
+					st.fail(o, "a:expands-to-raw", "delivered line %d is neither raw line nor an issued marker: %s (raw: %s)", k+1, excerpt(l), excerpt(rawLine))
+					ok = false
+					break
+				}
+				survivors = append(survivors, l)
+				rebuilt.WriteString(l)
+				rawPos += len(l)
+				continue
+			}
+			h := m[1]
+			hi++
+			st.markers++
+			block, err := retrieve(h)
+			if err != nil {
+				st.fail(o, "a:expands-to-raw", "retrieve %s: %v", h, err)
+				ok = false
+				break
+			}
+			if block == "" || !strings.HasPrefix(raw[rawPos:], block) {
+				st.fail(o, "a:expands-to-raw", "block %s (%s) is not the raw text at byte %d (%s)", h, excerpt(block), rawPos, excerpt(raw[rawPos:]))
+				ok = false
+				break
+			}
+			blines := splitKeep(block)
+			text := strings.TrimSuffix(strings.TrimSuffix(l, "\n"), "\r")
+			scope, kind, n, pok := parseMarker(text)
+			st.byKind[kind]++
+			if !pok {
+				st.fail(o, "a:expands-to-raw", "marker text is none of the five forms: %s", excerpt(l))
+			} else if n != len(blines) {
+				st.fail(o, "a:expands-to-raw", "marker says %d lines, block %s has %d", n, h, len(blines))
+			}
+			if o.HostTool == "Read" {
+				if endingOf(l) != endingOf(blines[0]) {
+					st.fail(o, "a:expands-to-raw", "Read marker ending %q, first replaced line's %q", endingOf(l), endingOf(blines[0]))
+				}
+				for j := 1; j < len(blines); j++ {
+					want := pipeline.Filler + endingOf(blines[j])
+					if k+j >= len(delLines) || delLines[k+j] != want {
+						got := "<end>"
+						if k+j < len(delLines) {
+							got = delLines[k+j]
+						}
+						st.fail(o, "a:expands-to-raw", "filler %d of %d after marker %s: got %s, want %q", j, len(blines)-1, h, excerpt(got), want)
+						ok = false
+						break
+					}
+				}
+				k += len(blines) - 1
+			} else if endingOf(l) != endingOf(blines[len(blines)-1]) {
+				st.fail(o, "a:expands-to-raw", "marker ending %q, last replaced line's %q", endingOf(l), endingOf(blines[len(blines)-1]))
+			}
+			rebuilt.WriteString(block)
+			rawPos += len(block)
+			st.folded += len(blines)
+
+			// b, c: the claim behind the marker.
+			for _, bl := range blines {
+				id := identity(bl)
+				if id == "" {
+					continue
+				}
+				switch scope {
+				case claimSession:
+					st.checked["b:already-shown-to-reader"]++
+					if _, seen := rset[id]; !seen {
+						st.fail(o, "b:already-shown-to-reader", "%s marker %s: line never delivered to this reader since its last compaction: %s", kind, h, excerpt(bl))
+					}
+				case claimProject:
+					st.checked["c:shown-in-project"]++
+					if _, seen := pset[id]; !seen {
+						st.fail(o, "c:shown-in-project", "%s marker %s: line never delivered in project %s: %s", kind, h, o.Project, excerpt(bl))
+					}
+					st.checked["c':not-shown-to-reader"]++
+					if _, seen := rset[id]; seen {
+						st.fail(o, "c':not-shown-to-reader", "%s marker %s says \"not shown here\" but this reader holds: %s", kind, h, excerpt(bl))
+					}
+				}
+			}
+		}
+		if ok {
+			if hi != len(o.Handles) {
+				st.fail(o, "a:expands-to-raw", "%d handles issued, %d markers found in delivered", len(o.Handles), hi)
+			} else if rebuilt.String() != raw {
+				st.fail(o, "a:expands-to-raw", "expansion is %d B, raw %d B (first difference at byte %d)", rebuilt.Len(), len(raw), firstDiff(rebuilt.String(), raw))
+			}
+		} else {
+			// Lines that could not be walked are counted as surviving so
+			// the later properties still run on something sensible.
+			survivors = delLines
+		}
+
+		// d: no failure line is folded.
+		want := map[string]int{}
+		for _, l := range rawLines {
+			if pipeline.IsFailureLine(l) {
+				want[l]++
+			}
+		}
+		if len(want) > 0 {
+			have := map[string]int{}
+			for _, l := range survivors {
+				have[l]++
+			}
+			for l, n := range want {
+				st.checked["d:failure-lines-kept"] += n
+				if have[l] < n {
+					st.fail(o, "d:failure-lines-kept", "failure line raw %d time(s), delivered %d: %s", n, have[l], excerpt(l))
+				}
+			}
+		}
+
+		// Record what this reader read: the surviving lines (a call over
+		// the host's cap was not shown to the model and is not recorded).
+		if o.Reason != "host-cap" {
+			for _, l := range survivors {
+				if id := identity(l); id != "" {
+					rset[id] = struct{}{}
+					pset[id] = struct{}{}
+				}
+			}
+		}
+	}
+	t.Logf("oracle over %d calls in %s (%d distinct blocks retrieved)", st.calls, time.Since(t1).Round(time.Millisecond), len(blocks))
+	t.Logf("markers checked %d (folded lines %d) by kind %v; Read calls %d; structured payloads %d", st.markers, st.folded, st.byKind, st.readCalls, st.structured)
+	for _, p := range oracleProps {
+		t.Logf("  %-28s checked %8d  violations %d", p, st.checked[p], st.violations[p])
+	}
+	if st.markers == 0 {
+		t.Errorf("no marker in %d calls: the corpus run folded nothing", st.calls)
+	}
+	if len(st.first) > 0 {
+		t.Errorf("%d violation(s); first ones:\n  %s", sum(st.violations), strings.Join(st.first, "\n  "))
+	}
+}
+
+// splitFirst returns the first line of s, ending included.
+func splitFirst(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i+1]
+	}
+	return s
+}
+
+func firstDiff(a, b string) int {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
+}
+
+func sum(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+// TestCorpusBenchDeterministic: two bench runs over the whole corpus into
+// fresh homes give byte-identical --out files.
+func TestCorpusBenchDeterministic(t *testing.T) {
+	first := sharedBench(t)
+	second := corpusBench(first.files, t.TempDir())
+	if second.err != nil {
+		t.Fatalf("second bench: %v", second.err)
+	}
+	t.Logf("second bench: %d calls in %s", second.rep.All.Calls, second.dur.Round(time.Millisecond))
+	a, err := os.ReadFile(first.out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(second.out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(a, b) {
+		t.Logf("--out files byte-identical: %d B, %d calls", len(a), first.rep.All.Calls)
+		return
+	}
+	la, lb := bytes.Split(a, []byte("\n")), bytes.Split(b, []byte("\n"))
+	for i := 0; i < min(len(la), len(lb)); i++ {
+		if !bytes.Equal(la[i], lb[i]) {
+			var o benchOut
+			_ = json.Unmarshal(la[i], &o)
+			at := firstDiff(string(la[i]), string(lb[i]))
+			lo := max(0, at-60)
+			t.Fatalf("--out differs at line %d (session %s agent %s seq %d), byte %d of the line:\n run 1: %s\n run 2: %s",
+				i+1, o.Session, o.Agent, o.Seq, at, excerpt(string(la[i][lo:min(len(la[i]), at+100)])), excerpt(string(lb[i][lo:min(len(lb[i]), at+100)])))
+		}
+	}
+	t.Fatalf("--out files differ in length: %d lines (%d B) vs %d lines (%d B)", len(la), len(a), len(lb), len(b))
+}
+
+// TestCorpusReplayVerify: `omni replay --verify` over the bench store reruns
+// every invocation byte-identically, and compares one per corpus call.
+func TestCorpusReplayVerify(t *testing.T) {
+	br := sharedBench(t)
+	ctx := context.Background()
+	svc, closeFn, err := openLocal(ctx, br.home, 5*time.Second)
+	if err != nil {
+		t.Fatalf("open bench store: %v", err)
+	}
+	defer closeFn()
+	t0 := time.Now()
+	sum, err := hooks.Verify(ctx, svc.log, nil)
+	if err != nil {
+		t.Fatalf("verify: %v", err)
+	}
+	t.Logf("verify in %s: %d batches, %d invocations, %d compared, %d identical", time.Since(t0).Round(time.Millisecond),
+		sum.Batches, sum.Invocations, sum.Compared, sum.Identical)
+	if sum.Identical != sum.Compared {
+		t.Errorf("%d of %d compared invocations differ on replay; first sequences: %v", sum.Compared-sum.Identical, sum.Compared, sum.Mismatches)
+	}
+	if sum.Compared != br.rep.All.Calls {
+		t.Errorf("verify compared %d invocations, the corpus has %d calls", sum.Compared, br.rep.All.Calls)
+	}
+}
