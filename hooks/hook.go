@@ -72,6 +72,9 @@ type ccPayload struct {
 	Source        string          `json:"source"`
 	Trigger       string          `json:"trigger"`
 	Reason        string          `json:"reason"`
+	TurnID        json.RawMessage `json:"turn_id"`
+	Host          string          `json:"host"`
+	Timestamp     json.RawMessage `json:"timestamp"`
 }
 
 // Hook handles one Claude Code hook payload and returns what to print (nil
@@ -121,6 +124,8 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 	if p.HookEventName == "" {
 		return Result{}, fmt.Errorf("payload has no hook_event_name")
 	}
+	host := detectHost(hostPayload{HookEventName: p.HookEventName, TurnID: p.TurnID, Host: p.Host, Timestamp: p.Timestamp})
+	event := normalizeEvent(host, p.HookEventName)
 	reader := events.Reader{Session: p.SessionID, Agent: p.AgentID}
 	project := ""
 	if rc != nil {
@@ -131,7 +136,7 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 	res := Result{Event: p.HookEventName, Tool: p.ToolName, Reader: reader}
 	inv := events.Event{ID: e.newID(now), Kind: events.KindInvoked, Time: now, Project: project,
 		Session: reader.Session, Agent: reader.Agent}
-	inv.Invoked = &events.Invoked{Door: events.DoorHook, Host: HostClaudeCode, Codec: events.CodecZstd,
+	inv.Invoked = &events.Invoked{Door: events.DoorHook, Host: host, Codec: events.CodecZstd,
 		Input: e.compress(in.Stdin), InputBytes: len(in.Stdin)}
 	if in.Passthrough {
 		inv.Invoked.Params = map[string]string{"env_passthrough": "1"}
@@ -147,30 +152,45 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 		res.Recorded = true
 		return res, nil
 	}
-	switch p.HookEventName {
+	switch event {
 	case "PreCompact", "PostCompact":
+		// Gemini's PreCompress arrives here as PreCompact; the trigger keeps
+		// the host's own name.
 		return simple(events.KindCompacted, func(ev *events.Event) { ev.Compacted = &events.Compacted{Trigger: p.HookEventName} })
 	case "SessionStart":
-		if p.Source == "compact" || p.Source == "clear" {
+		switch p.Source {
+		case "compact", "clear":
+			// The model no longer holds earlier output: every reader of the
+			// session forgets what it was shown.
 			return simple(events.KindCompacted, func(ev *events.Event) {
 				ev.Compacted = &events.Compacted{Trigger: "SessionStart:" + p.Source}
 			})
 		}
+		// startup, resume and fork keep what the context holds: a resumed
+		// session keeps its transcript (and its ledger); a fork gets a new
+		// session id, so its reader starts empty (HOSTS.md §1.10).
 		return simple(events.KindReaderStarted, func(ev *events.Event) { ev.ReaderStarted = &events.ReaderStarted{Source: p.Source} })
 	case "SubagentStart":
+		// The reader is (session_id, agent_id): a new agent id starts empty.
 		return simple(events.KindReaderStarted, func(ev *events.Event) {
 			ev.ReaderStarted = &events.ReaderStarted{Source: "SubagentStart"}
 		})
+	case "SubagentStop":
+		// The subagent's context is gone with it; its agent id is never
+		// reused, so nothing needs forgetting and nothing is answered.
+		return res, nil
 	case "SessionEnd":
 		return simple(events.KindSessionEnded, func(ev *events.Event) { ev.SessionEnded = &events.SessionEnded{Reason: p.Reason} })
 	case "PostToolUse", "PostToolUseFailure":
 	default:
-		return res, nil // other events carry nothing the ledger needs
+		// PreToolUse (see PreToolRewrite, an opt-in outside the Engine),
+		// UserPromptSubmit, Stop, …: nothing the ledger needs, no reply.
+		return res, nil
 	}
 
 	d := delivery{reader: reader, project: project, now: now, tool: p.ToolName}
 	var render func(text string) ([]byte, error)
-	if p.HookEventName == "PostToolUseFailure" {
+	if event == "PostToolUseFailure" {
 		var msg string
 		if err := json.Unmarshal(p.Error, &msg); err != nil {
 			return res, fmt.Errorf("PostToolUseFailure without an error string")
@@ -180,7 +200,11 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 		d.req.Source = d.source
 	} else {
 		var ok bool
-		d, render, ok = e.toolDelivery(d, p, in)
+		if host == HostClaudeCode {
+			d, render, ok = e.toolDelivery(d, p, in)
+		} else {
+			d, render, ok = e.hostDelivery(host, d, p, in)
+		}
 		if !ok {
 			return res, nil // a tool or shape omni does not touch
 		}
@@ -232,11 +256,23 @@ func withParam(m map[string]string, k, v string) map[string]string {
 	return m
 }
 
-// toolDelivery extracts the text of a PostToolUse payload for the tools omni
-// rewrites (Bash, Read) and returns the reply renderer. ok is false for
-// tools and shapes left alone.
+// toolDelivery extracts the text of a Claude Code PostToolUse payload for
+// the tools omni rewrites (Bash, Read, Grep, Glob, WebFetch) and returns the
+// reply renderer. Each renderer echoes the tool's own tool_response with
+// only its text values changed (HOSTS.md §1.7). ok is false for tools and
+// shapes left alone (the subagent tool Agent, formerly Task, among them).
 func (e *Engine) toolDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(string) ([]byte, error), bool) {
 	switch p.ToolName {
+	case "Agent", "Task":
+		// A subagent's final message: new text, and its shape (a content
+		// array) is not one omni rewrites.
+		return d, nil, false
+	case "Grep":
+		return grepDelivery(d, p, in)
+	case "Glob":
+		return globDelivery(d, p, in)
+	case "WebFetch":
+		return webFetchDelivery(d, p, in)
 	case "Bash":
 		var resp map[string]json.RawMessage
 		if err := json.Unmarshal(p.ToolResponse, &resp); err != nil {
@@ -259,9 +295,14 @@ func (e *Engine) toolDelivery(d delivery, p ccPayload, in HookInput) (delivery, 
 		}
 		text := joinOutErr(stdout, stderr)
 		cmd := sourceOf("Bash", p.ToolInput)
+		if isOmniExec(cmd) {
+			// `omni exec` (the PreToolUse rewrite) already decided and
+			// recorded this output for the same reader.
+			return d, nil, false
+		}
 		d.source = cmd
 		d.req = pipeline.Request{Text: text, Source: cmd}
-		if _, persisted := resp["persistedOutputPath"]; persisted || utf8.RuneCountInString(text) >= HostOutputCap {
+		if overHostCap(text, resp) {
 			d.unrecorded, d.reason = true, "host-cap"
 			return d, nil, true
 		}
@@ -325,6 +366,123 @@ func (e *Engine) toolDelivery(d delivery, p ccPayload, in HookInput) (delivery, 
 		return d, render, true
 	}
 	return d, nil, false
+}
+
+// overHostCap reports text the host will not show inline (HostOutputCap).
+func overHostCap(text string, resp map[string]json.RawMessage) bool {
+	if _, persisted := resp["persistedOutputPath"]; persisted {
+		return true
+	}
+	return utf8.RuneCountInString(text) >= HostOutputCap
+}
+
+// echoWith copies a tool_response object with key set to the JSON of v.
+func echoWith(resp map[string]json.RawMessage, key string, v any) (map[string]json.RawMessage, error) {
+	out := make(map[string]json.RawMessage, len(resp))
+	for k, x := range resp {
+		out[k] = x
+	}
+	b, err := marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	out[key] = b
+	return out, nil
+}
+
+// grepDelivery: Grep in content or count mode returns its matches as the
+// string "content"; files_with_matches mode has only "filenames" and is left
+// alone. The reply echoes tool_response with "content" replaced (numFiles,
+// filenames, numLines and the rest unchanged).
+func grepDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(string) ([]byte, error), bool) {
+	var resp map[string]json.RawMessage
+	if json.Unmarshal(p.ToolResponse, &resp) != nil {
+		return d, nil, false
+	}
+	var content string
+	if json.Unmarshal(resp["content"], &content) != nil {
+		return d, nil, false
+	}
+	src := sourceOf("Grep", p.ToolInput)
+	d.source = src
+	d.req = pipeline.Request{Text: content, Source: src}
+	if overHostCap(content, resp) {
+		d.unrecorded, d.reason = true, "host-cap"
+		return d, nil, true
+	}
+	d.req.NoFold = noFoldReason("", in.Passthrough, content, p.ToolResponse)
+	return d, func(t string) ([]byte, error) {
+		out, err := echoWith(resp, "content", t)
+		if err != nil {
+			return nil, err
+		}
+		return replyJSON("PostToolUse", out)
+	}, true
+}
+
+// globDelivery: Glob returns "filenames", one path per element; the model
+// reads them one per line. The text is those lines; the reply echoes
+// tool_response with "filenames" holding the delivered lines (a marker is
+// one element), numFiles, truncated and the rest unchanged.
+func globDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(string) ([]byte, error), bool) {
+	var resp map[string]json.RawMessage
+	if json.Unmarshal(p.ToolResponse, &resp) != nil {
+		return d, nil, false
+	}
+	var names []string
+	if json.Unmarshal(resp["filenames"], &names) != nil || len(names) == 0 {
+		return d, nil, false
+	}
+	for _, n := range names {
+		if strings.ContainsAny(n, "\r\n") {
+			return d, nil, false
+		}
+	}
+	text := strings.Join(names, "\n") + "\n"
+	src := sourceOf("Glob", p.ToolInput)
+	d.source = src
+	d.req = pipeline.Request{Text: text, Source: src}
+	if overHostCap(text, resp) {
+		d.unrecorded, d.reason = true, "host-cap"
+		return d, nil, true
+	}
+	d.req.NoFold = noFoldReason("", in.Passthrough, text, p.ToolResponse)
+	return d, func(t string) ([]byte, error) {
+		out, err := echoWith(resp, "filenames", strings.Split(strings.TrimSuffix(t, "\n"), "\n"))
+		if err != nil {
+			return nil, err
+		}
+		return replyJSON("PostToolUse", out)
+	}, true
+}
+
+// webFetchDelivery: WebFetch's "result" is the prompt-processed page text.
+// The reply echoes tool_response with "result" replaced (bytes, code,
+// codeText, durationMs and url unchanged).
+func webFetchDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(string) ([]byte, error), bool) {
+	var resp map[string]json.RawMessage
+	if json.Unmarshal(p.ToolResponse, &resp) != nil {
+		return d, nil, false
+	}
+	var result string
+	if json.Unmarshal(resp["result"], &result) != nil {
+		return d, nil, false
+	}
+	src := sourceOf("WebFetch", p.ToolInput)
+	d.source = src
+	d.req = pipeline.Request{Text: result, Source: src}
+	if overHostCap(result, resp) {
+		d.unrecorded, d.reason = true, "host-cap"
+		return d, nil, true
+	}
+	d.req.NoFold = noFoldReason("", in.Passthrough, result, p.ToolResponse)
+	return d, func(t string) ([]byte, error) {
+		out, err := echoWith(resp, "result", t)
+		if err != nil {
+			return nil, err
+		}
+		return replyJSON("PostToolUse", out)
+	}, true
 }
 
 // noFoldReason returns why a text must pass unchanged ("" if it may fold):
@@ -419,10 +577,13 @@ func baseName(p string) string {
 // tool_input, or "".
 func sourceOf(tool string, input json.RawMessage) string {
 	var in struct {
-		Command  string `json:"command"`
-		FilePath string `json:"file_path"`
-		Path     string `json:"path"`
-		Pattern  string `json:"pattern"`
+		Command      string `json:"command"`
+		FilePath     string `json:"file_path"`
+		FilePathJS   string `json:"filePath"`
+		AbsolutePath string `json:"absolute_path"`
+		Path         string `json:"path"`
+		Pattern      string `json:"pattern"`
+		URL          string `json:"url"`
 	}
 	_ = json.Unmarshal(input, &in)
 	switch {
@@ -430,8 +591,14 @@ func sourceOf(tool string, input json.RawMessage) string {
 		return in.Command
 	case in.FilePath != "":
 		return in.FilePath
+	case in.FilePathJS != "":
+		return in.FilePathJS
+	case in.AbsolutePath != "":
+		return in.AbsolutePath
 	case in.Pattern != "":
 		return in.Pattern
+	case in.URL != "":
+		return in.URL
 	}
 	return in.Path
 }

@@ -360,14 +360,13 @@ func runBench(ctx context.Context, o benchOptions, progress io.Writer) (*benchRe
 		return nil, err
 	}
 	var outW *bufio.Writer
+	var outF *os.File
 	if o.out != "" {
-		f, err := os.Create(o.out)
-		if err != nil {
+		if outF, err = os.Create(o.out); err != nil {
 			return nil, err
 		}
-		defer f.Close()
-		outW = bufio.NewWriterSize(f, 1<<20)
-		defer outW.Flush()
+		defer outF.Close() // second close after the checked one below is harmless
+		outW = bufio.NewWriterSize(outF, 1<<20)
 	}
 	rep := &benchReport{Files: o.corpus, Home: o.home, ByTool: map[string]*benchBucket{}, BySource: map[string]*benchBucket{},
 		FoldsByKind: map[string]int{}, Uncaptured: map[string]int64{}, LedgerOnly: o.ledgerOnly}
@@ -484,7 +483,9 @@ func runBench(ctx context.Context, o benchOptions, progress io.Writer) (*benchRe
 				HostTool: hostTool, Event: res.Event, Project: project, Epoch: r.CompactionEpoch,
 				Raw: res.Raw, Delivered: res.Delivered, Handles: handles, Reason: res.Reason})
 			outW.Write(b)
-			outW.WriteByte('\n')
+			if err := outW.WriteByte('\n'); err != nil {
+				return nil, fmt.Errorf("write %s: %w", o.out, err)
+			}
 		}
 		if bar != nil {
 			bar.Add(1)
@@ -492,6 +493,14 @@ func runBench(ctx context.Context, o benchOptions, progress io.Writer) (*benchRe
 	}
 	if bar != nil {
 		bar.Finish()
+	}
+	if outW != nil {
+		if err := outW.Flush(); err != nil {
+			return nil, fmt.Errorf("write %s: %w", o.out, err)
+		}
+		if err := outF.Close(); err != nil {
+			return nil, fmt.Errorf("write %s: %w", o.out, err)
+		}
 	}
 	rep.Seconds = time.Since(start).Seconds()
 	rep.SavedPct = pct(rep.All.BytesSaved, rep.All.RawBytes)

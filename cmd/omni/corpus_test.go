@@ -128,8 +128,8 @@ func readBenchOut(t *testing.T, path string) []benchOut {
 	return out
 }
 
-// markerLineRe is a delivered line that may be a marker (ending included).
-var markerLineRe = regexp.MustCompile(`^\[OMNI: .*omni retrieve ([0-9a-f]{16})\]\r?\n?$`)
+// omniMarkerLineRe is a delivered line that may be a marker (ending included).
+var omniMarkerLineRe = regexp.MustCompile(`^\[OMNI: .*omni retrieve ([0-9a-f]{16})\]\r?\n?$`)
 
 // markerScope is what a marker claims about the lines behind it.
 type markerScope int
@@ -147,10 +147,10 @@ var (
 	reProjectWhole = regexp.MustCompile(`^\[OMNI: identical to (\d+) lines from an earlier session( from .*)?, none shown here, omni retrieve [0-9a-f]{16}\]$`)
 )
 
-// parseMarker returns the claim and line count of a marker text (no line
+// parseOmniMarker returns the claim and line count of a marker text (no line
 // ending); ok is false for a text that is none of the five forms. The kind is
 // decided by the text right after "[OMNI: ", so a from-clause cannot change it.
-func parseMarker(text string) (scope markerScope, kind string, n int, ok bool) {
+func parseOmniMarker(text string) (scope markerScope, kind string, n int, ok bool) {
 	for _, c := range []struct {
 		re    *regexp.Regexp
 		scope markerScope
@@ -170,10 +170,10 @@ func parseMarker(text string) (scope markerScope, kind string, n int, ok bool) {
 	return 0, "", 0, false
 }
 
-// splitKeep splits s after every '\n', keeping the endings; the pieces
+// splitLinesKeep splits s after every '\n', keeping the endings; the pieces
 // concatenate to s. Written here rather than taken from pipeline so the
 // oracle does not share the code it checks.
-func splitKeep(s string) []string {
+func splitLinesKeep(s string) []string {
 	var out []string
 	for s != "" {
 		i := strings.IndexByte(s, '\n')
@@ -187,8 +187,8 @@ func splitKeep(s string) []string {
 	return out
 }
 
-// endingOf is a line's ending: "\r\n", "\n" or "".
-func endingOf(l string) string {
+// lineEnding is a line's ending: "\r\n", "\n" or "".
+func lineEnding(l string) string {
 	switch {
 	case strings.HasSuffix(l, "\r\n"):
 		return "\r\n"
@@ -198,12 +198,12 @@ func endingOf(l string) string {
 	return ""
 }
 
-// identity is the line identity of issue 2: the line trimmed of ASCII
+// lineIdentity is the line identity of issue 2: the line trimmed of ASCII
 // whitespace ("" for a blank line).
-func identity(l string) string { return strings.Trim(l, " \t\r\n\v\f") }
+func lineIdentity(l string) string { return strings.Trim(l, " \t\r\n\v\f") }
 
-// excerpt shortens s for a failure message.
-func excerpt(s string) string {
+// quoteShort shortens s for a failure message.
+func quoteShort(s string) string {
 	if len(s) > 160 {
 		s = s[:160] + "…"
 	}
@@ -216,15 +216,31 @@ var oracleProps = []string{
 	"d:failure-lines-kept", "e:structured-unchanged", "f:read-line-count", "g:no-growth",
 }
 
-type oracleStats struct {
+// corpusOracle checks bench calls in corpus order. It keeps its own record of
+// deliveries: per reader the identities of the lines it read since its
+// session's last compaction, per project those any reader read.
+type corpusOracle struct {
+	retrieve func(handle string) (string, error)
+
 	calls, markers, folded, readCalls, structured int
 	checked                                       map[string]int // lines (or calls) checked per property
 	violations                                    map[string]int
 	first                                         []string
 	byKind                                        map[string]int
+
+	readerSet  map[string]map[string]struct{}
+	projectSet map[string]map[string]struct{}
+	readersOf  map[string][]string
+	epoch      map[string]int
 }
 
-func (s *oracleStats) fail(o *benchOut, prop, format string, args ...any) {
+func newCorpusOracle(retrieve func(string) (string, error)) *corpusOracle {
+	return &corpusOracle{retrieve: retrieve, checked: map[string]int{}, violations: map[string]int{}, byKind: map[string]int{},
+		readerSet: map[string]map[string]struct{}{}, projectSet: map[string]map[string]struct{}{},
+		readersOf: map[string][]string{}, epoch: map[string]int{}}
+}
+
+func (s *corpusOracle) fail(o *benchOut, prop, format string, args ...any) {
 	s.violations[prop]++
 	if len(s.first) < 15 {
 		s.first = append(s.first, fmt.Sprintf("%s agent=%s seq=%d (%s %s) [%s] %s", o.Session, o.Agent, o.Seq, o.HostTool, o.Event,
@@ -232,13 +248,199 @@ func (s *oracleStats) fail(o *benchOut, prop, format string, args ...any) {
 	}
 }
 
-// TestCorpusOracle checks every call of a full-corpus bench (see the file
-// comment and issue 2): a) markers expand to raw byte for byte; b) lines
-// behind an "already shown"/"identical" marker were delivered to the same
-// reader since its last compaction; c) lines behind a "not shown here"
-// marker were delivered in the same project (c': and not to this reader);
-// d) no failure line is folded; e) structured payloads are unchanged; f)
-// Read keeps its line count; g) no call grows.
+// check proves properties a-g for one call, then records what its reader
+// read.
+func (st *corpusOracle) check(o *benchOut) {
+	st.calls++
+	if o.Epoch > st.epoch[o.Session] {
+		st.epoch[o.Session] = o.Epoch
+		for _, rk := range st.readersOf[o.Session] {
+			delete(st.readerSet, rk)
+		}
+	}
+	rk := o.Session + "\x00" + o.Agent
+	rset := st.readerSet[rk]
+	if rset == nil {
+		rset = map[string]struct{}{}
+		st.readerSet[rk] = rset
+		st.readersOf[o.Session] = append(st.readersOf[o.Session], rk)
+	}
+	pset := st.projectSet[o.Project]
+	if pset == nil {
+		pset = map[string]struct{}{}
+		st.projectSet[o.Project] = pset
+	}
+	raw, del := o.Raw, o.Delivered
+
+	// g: no call grows.
+	st.checked["g:no-growth"]++
+	if len(del) > len(raw) {
+		st.fail(o, "g:no-growth", "delivered %d B > raw %d B", len(del), len(raw))
+	}
+	// e: structured payloads pass unchanged.
+	if k := pipeline.Sniff(raw); k != pipeline.KindNone {
+		st.structured++
+		st.checked["e:structured-unchanged"]++
+		if del != raw {
+			st.fail(o, "e:structured-unchanged", "kind %s changed: %s", k, quoteShort(del))
+		}
+	}
+	rawLines, delLines := splitLinesKeep(raw), splitLinesKeep(del)
+	// f: Read keeps its line count.
+	if o.HostTool == "Read" {
+		st.readCalls++
+		st.checked["f:read-line-count"]++
+		if len(delLines) != len(rawLines) {
+			st.fail(o, "f:read-line-count", "%d lines delivered, %d raw", len(delLines), len(rawLines))
+		}
+	}
+
+	// a: walk delivered against raw, expanding the markers omni issued (the
+	// handles field, in text order); a marker-looking line that is the raw
+	// line at that position is raw text, not a marker.
+	var survivors []string
+	var rebuilt strings.Builder
+	rawPos, hi, ok := 0, 0, true
+	st.checked["a:expands-to-raw"]++
+	for k := 0; k < len(delLines) && ok; k++ {
+		l := delLines[k]
+		rawLine := ""
+		if rawPos < len(raw) {
+			rawLine = firstLineOf(raw[rawPos:])
+		}
+		m := omniMarkerLineRe.FindStringSubmatch(l)
+		if m == nil || hi >= len(o.Handles) || m[1] != o.Handles[hi] || l == rawLine {
+			if l != rawLine {
+				st.fail(o, "a:expands-to-raw", "delivered line %d is neither the raw line there nor an issued marker: %s (raw: %s)", k+1, quoteShort(l), quoteShort(rawLine))
+				ok = false
+				break
+			}
+			survivors = append(survivors, l)
+			rebuilt.WriteString(l)
+			rawPos += len(l)
+			continue
+		}
+		h := m[1]
+		hi++
+		st.markers++
+		block, err := st.retrieve(h)
+		if err != nil {
+			st.fail(o, "a:expands-to-raw", "retrieve %s: %v", h, err)
+			ok = false
+			break
+		}
+		if block == "" || !strings.HasPrefix(raw[rawPos:], block) {
+			st.fail(o, "a:expands-to-raw", "block %s (%s) is not the raw text at byte %d (%s)", h, quoteShort(block), rawPos, quoteShort(raw[rawPos:]))
+			ok = false
+			break
+		}
+		blines := splitLinesKeep(block)
+		text := strings.TrimSuffix(strings.TrimSuffix(l, "\n"), "\r")
+		scope, kind, n, pok := parseOmniMarker(text)
+		st.byKind[kind]++
+		if !pok {
+			st.fail(o, "a:expands-to-raw", "marker text is none of the five forms: %s", quoteShort(l))
+		} else if n != len(blines) {
+			st.fail(o, "a:expands-to-raw", "marker says %d lines, block %s has %d", n, h, len(blines))
+		}
+		if o.HostTool == "Read" {
+			if lineEnding(l) != lineEnding(blines[0]) {
+				st.fail(o, "a:expands-to-raw", "Read marker ending %q, first replaced line's %q", lineEnding(l), lineEnding(blines[0]))
+			}
+			for j := 1; j < len(blines) && ok; j++ {
+				want := pipeline.Filler + lineEnding(blines[j])
+				if k+j >= len(delLines) || delLines[k+j] != want {
+					got := "<end>"
+					if k+j < len(delLines) {
+						got = delLines[k+j]
+					}
+					st.fail(o, "a:expands-to-raw", "filler %d of %d after marker %s: got %s, want %q", j, len(blines)-1, h, quoteShort(got), want)
+					ok = false
+				}
+			}
+			k += len(blines) - 1
+		} else if lineEnding(l) != lineEnding(blines[len(blines)-1]) {
+			st.fail(o, "a:expands-to-raw", "marker ending %q, last replaced line's %q", lineEnding(l), lineEnding(blines[len(blines)-1]))
+		}
+		rebuilt.WriteString(block)
+		rawPos += len(block)
+		st.folded += len(blines)
+
+		// b, c: the claim behind the marker.
+		for _, bl := range blines {
+			id := lineIdentity(bl)
+			if id == "" {
+				continue
+			}
+			switch scope {
+			case claimSession:
+				st.checked["b:already-shown-to-reader"]++
+				if _, seen := rset[id]; !seen {
+					st.fail(o, "b:already-shown-to-reader", "%s marker %s: line never delivered to this reader since its last compaction: %s", kind, h, quoteShort(bl))
+				}
+			case claimProject:
+				st.checked["c:shown-in-project"]++
+				if _, seen := pset[id]; !seen {
+					st.fail(o, "c:shown-in-project", "%s marker %s: line never delivered in project %s: %s", kind, h, o.Project, quoteShort(bl))
+				}
+				st.checked["c':not-shown-to-reader"]++
+				if _, seen := rset[id]; seen {
+					st.fail(o, "c':not-shown-to-reader", "%s marker %s says \"not shown here\" but this reader holds: %s", kind, h, quoteShort(bl))
+				}
+			}
+		}
+	}
+	if ok {
+		if hi != len(o.Handles) {
+			st.fail(o, "a:expands-to-raw", "%d handles issued, %d markers found in delivered", len(o.Handles), hi)
+		} else if rebuilt.String() != raw {
+			st.fail(o, "a:expands-to-raw", "expansion is %d B, raw %d B (first difference at byte %d)", rebuilt.Len(), len(raw), firstDiffAt(rebuilt.String(), raw))
+		}
+	} else {
+		// A call that could not be walked: count every delivered line as
+		// surviving so the later properties still see something sensible.
+		survivors = delLines
+	}
+
+	// d: no failure line is folded.
+	want := map[string]int{}
+	for _, l := range rawLines {
+		if pipeline.IsFailureLine(l) {
+			want[l]++
+		}
+	}
+	if len(want) > 0 {
+		have := map[string]int{}
+		for _, l := range survivors {
+			have[l]++
+		}
+		for l, n := range want {
+			st.checked["d:failure-lines-kept"] += n
+			if have[l] < n {
+				st.fail(o, "d:failure-lines-kept", "failure line raw %d time(s), delivered %d: %s", n, have[l], quoteShort(l))
+			}
+		}
+	}
+
+	// Record what this reader read: the surviving lines (output over the
+	// host's cap was not shown to the model, and is not recorded).
+	if o.Reason != "host-cap" {
+		for _, l := range survivors {
+			if id := lineIdentity(l); id != "" {
+				rset[id] = struct{}{}
+				pset[id] = struct{}{}
+			}
+		}
+	}
+}
+
+// TestCorpusOracle checks every call of a full-corpus bench (issue 2, "Done
+// means"): a) markers expand to raw byte for byte; b) lines behind an
+// "already shown"/"identical" marker were delivered to the same reader since
+// its last compaction; c) lines behind a "not shown here" marker were
+// delivered in the same project (c': and not to this reader, or the marker
+// would say "already shown"); d) no failure line is folded; e) structured
+// payloads are unchanged; f) Read keeps its line count; g) no call grows.
 func TestCorpusOracle(t *testing.T) {
 	br := sharedBench(t)
 	outs := readBenchOut(t, br.out)
@@ -255,7 +457,7 @@ func TestCorpusOracle(t *testing.T) {
 	t.Logf("opened the bench store in %s", time.Since(t0).Round(time.Millisecond))
 
 	blocks := map[string]string{}
-	retrieve := func(h string) (string, error) {
+	st := newCorpusOracle(func(h string) (string, error) {
 		if b, ok := blocks[h]; ok {
 			return b, nil
 		}
@@ -266,222 +468,33 @@ func TestCorpusOracle(t *testing.T) {
 		}
 		blocks[h] = string(b)
 		return string(b), nil
-	}
-
-	st := &oracleStats{checked: map[string]int{}, violations: map[string]int{}, byKind: map[string]int{}}
-	// The oracle's own record of deliveries: per reader the identities of
-	// the lines it read since its session's last compaction; per project
-	// those any reader read.
-	readerSet := map[string]map[string]struct{}{}
-	projectSet := map[string]map[string]struct{}{}
-	readersOf := map[string][]string{}
-	epoch := map[string]int{}
+	})
 	t1 := time.Now()
 	for i := range outs {
-		o := &outs[i]
-		st.calls++
-		if o.Epoch > epoch[o.Session] {
-			epoch[o.Session] = o.Epoch
-			for _, rk := range readersOf[o.Session] {
-				delete(readerSet, rk)
-			}
-		}
-		rk := o.Session + "\x00" + o.Agent
-		rset := readerSet[rk]
-		if rset == nil {
-			rset = map[string]struct{}{}
-			readerSet[rk] = rset
-			readersOf[o.Session] = append(readersOf[o.Session], rk)
-		}
-		pset := projectSet[o.Project]
-		if pset == nil {
-			pset = map[string]struct{}{}
-			projectSet[o.Project] = pset
-		}
-		raw, del := o.Raw, o.Delivered
-
-		// g: no call grows.
-		st.checked["g:no-growth"]++
-		if len(del) > len(raw) {
-			st.fail(o, "g:no-growth", "delivered %d B > raw %d B", len(del), len(raw))
-		}
-		// e: structured payloads pass unchanged.
-		if pipeline.Sniff(raw) != pipeline.KindNone {
-			st.structured++
-			st.checked["e:structured-unchanged"]++
-			if del != raw {
-				st.fail(o, "e:structured-unchanged", "kind %s changed: %s", pipeline.Sniff(raw), excerpt(del))
-			}
-		}
-		rawLines, delLines := splitKeep(raw), splitKeep(del)
-		// f: Read keeps its line count.
-		if o.HostTool == "Read" {
-			st.readCalls++
-			st.checked["f:read-line-count"]++
-			if len(delLines) != len(rawLines) {
-				st.fail(o, "f:read-line-count", "%d lines delivered, %d raw", len(delLines), len(rawLines))
-			}
-		}
-
-		// a: walk delivered against raw, expanding the markers omni issued.
-		var survivors []string
-		var rebuilt strings.Builder
-		rawPos, hi, ok := 0, 0, true
-		st.checked["a:expands-to-raw"]++
-		for k := 0; k < len(delLines) && ok; k++ {
-			l := delLines[k]
-			rawLine := ""
-			if rawPos < len(raw) {
-				rawLine = splitFirst(raw[rawPos:])
-			}
-			m := markerLineRe.FindStringSubmatch(l)
-			if m == nil || hi >= len(o.Handles) || m[1] != o.Handles[hi] || l == rawLine {
-				if l != rawLine {
-					st.fail(o, "a:expands-to-raw", "delivered line %d is neither raw line nor an issued marker: %s (raw: %s)", k+1, excerpt(l), excerpt(rawLine))
-					ok = false
-					break
-				}
-				survivors = append(survivors, l)
-				rebuilt.WriteString(l)
-				rawPos += len(l)
-				continue
-			}
-			h := m[1]
-			hi++
-			st.markers++
-			block, err := retrieve(h)
-			if err != nil {
-				st.fail(o, "a:expands-to-raw", "retrieve %s: %v", h, err)
-				ok = false
-				break
-			}
-			if block == "" || !strings.HasPrefix(raw[rawPos:], block) {
-				st.fail(o, "a:expands-to-raw", "block %s (%s) is not the raw text at byte %d (%s)", h, excerpt(block), rawPos, excerpt(raw[rawPos:]))
-				ok = false
-				break
-			}
-			blines := splitKeep(block)
-			text := strings.TrimSuffix(strings.TrimSuffix(l, "\n"), "\r")
-			scope, kind, n, pok := parseMarker(text)
-			st.byKind[kind]++
-			if !pok {
-				st.fail(o, "a:expands-to-raw", "marker text is none of the five forms: %s", excerpt(l))
-			} else if n != len(blines) {
-				st.fail(o, "a:expands-to-raw", "marker says %d lines, block %s has %d", n, h, len(blines))
-			}
-			if o.HostTool == "Read" {
-				if endingOf(l) != endingOf(blines[0]) {
-					st.fail(o, "a:expands-to-raw", "Read marker ending %q, first replaced line's %q", endingOf(l), endingOf(blines[0]))
-				}
-				for j := 1; j < len(blines); j++ {
-					want := pipeline.Filler + endingOf(blines[j])
-					if k+j >= len(delLines) || delLines[k+j] != want {
-						got := "<end>"
-						if k+j < len(delLines) {
-							got = delLines[k+j]
-						}
-						st.fail(o, "a:expands-to-raw", "filler %d of %d after marker %s: got %s, want %q", j, len(blines)-1, h, excerpt(got), want)
-						ok = false
-						break
-					}
-				}
-				k += len(blines) - 1
-			} else if endingOf(l) != endingOf(blines[len(blines)-1]) {
-				st.fail(o, "a:expands-to-raw", "marker ending %q, last replaced line's %q", endingOf(l), endingOf(blines[len(blines)-1]))
-			}
-			rebuilt.WriteString(block)
-			rawPos += len(block)
-			st.folded += len(blines)
-
-			// b, c: the claim behind the marker.
-			for _, bl := range blines {
-				id := identity(bl)
-				if id == "" {
-					continue
-				}
-				switch scope {
-				case claimSession:
-					st.checked["b:already-shown-to-reader"]++
-					if _, seen := rset[id]; !seen {
-						st.fail(o, "b:already-shown-to-reader", "%s marker %s: line never delivered to this reader since its last compaction: %s", kind, h, excerpt(bl))
-					}
-				case claimProject:
-					st.checked["c:shown-in-project"]++
-					if _, seen := pset[id]; !seen {
-						st.fail(o, "c:shown-in-project", "%s marker %s: line never delivered in project %s: %s", kind, h, o.Project, excerpt(bl))
-					}
-					st.checked["c':not-shown-to-reader"]++
-					if _, seen := rset[id]; seen {
-						st.fail(o, "c':not-shown-to-reader", "%s marker %s says \"not shown here\" but this reader holds: %s", kind, h, excerpt(bl))
-					}
-				}
-			}
-		}
-		if ok {
-			if hi != len(o.Handles) {
-				st.fail(o, "a:expands-to-raw", "%d handles issued, %d markers found in delivered", len(o.Handles), hi)
-			} else if rebuilt.String() != raw {
-				st.fail(o, "a:expands-to-raw", "expansion is %d B, raw %d B (first difference at byte %d)", rebuilt.Len(), len(raw), firstDiff(rebuilt.String(), raw))
-			}
-		} else {
-			// Lines that could not be walked are counted as surviving so
-			// the later properties still run on something sensible.
-			survivors = delLines
-		}
-
-		// d: no failure line is folded.
-		want := map[string]int{}
-		for _, l := range rawLines {
-			if pipeline.IsFailureLine(l) {
-				want[l]++
-			}
-		}
-		if len(want) > 0 {
-			have := map[string]int{}
-			for _, l := range survivors {
-				have[l]++
-			}
-			for l, n := range want {
-				st.checked["d:failure-lines-kept"] += n
-				if have[l] < n {
-					st.fail(o, "d:failure-lines-kept", "failure line raw %d time(s), delivered %d: %s", n, have[l], excerpt(l))
-				}
-			}
-		}
-
-		// Record what this reader read: the surviving lines (a call over
-		// the host's cap was not shown to the model and is not recorded).
-		if o.Reason != "host-cap" {
-			for _, l := range survivors {
-				if id := identity(l); id != "" {
-					rset[id] = struct{}{}
-					pset[id] = struct{}{}
-				}
-			}
-		}
+		st.check(&outs[i])
 	}
 	t.Logf("oracle over %d calls in %s (%d distinct blocks retrieved)", st.calls, time.Since(t1).Round(time.Millisecond), len(blocks))
 	t.Logf("markers checked %d (folded lines %d) by kind %v; Read calls %d; structured payloads %d", st.markers, st.folded, st.byKind, st.readCalls, st.structured)
 	for _, p := range oracleProps {
-		t.Logf("  %-28s checked %8d  violations %d", p, st.checked[p], st.violations[p])
+		t.Logf("  %-26s checked %7d  violations %d", p, st.checked[p], st.violations[p])
 	}
 	if st.markers == 0 {
 		t.Errorf("no marker in %d calls: the corpus run folded nothing", st.calls)
 	}
 	if len(st.first) > 0 {
-		t.Errorf("%d violation(s); first ones:\n  %s", sum(st.violations), strings.Join(st.first, "\n  "))
+		t.Errorf("%d violation(s); first ones:\n  %s", violationCount(st.violations), strings.Join(st.first, "\n  "))
 	}
 }
 
-// splitFirst returns the first line of s, ending included.
-func splitFirst(s string) string {
+// firstLineOf returns the first line of s, ending included.
+func firstLineOf(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		return s[:i+1]
 	}
 	return s
 }
 
-func firstDiff(a, b string) int {
+func firstDiffAt(a, b string) int {
 	n := min(len(a), len(b))
 	for i := 0; i < n; i++ {
 		if a[i] != b[i] {
@@ -491,7 +504,7 @@ func firstDiff(a, b string) int {
 	return n
 }
 
-func sum(m map[string]int) int {
+func violationCount(m map[string]int) int {
 	n := 0
 	for _, v := range m {
 		n += v
@@ -525,10 +538,10 @@ func TestCorpusBenchDeterministic(t *testing.T) {
 		if !bytes.Equal(la[i], lb[i]) {
 			var o benchOut
 			_ = json.Unmarshal(la[i], &o)
-			at := firstDiff(string(la[i]), string(lb[i]))
+			at := firstDiffAt(string(la[i]), string(lb[i]))
 			lo := max(0, at-60)
 			t.Fatalf("--out differs at line %d (session %s agent %s seq %d), byte %d of the line:\n run 1: %s\n run 2: %s",
-				i+1, o.Session, o.Agent, o.Seq, at, excerpt(string(la[i][lo:min(len(la[i]), at+100)])), excerpt(string(lb[i][lo:min(len(lb[i]), at+100)])))
+				i+1, o.Session, o.Agent, o.Seq, at, quoteShort(string(la[i][lo:min(len(la[i]), at+100)])), quoteShort(string(lb[i][lo:min(len(lb[i]), at+100)])))
 		}
 	}
 	t.Fatalf("--out files differ in length: %d lines (%d B) vs %d lines (%d B)", len(la), len(a), len(lb), len(b))
@@ -556,5 +569,106 @@ func TestCorpusReplayVerify(t *testing.T) {
 	}
 	if sum.Compared != br.rep.All.Calls {
 		t.Errorf("verify compared %d invocations, the corpus has %d calls", sum.Compared, br.rep.All.Calls)
+	}
+}
+
+// TestCorpusOracleCatches proves the oracle is not vacuous: on small
+// hand-made call sequences it reports exactly the broken property (it needs
+// no corpus).
+func TestCorpusOracleCatches(t *testing.T) {
+	const h1, h2, h3, h4 = "1111111111111111", "2222222222222222", "3333333333333333", "4444444444444444"
+	// Lines long enough that a marker is shorter than the lines it stands for.
+	pad := strings.Repeat(" the quick brown fox jumps over the lazy dog", 2)
+	a1, b2, g3 := "alpha one"+pad+"\n", "beta two"+pad+"\n", "  gamma three"+pad+"\n"
+	blk := a1 + b2 + g3
+	fail := "error: boom happened here" + pad + "\n" + a1
+	blocks := map[string]string{h1: blk, h2: a1 + b2, h3: fail}
+	retrieve := func(h string) (string, error) {
+		if b, ok := blocks[h]; ok {
+			return b, nil
+		}
+		return "", hooks.ErrUnknownHandle
+	}
+	shown := func(n int, h string) string {
+		return fmt.Sprintf("[OMNI: %d lines already shown, omni retrieve %s]\n", n, h)
+	}
+	notHere := func(n int, h string) string {
+		return fmt.Sprintf("[OMNI: %d lines not shown here, omni retrieve %s]\n", n, h)
+	}
+	call := func(session, agent, project, raw, del string, handles ...string) benchOut {
+		return benchOut{Session: session, Agent: agent, Project: project, HostTool: "Bash", Event: "PostToolUse", Raw: raw, Delivered: del, Handles: handles}
+	}
+	first := call("p/1", "main", "p", blk, blk)
+	with := func(o benchOut, f func(*benchOut)) benchOut { f(&o); return o }
+	read := func(o benchOut) benchOut { o.HostTool = "Read"; return o }
+	jsonRaw := `{"name": "omni", "tags": ["a", "b"], "n": 3}` + "\n"
+	if pipeline.Sniff(jsonRaw) == pipeline.KindNone {
+		t.Fatalf("Sniff(%q) is KindNone; pick another structured sample", jsonRaw)
+	}
+	for _, c := range []struct {
+		name  string
+		calls []benchOut
+		want  []string // the properties that must fire; every other must not
+	}{
+		{"clean session fold", []benchOut{first, call("p/1", "main", "p", blk+"tail\n", shown(3, h1)+"tail\n", h1)}, nil},
+		{"raw text that looks like the marker", []benchOut{first,
+			call("p/1", "main", "p", shown(3, h1)+blk+"tail\n", shown(3, h1)+shown(3, h1)+"tail\n", h1)}, nil},
+		{"clean project fold", []benchOut{first, call("p/2", "main", "p", "x\n"+blk+"tail\n", "x\n"+notHere(3, h1)+"tail\n", h1)}, nil},
+		{"clean Read fold", []benchOut{read(first), read(call("p/1", "main", "p", blk+"tail\n", shown(3, h1)+"⋮\n⋮\ntail\n", h1))}, nil},
+		{"another agent's lines", []benchOut{first, call("p/1", "sub-1", "p", blk+"tail\n", shown(3, h1)+"tail\n", h1)},
+			[]string{"b:already-shown-to-reader"}},
+		{"lines from before a compaction", []benchOut{first,
+			with(call("p/1", "main", "p", blk+"tail\n", shown(3, h1)+"tail\n", h1), func(o *benchOut) { o.Epoch = 1 })},
+			[]string{"b:already-shown-to-reader"}},
+		{"a subagent compacted with its session", []benchOut{call("p/1", "sub-1", "p", blk, blk),
+			call("p/1", "main", "p", "z\n", "z\n"),
+			with(call("p/1", "sub-1", "p", blk+"tail\n", shown(3, h1)+"tail\n", h1), func(o *benchOut) { o.Epoch = 1 })},
+			[]string{"b:already-shown-to-reader"}},
+		{"lines over the host cap were never shown", []benchOut{with(first, func(o *benchOut) { o.Reason = "host-cap" }),
+			call("p/1", "main", "p", blk+"tail\n", shown(3, h1)+"tail\n", h1)},
+			[]string{"b:already-shown-to-reader"}},
+		{"folded lines are not delivered", []benchOut{call("p/1", "main", "p", "x\n"+blk, "x\n"+shown(3, h1), h1),
+			call("p/1", "main", "p", blk+"tail\n", shown(3, h1)+"tail\n", h1)},
+			[]string{"b:already-shown-to-reader", "b:already-shown-to-reader"}},
+		{"another project", []benchOut{first, call("q/2", "main", "q", "x\n"+blk+"tail\n", "x\n"+notHere(3, h1)+"tail\n", h1)},
+			[]string{"c:shown-in-project"}},
+		{"not shown here, but it was", []benchOut{first, call("p/1", "main", "p", "x\n"+blk+"tail\n", "x\n"+notHere(3, h1)+"tail\n", h1)},
+			[]string{"c':not-shown-to-reader"}},
+		{"an altered surviving line", []benchOut{first, call("p/1", "main", "p", blk+"tail\n", shown(3, h1)+"tall\n", h1)},
+			[]string{"a:expands-to-raw"}},
+		{"a block shorter than the run", []benchOut{first, call("p/1", "main", "p", blk+"tail\n", shown(3, h2)+"tail\n", h2)},
+			[]string{"a:expands-to-raw", "a:expands-to-raw"}},
+		{"a marker omni did not issue", []benchOut{first, call("p/1", "main", "p", blk+"tail\n", shown(3, h1)+"tail\n")},
+			[]string{"a:expands-to-raw"}},
+		{"an issued marker missing", []benchOut{first, call("p/1", "main", "p", blk+"tail\n", blk+"tail\n", h1)},
+			[]string{"a:expands-to-raw"}},
+		{"an unknown handle", []benchOut{first, call("p/1", "main", "p", blk+"tail\n", shown(3, h4)+"tail\n", h4)},
+			[]string{"a:expands-to-raw"}},
+		{"a wrong line count", []benchOut{first, call("p/1", "main", "p", blk+"tail\n", shown(4, h1)+"tail\n", h1)},
+			[]string{"a:expands-to-raw"}},
+		{"a folded failure line", []benchOut{call("p/1", "main", "p", fail, fail),
+			call("p/1", "main", "p", fail+"tail\n", shown(2, h3)+"tail\n", h3)},
+			[]string{"d:failure-lines-kept"}},
+		{"a changed structured payload", []benchOut{call("p/1", "main", "p", jsonRaw, strings.Replace(jsonRaw, " ", "", 1))},
+			[]string{"e:structured-unchanged", "a:expands-to-raw"}},
+		{"a Read that loses lines", []benchOut{read(first), read(call("p/1", "main", "p", blk+"tail\n", shown(3, h1)+"tail\n", h1))},
+			[]string{"f:read-line-count", "a:expands-to-raw"}},
+		{"a call that grows", []benchOut{call("p/1", "main", "p", blk, blk+"more\n")},
+			[]string{"g:no-growth", "a:expands-to-raw"}},
+	} {
+		or := newCorpusOracle(retrieve)
+		for i := range c.calls {
+			c.calls[i].Seq = i
+			or.check(&c.calls[i])
+		}
+		want := map[string]int{}
+		for _, p := range c.want {
+			want[p]++
+		}
+		for _, p := range oracleProps {
+			if got := or.violations[p]; (got > 0) != (want[p] > 0) || (want[p] > 1 && got < want[p]) {
+				t.Errorf("%s: property %s: %d violation(s), want %d\n  %s", c.name, p, got, want[p], strings.Join(or.first, "\n  "))
+			}
+		}
 	}
 }

@@ -1,11 +1,22 @@
 // Package stats is the savings projection: a pure fold over the event log
-// into byte and call totals per tool and per marker kind. It imports events
-// and the standard library only; every figure can be traced to the Emitted
-// and Folded events that made it.
+// into byte and call totals — the headline (bytes that never reached the
+// model), one figure per mechanism over its own population, breakdowns per
+// tool, command family, session, host, agent, project and marker kind, the
+// fold calibration (folds against retrieves), sessions' lifetimes and a
+// time series. It imports events and the standard library only: no clock
+// (time comes from each event), no I/O. Every figure can be traced to the
+// Invoked, Emitted, Folded, Distilled, Retrieved and Compacted events that
+// made it.
+//
+// Rows read by no model are kept apart: an invocation with no host (omni
+// exec, a pipe: a person at a terminal) or no session is a terminal row,
+// folded into Terminal; everything else into Agent. The two populations are
+// never added together in a percentage (REFERENCE.md §12).
 package stats
 
 import (
 	"sort"
+	"time"
 
 	"github.com/omnictx/omni/events"
 )
@@ -26,6 +37,22 @@ type Totals struct {
 // SavedBytes is RawBytes - DeliveredBytes: bytes that never reached the model.
 func (t Totals) SavedBytes() int64 { return t.RawBytes - t.DeliveredBytes }
 
+func (t *Totals) add(em *events.Emitted) {
+	t.Calls++
+	if em.Replied {
+		t.Replied++
+	}
+	t.RawBytes += int64(em.RawBytes)
+	t.DeliveredBytes += int64(em.DeliveredBytes)
+	t.RepeatBytes += int64(em.RepeatBytes)
+	if em.Failed {
+		t.Failed++
+	}
+	if em.Unrecorded {
+		t.Unrecorded++
+	}
+}
+
 // FoldTotals count folds of one marker kind.
 type FoldTotals struct {
 	Folds int
@@ -36,76 +63,476 @@ type FoldTotals struct {
 	MarkerBytes int64
 	// Retrieved counts Retrieved events naming a handle of this kind.
 	Retrieved int
+	// Handles counts distinct handles first folded as this kind;
+	// RetrievedHandles those of them retrieved at least once.
+	Handles, RetrievedHandles int
+}
+
+// Mechanism totals one way omni keeps bytes from the model, over its own
+// population: the calls it acted on. Percentages of different mechanisms
+// have different bases and are never added.
+type Mechanism struct {
+	// Calls counts the invocations the mechanism changed.
+	Calls int
+	// Folds counts markers issued (folded only).
+	Folds int
+	// Values counts values replaced by [REDACTED] (redacted only).
+	Values int
+	// SavedBytes is what the mechanism kept from the model, in bytes (for
+	// redaction it can be negative: a placeholder longer than the secret).
+	SavedBytes int64
+	// BaseBytes is the size of the text the mechanism acted on, in bytes,
+	// over the same calls: the base of its percentage.
+	BaseBytes int64
+}
+
+// Row is one line of a breakdown (per tool, family, session, ...).
+type Row struct {
+	Calls int
+	// RawBytes the hosts produced, DeliveredBytes the model read.
+	RawBytes, DeliveredBytes int64
+	// Folds counts markers issued in these calls; Failed failure-path calls.
+	Folds, Failed int
+}
+
+func (r *Row) add(em *events.Emitted, folds int) {
+	r.Calls++
+	r.RawBytes += int64(em.RawBytes)
+	r.DeliveredBytes += int64(em.DeliveredBytes)
+	r.Folds += folds
+	if em.Failed {
+		r.Failed++
+	}
+}
+
+// Point is one bucket of the time series: bytes saved by each mechanism in
+// the calls that ended in the bucket.
+type Point struct {
+	Calls     int
+	RawBytes  int64
+	Folded    int64
+	Distilled int64
+	Collapsed int64
+	Redacted  int64
+	Cut       int64
+}
+
+// seriesMax is the most buckets a series keeps; past it the bucket width
+// grows to the next step of seriesSteps.
+const seriesMax = 200
+
+// seriesSteps are the bucket widths, in seconds; each divides the next, and
+// buckets are aligned to the Unix epoch, so coarsening merges exactly and
+// the final width depends only on the set of event times.
+var seriesSteps = []int64{60, 300, 900, 3600, 3 * 3600, 6 * 3600, 86400, 7 * 86400, 28 * 86400}
+
+// Series is a time series with adaptive bucket width.
+type Series struct {
+	step    int // index into seriesSteps
+	buckets map[int64]*Point
+}
+
+// Width returns the bucket width.
+func (s *Series) Width() time.Duration {
+	return time.Duration(seriesSteps[s.step]) * time.Second
+}
+
+func (s *Series) at(t time.Time) *Point {
+	if s.buckets == nil {
+		s.buckets = map[int64]*Point{}
+	}
+	w := seriesSteps[s.step]
+	k := floorDiv(t.Unix(), w)
+	p := s.buckets[k]
+	if p == nil {
+		p = &Point{}
+		s.buckets[k] = p
+		for len(s.buckets) > seriesMax && s.step < len(seriesSteps)-1 {
+			s.coarsen()
+		}
+		p = s.buckets[floorDiv(t.Unix(), seriesSteps[s.step])]
+	}
+	return p
+}
+
+func (s *Series) coarsen() {
+	w, nw := seriesSteps[s.step], seriesSteps[s.step+1]
+	s.step++
+	nb := make(map[int64]*Point, len(s.buckets))
+	for k, p := range s.buckets {
+		nk := floorDiv(k*w, nw)
+		q := nb[nk]
+		if q == nil {
+			q = &Point{}
+			nb[nk] = q
+		}
+		q.Calls += p.Calls
+		q.RawBytes += p.RawBytes
+		q.Folded += p.Folded
+		q.Distilled += p.Distilled
+		q.Collapsed += p.Collapsed
+		q.Redacted += p.Redacted
+		q.Cut += p.Cut
+	}
+	s.buckets = nb
+}
+
+// Points returns the buckets in time order with their start times (UTC).
+func (s *Series) Points() (starts []time.Time, points []Point) {
+	keys := make([]int64, 0, len(s.buckets))
+	for k := range s.buckets {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	w := seriesSteps[s.step]
+	for _, k := range keys {
+		starts = append(starts, time.Unix(k*w, 0).UTC())
+		points = append(points, *s.buckets[k])
+	}
+	return starts, points
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}
+
+// Part is the fold of one population (agent rows or terminal rows).
+type Part struct {
+	// Totals are over every Emitted event of the population.
+	Totals Totals
+	// The mechanisms. LeftAlone.Calls counts calls no mechanism changed
+	// (its bytes are 0 by design); LeftAloneReasons counts them by the
+	// Emitted reason ("unchanged" when none was given).
+	Folded, Distilled, Collapsed, Redacted, Cut, LeftAlone Mechanism
+	LeftAloneReasons                                       map[string]int
+	// Breakdowns of the Emitted events.
+	ByTool, ByFamily, BySession, ByHost, ByAgent, ByProject map[string]*Row
+	// ByFold is the fold calibration per marker kind.
+	ByFold map[string]*FoldTotals
+	// Lifetimes are the calls each reader session made before a compaction
+	// ended the segment (segments with no call are not counted); Open holds
+	// the calls since the last compaction (or the start) per session.
+	Lifetimes []int
+	Open      map[string]int
+	// Compactions counts Compacted events of this population's sessions.
+	Compactions int
+	// Series is bytes saved over time by mechanism.
+	Series Series
+	// First and Last are the times of the first and newest Emitted event.
+	First, Last time.Time
+}
+
+func newPart() *Part {
+	return &Part{
+		LeftAloneReasons: map[string]int{},
+		ByTool:           map[string]*Row{}, ByFamily: map[string]*Row{}, BySession: map[string]*Row{},
+		ByHost: map[string]*Row{}, ByAgent: map[string]*Row{}, ByProject: map[string]*Row{},
+		ByFold: map[string]*FoldTotals{},
+		Open:   map[string]int{},
+	}
+}
+
+func row(m map[string]*Row, k string) *Row {
+	r := m[k]
+	if r == nil {
+		r = &Row{}
+		m[k] = r
+	}
+	return r
+}
+
+// call accumulates the events of one invocation until (and after) its
+// Emitted event.
+type call struct {
+	id       string
+	part     *Part
+	host     string
+	folds    int
+	foldSave int64
+	dist     *events.Distilled
+	// set by Emitted:
+	emitted bool
+	em      events.Emitted
+	t       time.Time
+}
+
+type handleInfo struct {
+	part      *Part
+	kind      string
+	retrieved bool
 }
 
 // Stats is the fold state. Not safe for concurrent use.
 type Stats struct {
-	All     Totals
-	ByTool  map[string]*Totals
-	ByFold  map[string]*FoldTotals
-	handles map[string]string // handle -> marker kind of its first fold
+	// All, ByTool and ByFold total every Emitted and Folded event, agent
+	// and terminal rows together (kept for callers that want raw totals;
+	// reports use Agent and Terminal).
+	All    Totals
+	ByTool map[string]*Totals
+	ByFold map[string]*FoldTotals
 	// Compactions counts Compacted events.
 	Compactions int
+
+	// Agent holds rows a model read (a host hook); Terminal rows with no
+	// host or no session.
+	Agent, Terminal *Part
+
+	since   time.Time
+	handles map[string]*handleInfo
+	cur     call
+	// Events and Calls count the events and invocations folded (after the
+	// Since filter); First and Last are the times of the first and newest.
+	Events      int
+	First, Last time.Time
 }
 
-// New returns empty stats.
-func New() *Stats {
-	return &Stats{ByTool: map[string]*Totals{}, ByFold: map[string]*FoldTotals{}, handles: map[string]string{}}
+// New returns empty stats over the whole log.
+func New() *Stats { return NewSince(time.Time{}) }
+
+// NewSince returns empty stats that ignore events before since (the zero
+// time ignores none). Retrieves count only for folds made since then.
+func NewSince(since time.Time) *Stats {
+	return &Stats{
+		ByTool: map[string]*Totals{}, ByFold: map[string]*FoldTotals{},
+		Agent: newPart(), Terminal: newPart(),
+		since: since, handles: map[string]*handleInfo{},
+	}
+}
+
+// Since returns the filter given to NewSince.
+func (s *Stats) Since() time.Time { return s.since }
+
+// hostOf names the entry point of an invocation for the per-host view.
+func hostOf(inv *events.Invoked) string {
+	if inv.Host != "" {
+		return inv.Host
+	}
+	return string(inv.Door)
+}
+
+// callFor returns the accumulator of the invocation e belongs to. Events
+// whose Invoked event was not seen (filtered out) get a fresh one classified
+// by session alone.
+func (s *Stats) callFor(e events.Event) *call {
+	if s.cur.id != "" && s.cur.id == e.Call {
+		return &s.cur
+	}
+	p := s.Agent
+	if e.Session == "" {
+		p = s.Terminal
+	}
+	s.cur = call{id: e.Call, part: p, host: "unknown"}
+	return &s.cur
 }
 
 // Apply folds one event; unknown kinds are ignored.
 func (s *Stats) Apply(e events.Event) {
+	if !s.since.IsZero() && e.Time.Before(s.since) {
+		return
+	}
+	s.Events++
+	if s.First.IsZero() || e.Time.Before(s.First) {
+		s.First = e.Time
+	}
+	if e.Time.After(s.Last) {
+		s.Last = e.Time
+	}
 	switch e.Kind {
+	case events.KindInvoked:
+		inv := e.Invoked
+		if inv == nil {
+			return
+		}
+		p := s.Agent
+		if inv.Host == "" || e.Session == "" {
+			p = s.Terminal
+		}
+		s.cur = call{id: e.ID, part: p, host: hostOf(inv)}
 	case events.KindEmitted:
 		em := e.Emitted
 		if em == nil {
 			return
 		}
-		t := s.ByTool[em.Tool]
-		if t == nil {
-			t = &Totals{}
-			s.ByTool[em.Tool] = t
-		}
-		for _, x := range []*Totals{&s.All, t} {
-			x.Calls++
-			if em.Replied {
-				x.Replied++
-			}
-			x.RawBytes += int64(em.RawBytes)
-			x.DeliveredBytes += int64(em.DeliveredBytes)
-			x.RepeatBytes += int64(em.RepeatBytes)
-			if em.Failed {
-				x.Failed++
-			}
-			if em.Unrecorded {
-				x.Unrecorded++
-			}
-		}
+		s.emitted(e, em)
 	case events.KindFolded:
 		f := e.Folded
 		if f == nil {
 			return
 		}
-		ft := s.ByFold[f.Marker]
-		if ft == nil {
-			ft = &FoldTotals{}
-			s.ByFold[f.Marker] = ft
+		c := s.callFor(e)
+		if c.emitted { // a fold recorded after its Emitted event
+			s.attribute(c, -1)
 		}
-		ft.Folds++
-		ft.Lines += f.Lines
-		ft.Bytes += int64(f.Bytes)
-		ft.MarkerBytes += int64(f.MarkerBytes)
-		if _, ok := s.handles[f.Handle]; !ok {
-			s.handles[f.Handle] = f.Marker
+		c.folds++
+		c.foldSave += int64(f.Bytes - f.MarkerBytes)
+		if c.emitted {
+			s.attribute(c, +1)
 		}
-	case events.KindRetrieved:
-		if r := e.Retrieved; r != nil && r.Found {
-			if k, ok := s.handles[r.Handle]; ok {
-				s.ByFold[k].Retrieved++
+		for _, m := range []map[string]*FoldTotals{s.ByFold, c.part.ByFold} {
+			ft := m[f.Marker]
+			if ft == nil {
+				ft = &FoldTotals{}
+				m[f.Marker] = ft
+			}
+			ft.Folds++
+			ft.Lines += f.Lines
+			ft.Bytes += int64(f.Bytes)
+			ft.MarkerBytes += int64(f.MarkerBytes)
+			if _, ok := s.handles[f.Handle]; !ok {
+				ft.Handles++
 			}
 		}
+		if _, ok := s.handles[f.Handle]; !ok {
+			s.handles[f.Handle] = &handleInfo{part: c.part, kind: f.Marker}
+		}
+	case events.KindDistilled:
+		d := e.Distilled
+		if d == nil {
+			return
+		}
+		c := s.callFor(e)
+		if c.emitted {
+			s.attribute(c, -1)
+		}
+		dd := *d
+		c.dist = &dd
+		if c.emitted {
+			s.attribute(c, +1)
+		}
+	case events.KindRetrieved:
+		r := e.Retrieved
+		if r == nil || !r.Found {
+			return
+		}
+		h, ok := s.handles[r.Handle]
+		if !ok {
+			return
+		}
+		for _, ft := range []*FoldTotals{s.ByFold[h.kind], h.part.ByFold[h.kind]} {
+			ft.Retrieved++
+			if !h.retrieved {
+				ft.RetrievedHandles++
+			}
+		}
+		h.retrieved = true
 	case events.KindCompacted:
 		s.Compactions++
+		if e.Session == "" {
+			return
+		}
+		for _, p := range []*Part{s.Agent, s.Terminal} {
+			if n, ok := p.Open[e.Session]; ok {
+				p.Compactions++
+				if n > 0 {
+					p.Lifetimes = append(p.Lifetimes, n)
+					p.Open[e.Session] = 0
+				}
+			}
+		}
+	}
+}
+
+func (s *Stats) emitted(e events.Event, em *events.Emitted) {
+	t := s.ByTool[em.Tool]
+	if t == nil {
+		t = &Totals{}
+		s.ByTool[em.Tool] = t
+	}
+	s.All.add(em)
+	t.add(em)
+
+	c := s.callFor(e)
+	c.emitted, c.em, c.t = true, *em, e.Time
+	c.em.Lines = nil // not needed; do not keep the keys alive
+	p := c.part
+	p.Totals.add(em)
+	if p.First.IsZero() || e.Time.Before(p.First) {
+		p.First = e.Time
+	}
+	if e.Time.After(p.Last) {
+		p.Last = e.Time
+	}
+	row(p.ByTool, em.Tool).add(em, c.folds)
+	row(p.ByFamily, Family(em.Tool, em.Source)).add(em, c.folds)
+	row(p.BySession, e.Session).add(em, c.folds)
+	row(p.ByHost, c.host).add(em, c.folds)
+	agent := "main"
+	if e.Agent != "" {
+		agent = "subagent"
+	}
+	row(p.ByAgent, agent).add(em, c.folds)
+	row(p.ByProject, e.Project).add(em, c.folds)
+	if e.Session != "" {
+		p.Open[e.Session]++
+	}
+	s.attribute(c, +1)
+}
+
+// attribute adds (sign +1) or removes (-1) one emitted call's share of the
+// mechanism figures and the series. A call belongs to every mechanism that
+// changed it; its ledger base is the text the ledger saw (after the
+// first-seen stages); a call nothing changed is left alone.
+func (s *Stats) attribute(c *call, sign int) {
+	p := c.part
+	em := &c.em
+	pt := p.Series.at(c.t)
+	pt.Calls += sign
+	pt.RawBytes += int64(sign * em.RawBytes)
+	changed := false
+	ledgerIn := int64(em.RawBytes)
+	if d := c.dist; d != nil {
+		ledgerIn = int64(d.DeliveredBytes)
+		if d.Redacted > 0 {
+			p.Redacted.Values += sign * d.Redacted
+		}
+		saved := int64(d.RawBytes - d.DeliveredBytes)
+		if !d.Passthrough && (saved != 0 || d.Redacted > 0) {
+			changed = true
+			var m *Mechanism
+			var pb *int64
+			switch {
+			case d.Distiller != "":
+				m, pb = &p.Distilled, &pt.Distilled
+			case d.Collapsed:
+				m, pb = &p.Collapsed, &pt.Collapsed
+			case d.Truncated:
+				m, pb = &p.Cut, &pt.Cut
+			case d.Redacted > 0:
+				m, pb = &p.Redacted, &pt.Redacted
+			default:
+				m, pb = &p.Distilled, &pt.Distilled
+			}
+			m.Calls += sign
+			m.SavedBytes += int64(sign) * saved
+			m.BaseBytes += int64(sign * d.RawBytes)
+			*pb += int64(sign) * saved
+			if d.Redacted > 0 && m != &p.Redacted {
+				p.Redacted.Calls += sign // counted, bytes stay with the stage that owns them
+			}
+		}
+	}
+	if c.folds > 0 {
+		changed = true
+		p.Folded.Calls += sign
+		p.Folded.Folds += sign * c.folds
+		p.Folded.SavedBytes += int64(sign) * c.foldSave
+		p.Folded.BaseBytes += int64(sign) * ledgerIn
+		pt.Folded += int64(sign) * c.foldSave
+	}
+	if !changed {
+		p.LeftAlone.Calls += sign
+		reason := em.Reason
+		if reason == "" {
+			reason = "unchanged"
+		}
+		p.LeftAloneReasons[reason] += sign
+		if p.LeftAloneReasons[reason] == 0 {
+			delete(p.LeftAloneReasons, reason)
+		}
 	}
 }
 

@@ -1,0 +1,439 @@
+package pipeline
+
+import (
+	"strconv"
+	"strings"
+)
+
+// ShortenRequest is one first-seen tool output to shorten (issue 3). The
+// caller fills it from the host payload or from `omni exec`/`omni distill`.
+type ShortenRequest struct {
+	// Command is the shell command line that produced Text, exactly as the
+	// agent wrote it ("" for host tools such as Read or Grep). The distiller
+	// is chosen from it, never from the content alone.
+	Command string
+	// Tool is the host tool name: "Bash" (or "" for a command run through
+	// `omni exec`), "Read", "Grep", "Glob", "Edit", "Write", ... Read, Grep
+	// and Glob results are recognised by this field only.
+	Tool string
+	// Path is the file path of a Read ("" otherwise). It is informational.
+	Path string
+	// Text is the output the model would read: for Bash, stdout with stderr
+	// interleaved or appended as the host shows it.
+	Text string
+	// ExitCode is the command's exit status: 0 is success, anything else a
+	// failing run, which is distilled only when the distiller recognised the
+	// runner's own verdict and every failure line survives (issue 3 §2).
+	ExitCode int
+	// KeepSecrets turns the redaction stage off: the user asked (omni
+	// --keep-secrets) that credentials be kept, so what the model reads and
+	// what the caller archives are the unredacted bytes.
+	KeepSecrets bool
+}
+
+// Block is bytes a marker in ShortenResult.Text names by Handle (HandleOf
+// Bytes, 16 hex characters). The caller must archive every Block under its
+// Handle BEFORE it delivers the text (rule: archive first, REFERENCE.md §6).
+// No Block is larger than MaxBlockBytes.
+type Block struct {
+	// Handle is HandleOf(Bytes).
+	Handle string
+	// Bytes is the exact archived text.
+	Bytes string
+}
+
+// ShortenResult is what Shorten decided for one output.
+type ShortenResult struct {
+	// Text is what the model reads; it equals ShortenRequest.Text byte for
+	// byte when Changed is false.
+	Text string
+	// Blocks are the texts the markers in Text name: the whole (redacted)
+	// raw output behind a rewind marker, and the middle dropped by the final
+	// cut. Archive them before delivering Text.
+	Blocks []Block
+	// Distiller is the name of the distiller that ran ("" when none did),
+	// e.g. "go-test", "pytest", "git-diff". It is set even when the
+	// distiller's result was not used (see Reason).
+	Distiller string
+	// Redacted counts the credential values replaced by [REDACTED].
+	Redacted int
+	// Collapsed reports that the collapse fallback shaped Text.
+	Collapsed bool
+	// Reason says why the output (or its redacted form) passed without a
+	// distillation: "empty", "tool:<name>", "read", "structured:<kind>",
+	// "own-recovery", "has-marker", "chain", "filtered", "enumeration",
+	// "verbatim", "no-distiller", "unrecognised", "failed:unverified",
+	// "fidelity" or "not-smaller". It is "" when a distillation or collapse
+	// was delivered.
+	Reason string
+	// Changed reports that Text differs from ShortenRequest.Text.
+	Changed bool
+}
+
+// The size thresholds of Shorten. The three "is it smaller enough" tests are
+// kept apart as named predicates (REFERENCE.md §2.11, §14 item 12):
+// DistillerEarnsKeep, RouteKeepsRaw and MarkerPaysForItself.
+const (
+	// GuardrailPct: a distillation earns its keep only if it is under 95% of
+	// its input; otherwise the collapse fallback is tried (REFERENCE.md §2.7,
+	// MIN_REDUCTION_PCT).
+	GuardrailPct = 95
+	// RoutePassthroughPct: a result of 90% of its input or more is not worth
+	// a rewrite and the raw output is delivered, unless something was
+	// redacted (REFERENCE.md §2.9, "below guardrail").
+	RoutePassthroughPct = 90
+	// MaxOutputBytes is the final safety cut: a delivered text longer than
+	// 50,000 bytes keeps its head and tail and loses its middle (REFERENCE.md
+	// §2.10, MAX_OUTPUT_BYTES).
+	MaxOutputBytes = 50_000
+	// TailBudgetFraction: the final cut reserves 1/5 of MaxOutputBytes for
+	// the tail, where build and test runs put their verdict (REFERENCE.md
+	// §2.10, fajarhide/omni#508).
+	TailBudgetFraction = 5
+)
+
+// DistillerEarnsKeep reports whether a distilled text of out bytes is
+// clearly smaller than its input of in bytes: out < in*95/100. When it is
+// not, Shorten tries the collapse fallback (REFERENCE.md §2.11 row 1).
+func DistillerEarnsKeep(out, in int) bool {
+	return int64(out)*100 < int64(in)*GuardrailPct
+}
+
+// RouteKeepsRaw reports whether a shortened text of out bytes is too close
+// to its input of in bytes to be worth delivering: out >= in*90/100. Shorten
+// then delivers the raw output, unless something was redacted
+// (REFERENCE.md §2.11 row 2).
+func RouteKeepsRaw(out, in int) bool {
+	return int64(out)*100 >= int64(in)*RoutePassthroughPct
+}
+
+// MarkerPaysForItself reports whether a shortened text of final bytes plus
+// its rewind marker of marker bytes is strictly smaller than the raw output
+// of raw bytes (REFERENCE.md §2.11 row 4). If not, the raw output is
+// delivered.
+func MarkerPaysForItself(final, marker, raw int) bool {
+	return final+marker < raw
+}
+
+// Shorten runs the first-seen stages over one output, in this order (the
+// one copy of them; every door calls it):
+//
+//  1. redaction of credentials (Redact), unless KeepSecrets;
+//  2. the structured/opaque guard (Sniff, which includes the any-JSON-line
+//     rule): such payloads pass byte for byte, or redacted without a
+//     marker line so they still parse;
+//  3. tool arms: Read passes whole (line numbers must hold), Grep and Glob
+//     are enumerations, Edit/Write-like tools are never touched;
+//  4. the command: omni's own recovery commands, chains with more than one
+//     producer, reshaping filters (`| grep`, `| sort`, ...) and
+//     enumerations (ls, find, git --stat, kubectl get, ...) pass whole;
+//  5. the command's distiller; a result that drops a failure line, or a
+//     failing run whose verdict the distiller did not recognise, is not used;
+//  6. the collapse fallback when the distillation is not DistillerEarnsKeep;
+//  7. the route: RouteKeepsRaw → the raw output (redacted if need be);
+//  8. the rewind marker (archive first, MarkerPaysForItself);
+//  9. the redaction marker as the first line;
+//  10. the final cut at MaxOutputBytes (not for Read).
+//
+// Shorten is pure and deterministic, never panics, and is safe for
+// concurrent use. It does not apply the host's own limits (Claude Code's
+// 30,000-character Bash cap): the caller decides whether a rewrite reaches
+// the host at all.
+func Shorten(req ShortenRequest) ShortenResult {
+	raw := req.Text
+	res := ShortenResult{Text: raw}
+	if strings.TrimSpace(raw) == "" {
+		res.Reason = "empty"
+		return res
+	}
+	tool := normTool(req.Tool)
+	if untouchedTool(tool) {
+		res.Reason = "tool:" + tool
+		return res
+	}
+
+	// 1. Redaction.
+	body := raw
+	if !req.KeepSecrets {
+		if red, n := Redact(raw); n > 0 {
+			body, res.Redacted = red, n
+		}
+	}
+	// deliver returns the result for an output that passes whole (redacted
+	// if anything was redacted), with its reason.
+	deliver := func(reason string) ShortenResult {
+		res.Reason = reason
+		if res.Redacted == 0 {
+			res.Text = raw
+			return res
+		}
+		res.Text = redactionMarker(res.Redacted) + "\n" + body
+		res.Changed = true
+		return res
+	}
+
+	// 2. Structured and opaque payloads.
+	if k := Sniff(body); k != KindNone {
+		res.Reason = "structured:" + string(k)
+		if res.Redacted > 0 {
+			// No marker line: it would break the payload's syntax. The
+			// values themselves read [REDACTED].
+			res.Text, res.Changed = body, true
+		}
+		return res
+	}
+
+	// 3. Tool arms.
+	switch tool {
+	case "Read":
+		return deliver("read")
+	case "Grep", "Glob":
+		return finalCut(deliver("enumeration"), tool)
+	}
+
+	// 4. The command.
+	ci := analyzeCommand(req.Command)
+	switch {
+	case ci.ownRecovery:
+		return deliver("own-recovery")
+	case hasOmniMarker(body):
+		return deliver("has-marker")
+	case ci.chain:
+		return finalCut(deliver("chain"), tool)
+	case ci.filter == filterReshape:
+		return finalCut(deliver("filtered"), tool)
+	case ci.verbatim:
+		return finalCut(deliver("verbatim"), tool)
+	case ci.enumeration:
+		return finalCut(deliver("enumeration"), tool)
+	}
+
+	lines := SplitLines(make([]Line, 0, 64), body)
+	candidate, kept := body, len(lines)
+	reason := ""
+
+	// 5. The distiller.
+	if d := pickDistiller(ci); d != nil {
+		res.Distiller = d.name
+		out, k, ok := runDistiller(d, body, lines, req.ExitCode)
+		switch {
+		case !ok && req.ExitCode != 0:
+			reason = "failed:unverified"
+		case !ok:
+			reason = "unrecognised"
+		case !failuresPreserved(body, lines, out):
+			if req.ExitCode != 0 {
+				reason = "failed:unverified"
+			} else {
+				reason = "fidelity"
+			}
+		default:
+			candidate, kept = out, k
+		}
+	} else {
+		reason = "no-distiller"
+	}
+
+	// 6. Collapse fallback.
+	if !DistillerEarnsKeep(len(candidate), len(body)) {
+		if c, folded, ok := collapseLines(body, lines); ok && len(c) < len(candidate) {
+			candidate, kept = c, len(lines)-folded
+			res.Collapsed = true
+		}
+	}
+
+	// 7. Route.
+	if candidate == body || RouteKeepsRaw(len(candidate), len(body)) {
+		if reason == "" {
+			reason = "not-smaller"
+		}
+		res.Collapsed = false
+		return finalCut(deliver(reason), tool)
+	}
+
+	// 8. Rewind marker: archive the whole (redacted) raw output first.
+	marker, block := rewindMarker(body, len(lines), kept, len(candidate))
+	if !strings.HasSuffix(candidate, "\n") {
+		candidate += "\n"
+	}
+	if !MarkerPaysForItself(len(candidate), len(marker)+1, len(body)) {
+		res.Collapsed = false
+		return finalCut(deliver("not-smaller"), tool)
+	}
+	text := candidate + marker + "\n"
+	if block != nil {
+		res.Blocks = append(res.Blocks, *block)
+	}
+
+	// 9. Redaction marker.
+	if res.Redacted > 0 {
+		text = redactionMarker(res.Redacted) + "\n" + text
+	}
+	res.Text, res.Changed, res.Reason = text, true, ""
+	return finalCut(res, tool)
+}
+
+// normTool normalises a host tool name: "" and any case of "bash" are
+// "Bash"; other names keep their spelling.
+func normTool(t string) string {
+	if t == "" || strings.EqualFold(t, "bash") {
+		return "Bash"
+	}
+	switch strings.ToLower(t) {
+	case "read":
+		return "Read"
+	case "grep":
+		return "Grep"
+	case "glob":
+		return "Glob"
+	}
+	return t
+}
+
+// untouchedTool reports the tools whose result is never rewritten: edits and
+// writes echo what the agent wrote (REFERENCE.md §2.4).
+func untouchedTool(t string) bool {
+	switch t {
+	case "Edit", "Write", "MultiEdit", "NotebookEdit", "Create", "Move", "Delete", "Replace", "TodoWrite":
+		return true
+	}
+	return false
+}
+
+// redactionMarker is the first line of a redacted reply (REFERENCE.md §7.6).
+func redactionMarker(n int) string {
+	return "[OMNI: " + strconv.Itoa(n) + " sensitive value(s) redacted]"
+}
+
+// hasOmniMarker reports whether some line starts with an omni marker
+// ("[OMNI: " or "[OMNI "): output of `omni exec` or `omni distill` coming
+// back through a hook must not be shortened twice (REFERENCE.md §2.4,
+// fajarhide/omni#379).
+func hasOmniMarker(text string) bool {
+	for rest := text; rest != ""; {
+		i := strings.Index(rest, "[OMNI")
+		if i < 0 {
+			return false
+		}
+		if i == 0 || rest[i-1] == '\n' {
+			return true
+		}
+		rest = rest[i+5:]
+	}
+	return false
+}
+
+// rewindMarker builds the rewind marker (REFERENCE.md §7.1) for a body of
+// total lines of which kept survive verbatim in a shortened text of outLen
+// bytes, and the block to archive (nil when the body is over MaxBlockBytes
+// and is not archived).
+func rewindMarker(body string, total, kept, outLen int) (string, *Block) {
+	lost := strconv.Itoa(total-kept) + " lines"
+	if total-kept <= 0 {
+		lost = strconv.Itoa(max(len(body)-outLen, 0)) + " bytes"
+	}
+	if len(body) > MaxBlockBytes {
+		return "[OMNI: " + lost + " omitted, full output not archived: " + strconv.Itoa(len(body)) +
+			" bytes over the " + strconv.Itoa(MaxBlockBytes) + " byte rewind cap]", nil
+	}
+	h := HandleOf(body)
+	return "[OMNI: " + lost + " omitted, omni retrieve " + h + " for full output]", &Block{Handle: h, Bytes: body}
+}
+
+// finalCut applies the final safety cut at MaxOutputBytes to res.Text
+// (REFERENCE.md §2.10, §7.4): the head and a tail of a fifth of the budget
+// survive, the middle is archived as a Block (when it fits MaxBlockBytes)
+// and replaced by one marker line. Line form when whole lines fit both
+// ends, else byte form, which also keeps a tail slice (REFERENCE.md §14 item
+// 15). A Read result is never cut (its line numbers must hold).
+func finalCut(res ShortenResult, tool string) ShortenResult {
+	t := res.Text
+	if len(t) <= MaxOutputBytes || tool == "Read" {
+		return res
+	}
+	tailBudget := MaxOutputBytes / TailBudgetFraction
+	headBudget := MaxOutputBytes - tailBudget - 160 // room for the marker
+	// Line form: whole lines from the head and from the tail.
+	headEnd := 0
+	for headEnd < len(t) {
+		i := strings.IndexByte(t[headEnd:], '\n')
+		if i < 0 || headEnd+i+1 > headBudget {
+			break
+		}
+		headEnd += i + 1
+	}
+	tailStart := len(t)
+	for tailStart > headEnd {
+		j := strings.LastIndexByte(t[:tailStart-1], '\n')
+		if tailStart-1 <= 0 {
+			break
+		}
+		if len(t)-(j+1) > tailBudget || j+1 < headEnd {
+			break
+		}
+		tailStart = j + 1
+		if j < 0 {
+			break
+		}
+	}
+	var text string
+	var middle string
+	if headEnd > 0 && tailStart < len(t) && tailStart > headEnd {
+		middle = t[headEnd:tailStart]
+		total := strings.Count(t, "\n")
+		if !strings.HasSuffix(t, "\n") {
+			total++
+		}
+		dropped := strings.Count(middle, "\n")
+		handle := ""
+		if len(middle) <= MaxBlockBytes {
+			handle = HandleOf(middle)
+			res.Blocks = append(res.Blocks, Block{Handle: handle, Bytes: middle})
+		}
+		m := "[OMNI: output truncated, " + strconv.Itoa(total-dropped) + " of " + strconv.Itoa(total) +
+			" lines kept, " + strconv.Itoa(dropped) + " dropped from the middle"
+		if handle != "" {
+			m += ", omni retrieve " + handle
+		}
+		text = t[:headEnd] + m + "]\n" + t[tailStart:]
+	} else {
+		// Byte form: cut at UTF-8 boundaries.
+		h := utf8Floor(t, headBudget)
+		s := utf8Ceil(t, len(t)-tailBudget)
+		middle = t[h:s]
+		handle := ""
+		if len(middle) <= MaxBlockBytes {
+			handle = HandleOf(middle)
+			res.Blocks = append(res.Blocks, Block{Handle: handle, Bytes: middle})
+		}
+		m := "\n[OMNI: output truncated, " + strconv.Itoa(len(t)-len(middle)) + " of " + strconv.Itoa(len(t)) + " bytes kept"
+		if handle != "" {
+			m += ", omni retrieve " + handle
+		}
+		text = t[:h] + m + "]\n" + t[s:]
+	}
+	res.Text, res.Changed = text, true
+	return res
+}
+
+// utf8Floor returns the largest index <= i that starts a UTF-8 sequence.
+func utf8Floor(s string, i int) int {
+	if i >= len(s) {
+		return len(s)
+	}
+	for i > 0 && s[i]&0xC0 == 0x80 {
+		i--
+	}
+	return i
+}
+
+// utf8Ceil returns the smallest index >= i that starts a UTF-8 sequence.
+func utf8Ceil(s string, i int) int {
+	if i <= 0 {
+		return 0
+	}
+	for i < len(s) && s[i]&0xC0 == 0x80 {
+		i++
+	}
+	return i
+}
