@@ -394,13 +394,17 @@ func TestHostRepliesMatchSchemas(t *testing.T) {
 		visible             func(reply map[string]any) string
 	}{
 		{"claude-bash", hostsClaudeBash, "tool_response.stdout", long, HostClaudeCode, checkClaudeBash,
-			func(r map[string]any) string { return r["hookSpecificOutput"].(map[string]any)["updatedToolOutput"].(map[string]any)["stdout"].(string) }},
+			func(r map[string]any) string {
+				return r["hookSpecificOutput"].(map[string]any)["updatedToolOutput"].(map[string]any)["stdout"].(string)
+			}},
 		{"claude-read", hostsClaudeRead, "tool_response.file.content", long, HostClaudeCode, checkClaudeRead,
 			func(r map[string]any) string {
 				return r["hookSpecificOutput"].(map[string]any)["updatedToolOutput"].(map[string]any)["file"].(map[string]any)["content"].(string)
 			}},
 		{"claude-grep", hostsClaudeGrep, "tool_response.content", long, HostClaudeCode, checkClaudeKeep("content"),
-			func(r map[string]any) string { return r["hookSpecificOutput"].(map[string]any)["updatedToolOutput"].(map[string]any)["content"].(string) }},
+			func(r map[string]any) string {
+				return r["hookSpecificOutput"].(map[string]any)["updatedToolOutput"].(map[string]any)["content"].(string)
+			}},
 		{"claude-glob", hostsClaudeGlob, "tool_response.filenames", globNames, HostClaudeCode, checkClaudeKeep("filenames"),
 			func(r map[string]any) string {
 				var s []string
@@ -410,7 +414,9 @@ func TestHostRepliesMatchSchemas(t *testing.T) {
 				return strings.Join(s, "\n")
 			}},
 		{"claude-webfetch", hostsClaudeWebFetch, "tool_response.result", long, HostClaudeCode, checkClaudeKeep("result"),
-			func(r map[string]any) string { return r["hookSpecificOutput"].(map[string]any)["updatedToolOutput"].(map[string]any)["result"].(string) }},
+			func(r map[string]any) string {
+				return r["hookSpecificOutput"].(map[string]any)["updatedToolOutput"].(map[string]any)["result"].(string)
+			}},
 		{"codex-bash", hostsCodexBash, "tool_response", long, HostCodex, checkCodex,
 			func(r map[string]any) string { return r["reason"].(string) }},
 		{"gemini-shell", hostsGeminiShell, "tool_response.llmContent", long, HostGemini, checkGemini,

@@ -396,14 +396,16 @@ func TestDecideLineEndings(t *testing.T) {
 		}
 	})
 	t.Run("read keeps each ending", func(t *testing.T) {
-		r := strings.Replace(run, "\r\n", "\n", 1) // first line LF, the rest CRLF
+		// first line CRLF, then LF, CRLF, LF
+		ls := strings.SplitAfter(run, "\r\n")
+		r := ls[0] + strings.TrimSuffix(ls[1], "\r\n") + "\n" + ls[2] + strings.TrimSuffix(ls[3], "\r\n") + "\n"
 		text := head + r + mid + last
 		v := newFakeView().see(ScopeSession, "", r)
 		d := dtDecide(t, Request{Text: text, Read: true}, v)
 		if len(d.Folds) != 1 {
 			t.Fatalf("%d folds", len(d.Folds))
 		}
-		want := head + dtMarker(MarkerRun, 4, d.Folds[0].Handle, "") + "\n" + "⋮\r\n⋮\r\n⋮\r\n" + mid + last
+		want := head + dtMarker(MarkerRun, 4, d.Folds[0].Handle, "") + "\r\n" + "⋮\n⋮\r\n⋮\n" + mid + last
 		if d.Text != want {
 			t.Fatalf("got %q", d.Text[len(head):])
 		}
@@ -413,8 +415,19 @@ func TestDecideLineEndings(t *testing.T) {
 // TestDecideRunsSplitBySourceAndScope: runs are maximal stretches of one
 // scope and one first source; adjacent runs of different sources or scopes
 // fold separately, each with its own wording. Red when planFolds compares
-// the scope only.
+// the scope only, or the source only.
 func TestDecideRunsSplitBySourceAndScope(t *testing.T) {
+	t.Run("same source, two scopes", func(t *testing.T) {
+		s := dtLines("s", 3, 300)
+		p := dtLines("p", 6, 600)
+		text := dtLines("head", 11, 1100) + s + p + dtLine("tail", 60)
+		v := newFakeView().see(ScopeSession, "make", s).see(ScopeProject, "make", p)
+		d := dtDecide(t, Request{Text: text, Source: "make"}, v)
+		if len(d.Folds) != 2 || d.Folds[0].Block != s || d.Folds[1].Block != p ||
+			d.Folds[0].Kind != MarkerRerun || d.Folds[1].Kind != MarkerProject {
+			t.Fatalf("want a session fold then a project fold, got %d folds: %q", len(d.Folds), d.Text)
+		}
+	})
 	head := dtLines("head", 11, 1100)
 	a := dtLines("a", 3, 300)
 	b := dtLines("b", 3, 300)
@@ -438,8 +451,9 @@ func TestDecideRunsSplitBySourceAndScope(t *testing.T) {
 }
 
 // TestDecideProjectNeverWhole: a project fold never replaces the whole
-// output, neither as one run nor as several. Red without `whole ||` in
-// planBlock (one run) and without the drop at the end of planFolds (two).
+// output, neither as one run nor as several. Red without the drop at the
+// end of planFolds (two sources; the one-run case is guarded twice: by
+// `whole ||` in planBlock and by that drop, and goes red only without both).
 func TestDecideProjectNeverWhole(t *testing.T) {
 	a := dtLines("a", 8, 800)
 	b := dtLines("b", 8, 800)
@@ -884,32 +898,49 @@ func TestDecideRepeatBytes(t *testing.T) {
 // outside the inputs (a clock, a random number) reaches a handle or marker.
 func TestDecideDeterministic(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
+	type tc struct {
+		req Request
+		v   *fakeView
+	}
+	var cases []tc
 	for c := 0; c < 60; c++ {
 		var text strings.Builder
 		v := newFakeView()
 		v.empty = r.IntN(4) == 0
-		for i := 0; i < 20+r.IntN(80); i++ {
-			ln := dtLine(fmt.Sprintf("c%d-%d", c, r.IntN(60)), 20+r.IntN(90))
-			if r.IntN(10) == 0 {
-				ln = "\n"
+		for chunk := 0; chunk < 3+r.IntN(8); chunk++ {
+			scope := Scope(r.IntN(3))
+			src := []string{"", "cat a", "make"}[r.IntN(3)]
+			for i := 0; i < 1+r.IntN(15); i++ {
+				ln := dtLine(fmt.Sprintf("c%d-%d", c, r.IntN(60)), 20+r.IntN(90))
+				if r.IntN(10) == 0 {
+					ln = "\n"
+				}
+				if r.IntN(20) == 0 {
+					ln = "error: step " + strconv.Itoa(i) + "\n"
+				}
+				if r.IntN(3) == 0 {
+					ln = strings.TrimSuffix(ln, "\n") + "\r\n"
+				}
+				if scope != ScopeNone {
+					v.see(scope, src, ln)
+				}
+				text.WriteString(ln)
 			}
-			if r.IntN(20) == 0 {
-				ln = "error: step " + strconv.Itoa(i) + "\n"
-			}
-			if r.IntN(3) == 0 {
-				ln = strings.TrimSuffix(ln, "\n") + "\r\n"
-			}
-			switch r.IntN(3) {
-			case 1:
-				v.see(ScopeSession, []string{"", "cat a", "make"}[r.IntN(3)], ln)
-			case 2:
-				v.see(ScopeProject, []string{"", "make"}[r.IntN(2)], ln)
-			}
-			text.WriteString(ln)
 		}
-		req := Request{Text: text.String(), Source: "make", Read: r.IntN(2) == 0}
+		cases = append(cases, tc{Request{Text: text.String(), Source: "make", Read: r.IntN(2) == 0}, v})
+	}
+	for _, in := range goldenInputs(t) {
+		v := newFakeView().see(ScopeSession, "make", in)
+		cases = append(cases, tc{Request{Text: in, Source: "make"}, v}, tc{Request{Text: in, Source: "cat", Read: true}, v})
+	}
+	folding := 0
+	for c, x := range cases {
+		req, v := x.req, x.v
 		first := Decide(req, v)
 		checkDecision(t, req, v, first)
+		if len(first.Folds) > 0 {
+			folding++
+		}
 		var wg sync.WaitGroup
 		results := make([]Decision, 8)
 		for g := range results {
@@ -922,5 +953,8 @@ func TestDecideDeterministic(t *testing.T) {
 				t.Fatalf("case %d: decisions differ:\n%+v\n%+v", c, d, first)
 			}
 		}
+	}
+	if folding < len(cases)/3 {
+		t.Fatalf("only %d of %d cases fold; the test needs folds to compare", folding, len(cases))
 	}
 }

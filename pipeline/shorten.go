@@ -215,7 +215,8 @@ func Shorten(req ShortenRequest) ShortenResult {
 	// 5. The distiller.
 	if d := pickDistiller(ci); d != nil {
 		res.Distiller = d.name
-		out, k, ok := runDistiller(d, body, lines, req.ExitCode)
+		sub, _ := subcommand(ci.args)
+		out, k, ok := runDistiller(d, body, lines, req.ExitCode, ci.args, sub)
 		switch {
 		case !ok && req.ExitCode != 0:
 			reason = "failed:unverified"
@@ -363,18 +364,13 @@ func finalCut(res ShortenResult, tool string) ShortenResult {
 		headEnd += i + 1
 	}
 	tailStart := len(t)
-	for tailStart > headEnd {
-		j := strings.LastIndexByte(t[:tailStart-1], '\n')
-		if tailStart-1 <= 0 {
+	for tailStart > 0 {
+		// The line that ends at tailStart starts after the previous "\n".
+		start := strings.LastIndexByte(t[:tailStart-1], '\n') + 1
+		if len(t)-start > tailBudget || start < headEnd {
 			break
 		}
-		if len(t)-(j+1) > tailBudget || j+1 < headEnd {
-			break
-		}
-		tailStart = j + 1
-		if j < 0 {
-			break
-		}
+		tailStart = start
 	}
 	var text string
 	var middle string

@@ -617,7 +617,7 @@ when $OMNI_HOME is removed, or on SIGTERM/SIGINT.
 With --stop, ask the running daemon to stop and wait until it has; prints
 "stopped" or "no daemon running" on stderr.
 
-Exit status: 0 on a clean stop (or when another daemon owns the store),
+Exit codes: 0 on a clean stop (or when another daemon owns the store),
 1 on error.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

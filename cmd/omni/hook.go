@@ -27,8 +27,8 @@ otherwise prints nothing. PostToolUseFailure is recorded, never answered.
 PreCompact, PostCompact and SessionStart (compact, clear) empty the session's
 shown-sets. The optional EVENT argument is ignored (the payload decides).
 
-Always exits 0. On any error, timeout or panic it prints nothing, so the host
-keeps its own output, and writes one line to $OMNI_HOME/omni.log.`,
+Exit codes: always 0. On any error, timeout or panic it prints nothing, so
+the host keeps its own output, and writes one line to $OMNI_HOME/omni.log.`,
 		Example: `  echo '{"hook_event_name":"PostToolUse","session_id":"s","tool_name":"Bash",
         "tool_input":{"command":"ls"},"tool_response":{"stdout":"a\n","stderr":"","interrupted":false}}' | omni hook`,
 		Args: cobra.MaximumNArgs(1),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -71,7 +72,8 @@ store could not be read.`,
 				} else if !rp.Match {
 					status = fmt.Sprintf("DIFFERS from what was delivered (sha256 %s, now %s)", rp.Want, rp.Got)
 				}
-				fmt.Fprintf(s.Err, "omni replay: seq %d (%s %s %s): %s\n", rp.Seq, rp.Door, rp.Event, rp.Tool, status)
+				what := strings.Join(strings.Fields(fmt.Sprintf("%s %s %s", rp.Door, rp.Event, rp.Tool)), " ")
+				fmt.Fprintf(s.Err, "omni replay: seq %d (%s): %s\n", rp.Seq, what, status)
 			}
 			if rp.Compared && !rp.Match {
 				return &exitError{code: 1}

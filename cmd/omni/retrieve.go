@@ -31,6 +31,9 @@ Exit codes: 0 printed; 1 unknown handle, or the reserved documentation example
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			h := normalizeHandle(args[0])
+			if !validHandle(h) {
+				return &exitError{code: 1, msg: fmt.Sprintf("omni retrieve: %q is not a handle: a handle is 16 hex characters, as printed in an [OMNI: ...] marker", args[0])}
+			}
 			if h == pipeline.ExampleHandle {
 				return &exitError{code: 1, msg: fmt.Sprintf("omni retrieve: %s is the documentation example, not a real handle; real handles come from markers in tool output", h)}
 			}
@@ -72,4 +75,17 @@ func remoteMsg(err error) string {
 		return m[i+2:]
 	}
 	return m
+}
+
+func validHandle(h string) bool {
+	if len(h) != pipeline.HandleLen {
+		return false
+	}
+	for i := 0; i < len(h); i++ {
+		c := h[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -23,9 +24,7 @@ type streams struct {
 }
 
 func stdStreams() streams {
-	st, err := os.Stdin.Stat()
-	tty := err == nil && st.Mode()&os.ModeCharDevice != 0
-	return streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, InIsTerminal: tty}
+	return streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, InIsTerminal: term.IsTerminal(int(os.Stdin.Fd()))}
 }
 
 // exitError carries an exit code through cobra without printing usage.
@@ -102,6 +101,8 @@ differed; 2 usage or store errors.`,
 	root.SetIn(s.In)
 	root.SetOut(s.Out)
 	root.SetErr(s.Err)
-	root.AddCommand(newHookCmd(s), newExecCmd(s), newRetrieveCmd(s), newReplayCmd(s), newBenchCmd(s), newDaemonCmd())
+	root.AddCommand(newHookCmd(s), newExecCmd(s), newRetrieveCmd(s), newReplayCmd(s), newBenchCmd(s), newDaemonCmd(),
+		newInitCmd(s), newDoctorCmd(s), newMCPCmd(s), newPretoolCmd(s),
+		newStatsCmd(s), newDiffCmd(s), newExplainCmd(s), newDashboardCmd(s), newGoalCmd(s), newRememberCmd(s), newSessionCmd(s))
 	return root
 }

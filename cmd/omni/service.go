@@ -127,9 +127,30 @@ func (s *service) handle(ctx context.Context, method string, req []byte) ([]byte
 		}
 		return json.Marshal(rs)
 	case "stats":
+		var in statsReq
+		if len(req) > 0 {
+			if err := json.Unmarshal(req, &in); err != nil {
+				return nil, fmt.Errorf("stats request: %w", err)
+			}
+		}
+		if !in.Since.IsZero() {
+			rep, err := statsSince(ctx, s.log, in.Since)
+			if err != nil {
+				return nil, err
+			}
+			return json.Marshal(rep)
+		}
 		var t any
 		s.engine.StatsView(func(st *stats.Stats) { t = statsJSON(st) })
 		return json.Marshal(t)
+	case "explain":
+		return s.explainMethod(ctx, req)
+	case "diff":
+		return s.diffMethod(ctx, req)
+	case "goal":
+		return s.goalMethod(ctx, req)
+	case "session":
+		return s.sessionMethod(ctx, req)
 	}
 	return nil, fmt.Errorf("unknown method %q", method)
 }
@@ -206,6 +227,7 @@ func homeLogf(home string) func(string, ...any) {
 	return func(format string, args ...any) {
 		logMu.Lock()
 		defer logMu.Unlock()
+		_ = os.MkdirAll(home, 0o700)
 		f, err := os.OpenFile(filepath.Join(home, "omni.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 		if err != nil {
 			return

@@ -46,7 +46,7 @@ func Family(tool, source string) string {
 		case isAssignment(w):
 			words = words[1:]
 			continue
-		case wrappers[w]:
+		case wrappers[w] && len(words) > 1:
 			words = words[1:]
 			if w == "timeout" && len(words) > 0 { // timeout DURATION CMD
 				words = words[1:]

@@ -258,6 +258,7 @@ type call struct {
 	emitted bool
 	em      events.Emitted
 	t       time.Time
+	rows    []*Row // the breakdown rows the call was added to
 }
 
 type handleInfo struct {
@@ -371,6 +372,9 @@ func (s *Stats) Apply(e events.Event) {
 		c.foldSave += int64(f.Bytes - f.MarkerBytes)
 		if c.emitted {
 			s.attribute(c, +1)
+			for _, r := range c.rows {
+				r.Folds++
+			}
 		}
 		for _, m := range []map[string]*FoldTotals{s.ByFold, c.part.ByFold} {
 			ft := m[f.Marker]
@@ -456,16 +460,15 @@ func (s *Stats) emitted(e events.Event, em *events.Emitted) {
 	if e.Time.After(p.Last) {
 		p.Last = e.Time
 	}
-	row(p.ByTool, em.Tool).add(em, c.folds)
-	row(p.ByFamily, Family(em.Tool, em.Source)).add(em, c.folds)
-	row(p.BySession, e.Session).add(em, c.folds)
-	row(p.ByHost, c.host).add(em, c.folds)
 	agent := "main"
 	if e.Agent != "" {
 		agent = "subagent"
 	}
-	row(p.ByAgent, agent).add(em, c.folds)
-	row(p.ByProject, e.Project).add(em, c.folds)
+	c.rows = []*Row{row(p.ByTool, em.Tool), row(p.ByFamily, Family(em.Tool, em.Source)), row(p.BySession, e.Session),
+		row(p.ByHost, c.host), row(p.ByAgent, agent), row(p.ByProject, e.Project)}
+	for _, r := range c.rows {
+		r.add(em, c.folds)
+	}
 	if e.Session != "" {
 		p.Open[e.Session]++
 	}

@@ -1,0 +1,453 @@
+package main
+
+// omni doctor: is omni installed, reachable and registered where each host
+// reads it? One line per problem, each saying how to fix it.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+// doctorLogLines is how many recent hook errors doctor shows.
+const doctorLogLines = 5
+
+// doctorReport is everything omni doctor found (--json prints it as is).
+type doctorReport struct {
+	Version string `json:"version"`
+	// Binary is this binary; OnPath the omni found on $PATH ("" if none).
+	Binary        string `json:"binary"`
+	OnPath        string `json:"on_path"`
+	OnPathVersion string `json:"on_path_version,omitempty"`
+	Home          string `json:"home"`
+	// Store says whether the store opened and answered, Calls how many
+	// calls it holds.
+	Store  string `json:"store"`
+	Calls  int    `json:"calls"`
+	Daemon string `json:"daemon"`
+	// Hosts has one row per supported host.
+	Hosts []doctorHost `json:"hosts"`
+	// HookErrors are the last hook errors of omni.log, newest last.
+	HookErrors []string `json:"hook_errors,omitempty"`
+	// Problems holds one line per problem, each ending in its fix.
+	Problems []string `json:"problems"`
+	// Fixed lists what --fix did.
+	Fixed []string `json:"fixed,omitempty"`
+}
+
+// doctorHost is one host's row of the tier table.
+type doctorHost struct {
+	Host      string `json:"host"`
+	Installed bool   `json:"installed"`
+	// Tier is Full, Full-text-only, Plugin, MCP-only, or "" when omni is not
+	// registered with the host.
+	Tier  string   `json:"tier"`
+	Hooks string   `json:"hooks,omitempty"` // where the hooks (or plugin) are registered
+	MCP   string   `json:"mcp,omitempty"`   // where the MCP server is registered
+	Notes []string `json:"notes,omitempty"`
+	// needsInit is the init flag line that repairs the registration.
+	needsInit []string
+}
+
+func newDoctorCmd(s streams) *cobra.Command {
+	var fix, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "doctor [--fix] [--json]",
+		Short: "Check the binary, the store, the daemon and every host's registration",
+		Long: `Checks, and prints one line each:
+
+  - the omni binary on $PATH and its version (hosts run it by path; an older
+    omni first on $PATH is a problem);
+  - the store under $OMNI_HOME opens under its lock and the daemon answers
+    (unless OMNI_NO_DAEMON is set), and runs this version;
+  - for Claude Code, Codex CLI, Gemini CLI and OpenCode: whether omni's hooks
+    (or plugin) and MCP server are registered where the host reads them
+    (user and project files), complete, not duplicated, and naming a binary
+    that exists; and the tier that gives: Full (the host applies omni's
+    rewrite), Full-text-only (Codex: the rewrite arrives as plain text),
+    Plugin (OpenCode, through the plugin shim), MCP-only (retrieve and
+    explain only, nothing shortened);
+  - the last hook errors in $OMNI_HOME/omni.log.
+
+Every problem is one line saying how to fix it. --fix re-registers hosts
+whose registration is stale, incomplete or duplicated (as 'omni init' would)
+and stops a daemon of another version; then it checks again.
+
+Exit codes: 0 nothing wrong; 1 at least one problem (listed); 2 usage error.`,
+		Example: `  omni doctor
+  omni doctor --fix
+  omni doctor --json | jq .hosts`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o, err := defaultOptions()
+			if err != nil {
+				return &exitError{code: 1, msg: "omni doctor: " + err.Error()}
+			}
+			rep := runDoctor(o)
+			if fix && len(rep.Problems) > 0 {
+				fixed := doctorFix(o, rep)
+				rep = runDoctor(o)
+				rep.Fixed = fixed
+			}
+			if asJSON {
+				b, _ := json.MarshalIndent(rep, "", "  ")
+				fmt.Fprintln(s.Out, string(b))
+			} else {
+				printDoctor(s.Out, rep)
+			}
+			if len(rep.Problems) > 0 {
+				return &exitError{code: 1}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&fix, "fix", false, "repair what can be repaired (stale registrations, a daemon of another version), then check again")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
+	return cmd
+}
+
+// runDoctor makes every check.
+func runDoctor(o initOptions) doctorReport {
+	home := omniHome()
+	rep := doctorReport{Version: version, Binary: o.omni, Home: home, Problems: []string{}}
+	problem := func(format string, a ...any) { rep.Problems = append(rep.Problems, fmt.Sprintf(format, a...)) }
+
+	// The binary.
+	if p, err := exec.LookPath("omni"); err != nil {
+		problem("omni is not on $PATH: add %s to PATH, or run 'go install ./cmd/omni'", filepath.Dir(o.omni))
+	} else {
+		rep.OnPath = p
+		if !sameFile(p, o.omni) {
+			rep.OnPathVersion = binaryVersion(p)
+			if rep.OnPathVersion != version {
+				problem("the omni on $PATH (%s) is version %q, this one (%s) is %s: reinstall it or put %s first on PATH",
+					p, rep.OnPathVersion, o.omni, version, filepath.Dir(o.omni))
+			}
+		}
+	}
+
+	// The store and the daemon.
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	b, err := callOrLocal(ctx, home, "stats", nil)
+	if err != nil {
+		rep.Store = "error: " + err.Error()
+		problem("the store under %s does not open: %v: run 'omni daemon --stop' and check %s", filepath.Join(home, "store"), err, filepath.Join(home, "daemon.log"))
+	} else {
+		var st struct {
+			Calls int `json:"calls"`
+		}
+		_ = json.Unmarshal(b, &st)
+		rep.Store, rep.Calls = "ok", st.Calls
+	}
+	switch {
+	case os.Getenv("OMNI_NO_DAEMON") != "":
+		rep.Daemon = "off (OMNI_NO_DAEMON is set: every command opens the store itself)"
+	case err != nil:
+		rep.Daemon = "not checked"
+	default:
+		ad, aerr := readDaemonAddr(home)
+		if aerr == nil {
+			_, aerr = callDaemon(ctx, home, "ping", nil, false, time.Second)
+		}
+		switch {
+		case aerr != nil:
+			rep.Daemon = "not answering"
+			problem("the daemon does not answer (%v), so hooks open the store themselves: check %s, then 'omni daemon --stop'",
+				aerr, filepath.Join(home, "daemon.log"))
+		case ad.Version != version:
+			rep.Daemon = fmt.Sprintf("pid %d, version %s", ad.PID, ad.Version)
+			problem("the daemon (pid %d) runs version %s, this binary is %s: run 'omni daemon --stop' (the next hook starts this one) or 'omni doctor --fix'",
+				ad.PID, ad.Version, version)
+		default:
+			rep.Daemon = fmt.Sprintf("pid %d, version %s, answers", ad.PID, ad.Version)
+		}
+	}
+
+	// The hosts, user scope and, inside a repository, project scope.
+	scopes := []initOptions{o}
+	if wd, err := os.Getwd(); err == nil {
+		if p := projectOf(wd); p != o.home {
+			po := o
+			po.project = p
+			scopes = append(scopes, po)
+		}
+	}
+	registered := false
+	for _, h := range allHosts {
+		row := inspectHost(h, scopes, problem)
+		registered = registered || row.Tier != ""
+		rep.Hosts = append(rep.Hosts, row)
+	}
+	if !registered {
+		problem("omni is not registered with any host: run 'omni init --claude' (or --codex, --gemini, --opencode)")
+	}
+	rep.HookErrors = lastHookErrors(filepath.Join(home, "omni.log"), doctorLogLines)
+	return rep
+}
+
+// inspectHost checks one host's registration in every scope.
+func inspectHost(h hostKind, scopes []initOptions, problem func(string, ...any)) doctorHost {
+	row := doctorHost{Host: hostNames[h]}
+	hooksOK, mcpOK := false, false
+	for _, o := range scopes {
+		row.Installed = row.Installed || hostPresent(h, o)
+		flag := "omni init --" + string(h)
+		if o.project != "" {
+			flag += " --project"
+		}
+		for _, kind := range []string{"hooks", "plugin", "mcp"} {
+			st, detail := inspectPart(h, o, kind)
+			if st == "none" {
+				continue
+			}
+			where := shortPath(detail, o.home)
+			if kind == "mcp" {
+				row.MCP = where
+			} else {
+				row.Hooks = where
+			}
+			switch st {
+			case "ok":
+				if kind == "mcp" {
+					mcpOK = true
+				} else {
+					hooksOK = true
+				}
+			case "stale":
+				problem("%s: omni's %s in %s are incomplete, duplicated or out of date: run '%s'", hostNames[h], kind, where, flag)
+				row.needsInit = append(row.needsInit, flag)
+				if kind != "mcp" {
+					hooksOK = true // registered, if imperfectly
+				}
+			case "missing-binary":
+				problem("%s: %s in %s runs a binary that does not exist: run '%s'", hostNames[h], kind, where, flag)
+				row.needsInit = append(row.needsInit, flag)
+			default:
+				problem("%s: %s: run '%s' after fixing it", hostNames[h], st, flag)
+			}
+		}
+	}
+	switch {
+	case hooksOK:
+		row.Tier = hostTiers[h]
+	case mcpOK:
+		row.Tier = "MCP-only"
+	}
+	if h == hostCodex && row.Hooks != "" {
+		row.Notes = append(row.Notes, "Codex skips hooks you have not approved: check \"Hooks need review\" in codex")
+	}
+	return row
+}
+
+// inspectPart reports the state of one registration kind of host h in o's
+// scope: "none" (not registered), "ok", "stale", "missing-binary", or an
+// error text; detail is the file.
+func inspectPart(h hostKind, o initOptions, kind string) (string, string) {
+	var p *part
+	for _, x := range partsFor(h, o) {
+		if x.kind == kind {
+			p = &x
+			break
+		}
+	}
+	if p == nil {
+		return "none", ""
+	}
+	src, err := os.ReadFile(p.path)
+	if err != nil {
+		return "none", p.path
+	}
+	out, del, err := p.apply(src, true, false)
+	if err != nil {
+		return fmt.Sprintf("%s cannot be read as %s: %v", p.path, kind, err), p.path
+	}
+	if !del && bytes.Equal(out, src) {
+		return "none", p.path
+	}
+	for _, bin := range append(binariesIn(src), o.omni) {
+		for _, rw := range []bool{false, true} {
+			v := o
+			v.omni, v.rewrite, v.hookOnly, v.mcpOnly = bin, rw, false, false
+			for _, q := range partsFor(h, v) {
+				if q.kind != kind {
+					continue
+				}
+				out, del, err := q.apply(src, true, true)
+				if err == nil && !del && bytes.Equal(out, src) {
+					if fi, err := os.Stat(bin); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+						return "missing-binary", p.path
+					}
+					return "ok", p.path
+				}
+			}
+		}
+	}
+	return "stale", p.path
+}
+
+// doctorFix repairs what it can and says what it did.
+func doctorFix(o initOptions, rep doctorReport) []string {
+	var did []string
+	home := omniHome()
+	if ad, err := readDaemonAddr(home); err == nil && ad.Version != version && os.Getenv("OMNI_NO_DAEMON") == "" {
+		ctx, cancel := context.WithTimeout(context.Background(), daemonStopTimeout)
+		if _, err := stopDaemon(ctx, home, daemonStopTimeout); err == nil {
+			did = append(did, fmt.Sprintf("stopped the daemon of version %s", ad.Version))
+		}
+		cancel()
+	}
+	for i, row := range rep.Hosts {
+		for _, flag := range row.needsInit {
+			h := allHosts[i]
+			ho := o
+			ho.project = ""
+			if strings.HasSuffix(flag, "--project") {
+				wd, _ := os.Getwd()
+				ho.project = projectOf(wd)
+			}
+			// Keep the kinds that are registered; keep a rewrite that is.
+			hooksSt, _ := inspectPart(h, ho, "hooks")
+			pluginSt, _ := inspectPart(h, ho, "plugin")
+			mcpSt, _ := inspectPart(h, ho, "mcp")
+			ho.mcpOnly = hooksSt == "none" && pluginSt == "none"
+			ho.hookOnly = mcpSt == "none"
+			hp, _ := hostPaths(h, ho)
+			if src, err := os.ReadFile(hp); err == nil && h == hostClaude {
+				ho.rewrite = bytes.Contains(src, []byte(" pretool\""))
+			}
+			if _, err := runParts(partsFor(h, ho), true, false, func(string) [][]part { return nil }); err == nil {
+				did = append(did, "ran '"+flag+"'")
+			}
+		}
+	}
+	return did
+}
+
+// printDoctor prints the report for people.
+func printDoctor(w io.Writer, rep doctorReport) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	onPath := "not on $PATH"
+	if rep.OnPath != "" {
+		onPath = "on $PATH: " + rep.OnPath
+		if rep.OnPathVersion != "" {
+			onPath += " (version " + rep.OnPathVersion + ")"
+		}
+	}
+	fmt.Fprintf(tw, "omni\t%s, %s; %s\n", rep.Version, rep.Binary, onPath)
+	fmt.Fprintf(tw, "store\t%s (%s, %d calls)\n", rep.Store, filepath.Join(rep.Home, "store"), rep.Calls)
+	fmt.Fprintf(tw, "daemon\t%s\n", rep.Daemon)
+	tw.Flush()
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "host\ttier\thooks\tmcp")
+	for _, h := range rep.Hosts {
+		tier, hk, mc := h.Tier, h.Hooks, h.MCP
+		if tier == "" {
+			tier = "-"
+			if !h.Installed {
+				tier = "- (not installed)"
+			}
+		}
+		if hk == "" {
+			hk = "-"
+		}
+		if mc == "" {
+			mc = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", h.Host, tier, hk, mc)
+	}
+	tw.Flush()
+	for _, h := range rep.Hosts {
+		for _, n := range h.Notes {
+			fmt.Fprintf(w, "note: %s\n", n)
+		}
+	}
+	if len(rep.HookErrors) > 0 {
+		fmt.Fprintf(w, "\nlast hook errors (%s):\n", filepath.Join(rep.Home, "omni.log"))
+		for _, l := range rep.HookErrors {
+			fmt.Fprintf(w, "  %s\n", l)
+		}
+	}
+	for _, f := range rep.Fixed {
+		fmt.Fprintf(w, "fixed: %s\n", f)
+	}
+	if len(rep.Problems) == 0 {
+		fmt.Fprintln(w, "\nno problems found")
+		return
+	}
+	fmt.Fprintf(w, "\n%d problem(s):\n", len(rep.Problems))
+	for _, p := range rep.Problems {
+		fmt.Fprintf(w, "  - %s\n", p)
+	}
+}
+
+// lastHookErrors returns the last n lines of an omni.log that record a hook
+// problem, reading at most its last 256 KiB.
+func lastHookErrors(path string, n int) []string {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size() > 256<<10 {
+		_, _ = f.Seek(fi.Size()-256<<10, io.SeekStart)
+	}
+	var out []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		l := sc.Text()
+		if strings.Contains(l, " hook: ") {
+			if len(l) > 300 {
+				l = l[:297] + "..."
+			}
+			out = append(out, l)
+		}
+	}
+	if len(out) > n {
+		out = out[len(out)-n:]
+	}
+	return out
+}
+
+// sameFile reports whether two paths name one file (after symlinks).
+func sameFile(a, b string) bool {
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+}
+
+// binaryVersion runs `bin --version` and returns its version word.
+func binaryVersion(bin string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bin, "--version").Output()
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(out))
+	if len(f) == 0 {
+		return "unknown"
+	}
+	return f[len(f)-1]
+}
+
+// shortPath writes p relative to home as ~/….
+func shortPath(p, home string) string {
+	if home != "" && strings.HasPrefix(p, home+string(filepath.Separator)) {
+		return "~" + p[len(home):]
+	}
+	return p
+}

@@ -1,0 +1,244 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/omnictx/omni/events"
+	"github.com/omnictx/omni/projections/session"
+)
+
+// goalReq is the "goal" request: Op is "set", "clear", "show" or
+// "remember" (omni remember goes through this method too).
+type goalReq struct {
+	Op      string `json:"op"`
+	Project string `json:"project"`
+	Session string `json:"session,omitempty"`
+	Agent   string `json:"agent,omitempty"`
+	Text    string `json:"text,omitempty"`
+}
+
+// goalJSON is one goal or fact in a reply.
+type goalJSON struct {
+	Text    string     `json:"text"`
+	Time    string     `json:"time"`
+	Session string     `json:"session,omitempty"`
+	Seq     events.Seq `json:"seq"`
+}
+
+// goalResp is the "goal" reply: the project's state after the request.
+type goalResp struct {
+	Project string     `json:"project"`
+	Goal    *goalJSON  `json:"goal,omitempty"`
+	History []goalJSON `json:"history"`
+	Facts   []goalJSON `json:"facts"`
+	// Seq is the batch the request appended (0 for show).
+	Seq events.Seq `json:"seq,omitempty"`
+}
+
+// goalMethod serves "goal".
+func (s *service) goalMethod(ctx context.Context, req []byte) ([]byte, error) {
+	var in goalReq
+	if err := json.Unmarshal(req, &in); err != nil {
+		return nil, fmt.Errorf("goal request: %w", err)
+	}
+	r := events.Reader{Session: in.Session, Agent: in.Agent}
+	var out goalResp
+	var err error
+	switch in.Op {
+	case "set":
+		if strings.TrimSpace(in.Text) == "" {
+			return nil, errors.New("omni goal set needs a goal (omni goal clear removes it)")
+		}
+		out.Seq, err = s.engine.SetGoal(ctx, in.Project, r, in.Text)
+	case "clear":
+		out.Seq, err = s.engine.SetGoal(ctx, in.Project, r, "")
+	case "remember":
+		out.Seq, err = s.engine.Remember(ctx, in.Project, r, in.Text)
+	case "show":
+	default:
+		return nil, fmt.Errorf("goal request: unknown op %q", in.Op)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out.Project = in.Project
+	out.History, out.Facts = []goalJSON{}, []goalJSON{}
+	s.engine.SessionView(func(ss *session.Sessions) {
+		p := ss.Project(in.Project)
+		if p == nil {
+			return
+		}
+		if p.Goal.Text != "" {
+			g := goalOf(p.Goal.Text, p.Goal.Time, p.Goal.Session, p.Goal.Seq)
+			out.Goal = &g
+		}
+		for _, g := range p.Goals {
+			out.History = append(out.History, goalOf(g.Text, g.Time, g.Session, g.Seq))
+		}
+		for _, f := range p.Facts {
+			out.Facts = append(out.Facts, goalOf(f.Text, f.Time, f.Session, f.Seq))
+		}
+	})
+	return json.Marshal(out)
+}
+
+func goalOf(text string, t time.Time, session string, seq events.Seq) goalJSON {
+	return goalJSON{Text: text, Time: t.UTC().Format(time.RFC3339), Session: session, Seq: seq}
+}
+
+// projectFlags are the flags every project-scoped command shares.
+type projectFlags struct {
+	project string
+	session string
+	agent   string
+	asJSON  bool
+}
+
+func (f *projectFlags) add(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.project, "project", "", "the project directory (default: the repository holding the working directory)")
+	cmd.Flags().StringVar(&f.session, "session", os.Getenv("OMNI_SESSION"), "the session recorded with the event (default $OMNI_SESSION)")
+	cmd.Flags().StringVar(&f.agent, "agent", "", "the agent id within the session")
+	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print the reply as JSON")
+}
+
+// resolve returns the project the way hooks record it: the repository top
+// level of the directory.
+func (f *projectFlags) resolve() (string, error) {
+	dir := f.project
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", err
+		}
+		dir = wd
+	}
+	return projectOf(dir), nil
+}
+
+// goalCall sends one "goal" request and prints the reply.
+func goalCall(s streams, f *projectFlags, op, text string, render func(io.Writer, goalResp)) error {
+	project, err := f.resolve()
+	if err != nil {
+		return &exitError{code: 2, msg: "omni goal: " + err.Error()}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req, _ := json.Marshal(goalReq{Op: op, Project: project, Session: f.session, Agent: f.agent, Text: text})
+	b, err := callOrLocal(ctx, omniHome(), "goal", req)
+	if err != nil {
+		return &exitError{code: 2, msg: "omni: " + err.Error()}
+	}
+	if f.asJSON {
+		_, err := s.Out.Write(append(b, '\n'))
+		return err
+	}
+	var r goalResp
+	if err := json.Unmarshal(b, &r); err != nil {
+		return err
+	}
+	render(s.Out, r)
+	return nil
+}
+
+func newGoalCmd(s streams) *cobra.Command {
+	var f projectFlags
+	var history bool
+	cmd := &cobra.Command{
+		Use:   "goal set TEXT... | show | clear",
+		Short: "Pin, show or clear the goal of this project",
+		Long: `omni goal set TEXT pins TEXT as the goal of the project (the repository
+holding the working directory, or --project). A new session of the project
+is told the goal, the remembered facts, the files read most and the last
+failure not yet followed by a success (SessionStart additionalContext, at
+most 800 characters). omni goal show prints the goal and the remembered
+facts (--history: every change); omni goal clear removes the goal.
+
+Each change is a GoalSet event in the log; nothing else stores it.
+
+Exit codes: 0 done; 2 a bad argument, or the store could not be reached.`,
+		Example: `  omni goal set "make omni stats match the bench exactly"`,
+		Args:    cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			op := args[0]
+			switch op {
+			case "set":
+				if len(args) < 2 {
+					return &exitError{code: 2, msg: "omni goal set: give the goal, e.g. omni goal set \"ship the stats view\""}
+				}
+				return goalCall(s, &f, "set", strings.Join(args[1:], " "), func(w io.Writer, r goalResp) {
+					fmt.Fprintf(w, "goal of %s: %s\n", r.Project, r.Goal.Text)
+				})
+			case "clear", "show":
+				if len(args) > 1 {
+					return &exitError{code: 2, msg: "omni goal " + op + ": takes no argument"}
+				}
+				return goalCall(s, &f, op, "", func(w io.Writer, r goalResp) { renderGoal(w, r, op == "show" && history) })
+			}
+			return &exitError{code: 2, msg: fmt.Sprintf("omni goal: %q: want set, show or clear", op)}
+		},
+	}
+	f.add(cmd)
+	cmd.Flags().BoolVar(&history, "history", false, "with show: every goal change, oldest first")
+	return cmd
+}
+
+func renderGoal(w io.Writer, r goalResp, history bool) {
+	if r.Goal != nil {
+		fmt.Fprintf(w, "goal of %s: %s\n  (set %s", r.Project, r.Goal.Text, r.Goal.Time)
+		if r.Goal.Session != "" {
+			fmt.Fprintf(w, " in session %s", r.Goal.Session)
+		}
+		fmt.Fprintf(w, ", seq %d)\n", r.Goal.Seq)
+	} else {
+		fmt.Fprintf(w, "no goal for %s\n", r.Project)
+	}
+	if history {
+		fmt.Fprintln(w, "history:")
+		for _, g := range r.History {
+			text := g.Text
+			if text == "" {
+				text = "(cleared)"
+			}
+			fmt.Fprintf(w, "  %s  seq %-6d %s\n", g.Time, g.Seq, text)
+		}
+	}
+	if len(r.Facts) > 0 {
+		fmt.Fprintln(w, "remembered:")
+		for _, f := range r.Facts {
+			fmt.Fprintf(w, "  %s  %s\n", f.Time, f.Text)
+		}
+	}
+}
+
+func newRememberCmd(s streams) *cobra.Command {
+	var f projectFlags
+	cmd := &cobra.Command{
+		Use:   "remember FACT...",
+		Short: "Remember a fact about this project for later sessions",
+		Long: `Records FACT (the arguments, joined by spaces) for the project (the
+repository holding the working directory, or --project) as a Remembered
+event. New sessions of the project are told the newest facts in their
+SessionStart context; omni goal show lists them all.
+
+Exit codes: 0 recorded; 2 an empty or too long fact (over 1000 bytes), or
+the store could not be reached.`,
+		Example: `  omni remember 'integration tests need OMNI_NO_DAEMON=1'`,
+		Args:    cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return goalCall(s, &f, "remember", strings.Join(args, " "), func(w io.Writer, r goalResp) {
+				fmt.Fprintf(w, "remembered for %s (%d facts)\n", r.Project, len(r.Facts))
+			})
+		},
+	}
+	f.add(cmd)
+	return cmd
+}

@@ -1,0 +1,791 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// initEnv gives a test its own HOME (and OMNI_HOME), with no host config
+// directories, and returns HOME.
+func initEnv(t *testing.T) string {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("CODEX_HOME", "")
+	t.Setenv("OMNI_HOME", filepath.Join(home, ".omni"))
+	t.Setenv("OMNI_NO_DAEMON", "1")
+	return home
+}
+
+// initRun runs one omni command line in-process.
+func initRun(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(args, streams{In: strings.NewReader(""), Out: &out, Err: &errb})
+	return code, out.String(), errb.String()
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// nodeValue turns a parsed JSONC node into plain Go values.
+func nodeValue(src []byte, n *jnode) any {
+	switch n.kind {
+	case '{':
+		m := map[string]any{}
+		for _, x := range n.members {
+			m[x.key] = nodeValue(src, x.val)
+		}
+		return m
+	case '[':
+		a := []any{}
+		for _, e := range n.elems {
+			a = append(a, nodeValue(src, e))
+		}
+		return a
+	}
+	var v any
+	_ = json.Unmarshal(src[n.start:n.end], &v)
+	return v
+}
+
+func jsoncValue(t *testing.T, src string) map[string]any {
+	t.Helper()
+	n, err := parseJSONC([]byte(src))
+	if err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, src)
+	}
+	return nodeValue([]byte(src), n).(map[string]any)
+}
+
+// omniHandlersOf returns event -> the omni handlers registered for it.
+func omniHandlersOf(doc map[string]any) map[string][]map[string]any {
+	out := map[string][]map[string]any{}
+	hooks, _ := doc["hooks"].(map[string]any)
+	for ev, groups := range hooks {
+		gs, _ := groups.([]any)
+		for _, g := range gs {
+			gm, _ := g.(map[string]any)
+			hs, _ := gm["hooks"].([]any)
+			for _, h := range hs {
+				hm, _ := h.(map[string]any)
+				cmd, _ := hm["command"].(string)
+				if isOmniCommand(cmd, "", "hook", "pretool") {
+					c := map[string]any{"matcher": gm["matcher"]}
+					for k, v := range hm {
+						c[k] = v
+					}
+					out[ev] = append(out[ev], c)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Settings files in different styles, each with other hooks and keys.
+var claudeSettings = map[string]string{
+	"four-spaces-comment": `{
+    "model": "opus",
+    // keep the audit hook
+    "hooks": {
+        "PreToolUse": [
+            {
+                "matcher": "Bash",
+                "hooks": [ { "type": "command", "command": "/usr/bin/audit.sh" } ]
+            }
+        ],
+        "PostToolUse": [
+            { "matcher": "Edit", "hooks": [{"type": "command", "command": "prettier --write"}] }
+        ]
+    },
+    "permissions": {"allow": ["Bash(git:*)"]}
+}
+`,
+	"two-spaces-no-hooks": `{
+  "env": {
+    "FOO": "1"
+  },
+  "statusLine": {"type": "command", "command": "~/bin/status"}
+}
+`,
+	"tabs-empty-hooks": "{\n\t\"hooks\": {},\n\t\"theme\": \"dark\"\n}\n",
+	"one-line":         `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"notify-send done"}]}]},"x":[1,2]}`,
+	"crlf-less-trailing": `{
+  "hooks": {
+    "SessionStart": [
+      {"hooks": [{"type": "command", "command": "echo hi"}]}
+    ]
+  }
+}`,
+}
+
+func TestInitClaudeTwiceThenUninstall(t *testing.T) {
+	for name, orig := range claudeSettings {
+		t.Run(name, func(t *testing.T) {
+			home := initEnv(t)
+			settings := filepath.Join(home, ".claude", "settings.json")
+			writeFile(t, settings, orig)
+			before := jsoncValue(t, orig)
+
+			code, out, errs := initRun(t, "init", "--claude", "--hook-only", "--bin", "/opt/omni/bin/omni")
+			if code != 0 {
+				t.Fatalf("init: %d %s %s", code, out, errs)
+			}
+			first := readFile(t, settings)
+			if first == orig {
+				t.Fatal("init changed nothing")
+			}
+			if b := readFile(t, settings+backupSuffix); b != orig {
+				t.Fatalf("backup differs from the original")
+			}
+			after := jsoncValue(t, first)
+			// Every key but hooks is untouched; every other hook survives.
+			for k, v := range before {
+				if k != "hooks" && !reflect.DeepEqual(after[k], v) {
+					t.Errorf("key %s changed: %v", k, after[k])
+				}
+			}
+			if bh, ok := before["hooks"].(map[string]any); ok {
+				ah := after["hooks"].(map[string]any)
+				for ev, groups := range bh {
+					for _, g := range groups.([]any) {
+						found := false
+						for _, x := range ah[ev].([]any) {
+							found = found || reflect.DeepEqual(x, g)
+						}
+						if !found {
+							t.Errorf("hook group %v of %s is gone", g, ev)
+						}
+					}
+				}
+			}
+			got := omniHandlersOf(after)
+			want := map[string]map[string]any{
+				"PostToolUse":        {"matcher": "Bash|Read|Grep|Glob|WebFetch", "timeout": 30.0},
+				"PostToolUseFailure": {"matcher": "Bash", "timeout": 10.0, "async": true},
+				"PreCompact":         {"matcher": nil, "timeout": 10.0},
+				"PostCompact":        {"matcher": nil, "timeout": 10.0},
+				"SessionStart":       {"matcher": nil, "timeout": 10.0},
+				"SessionEnd":         {"matcher": nil, "timeout": 10.0},
+				"SubagentStart":      {"matcher": nil, "timeout": 10.0},
+			}
+			if len(got) != len(want) {
+				t.Fatalf("omni registered for %d events, want %d: %v", len(got), len(want), got)
+			}
+			for ev, w := range want {
+				hs := got[ev]
+				if len(hs) != 1 {
+					t.Fatalf("%s: %d omni handlers", ev, len(hs))
+				}
+				h := hs[0]
+				if h["type"] != "command" || h["command"] != "/opt/omni/bin/omni hook" {
+					t.Errorf("%s: handler %v", ev, h)
+				}
+				for k, v := range w {
+					if !reflect.DeepEqual(h[k], v) {
+						t.Errorf("%s: %s = %v, want %v", ev, k, h[k], v)
+					}
+				}
+			}
+
+			// The second run changes nothing.
+			code, out, _ = initRun(t, "init", "--claude", "--hook-only", "--bin", "/opt/omni/bin/omni")
+			if code != 0 || !strings.Contains(out, "unchanged") {
+				t.Fatalf("second init: %d %s", code, out)
+			}
+			if readFile(t, settings) != first {
+				t.Fatal("second init changed the file")
+			}
+
+			// Uninstall gives the original bytes back and drops the backup.
+			code, out, _ = initRun(t, "init", "--claude", "--uninstall")
+			if code != 0 || !strings.Contains(out, "restored") {
+				t.Fatalf("uninstall: %d %s", code, out)
+			}
+			if got := readFile(t, settings); got != orig {
+				t.Fatalf("uninstall gave\n%s\nwant\n%s", got, orig)
+			}
+			if _, err := os.Stat(settings + backupSuffix); !os.IsNotExist(err) {
+				t.Fatal("backup left behind")
+			}
+		})
+	}
+}
+
+// A file changed after the install keeps that change: only omni's entries go.
+func TestInitUninstallAfterEdit(t *testing.T) {
+	home := initEnv(t)
+	settings := filepath.Join(home, ".claude", "settings.json")
+	orig := claudeSettings["four-spaces-comment"]
+	writeFile(t, settings, orig)
+	if code, out, errs := initRun(t, "init", "--claude", "--hook-only", "--bin", "/opt/omni/bin/omni"); code != 0 {
+		t.Fatal(out, errs)
+	}
+	edited := strings.Replace(readFile(t, settings), `"opus"`, `"sonnet"`, 1)
+	writeFile(t, settings, edited)
+	code, out, _ := initRun(t, "init", "--claude", "--uninstall")
+	if code != 0 || !strings.Contains(out, "removed") || !strings.Contains(out, "changed since omni's install") {
+		t.Fatalf("uninstall: %d %s", code, out)
+	}
+	if got, want := readFile(t, settings), strings.Replace(orig, `"opus"`, `"sonnet"`, 1); got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+	if readFile(t, settings+backupSuffix) != orig {
+		t.Fatal("the backup must stay when the file changed since")
+	}
+}
+
+// Duplicate and stale omni entries (another binary path, a handler inside a
+// user's group) collapse into one handler per event; the user's handler in
+// the mixed group stays.
+func TestInitDeduplicates(t *testing.T) {
+	home := initEnv(t)
+	settings := filepath.Join(home, ".claude", "settings.json")
+	writeFile(t, settings, `{
+  "hooks": {
+    "PostToolUse": [
+      {"matcher": "Bash", "hooks": [{"type": "command", "command": "/usr/local/bin/omni hook"}]},
+      {"matcher": "Bash|Read", "hooks": [{"type": "command", "command": "lint.sh"}, {"type": "command", "command": "'/home/u/go/bin/omni' hook post"}]},
+      {"matcher": "Bash", "hooks": [{"type": "command", "command": "OMNI_PASSTHROUGH=0 omni hook"}]},
+      {"matcher": "Bash", "hooks": [{"type": "command", "command": "omni --post-hook"}]}
+    ]
+  }
+}
+`)
+	if code, out, errs := initRun(t, "init", "--claude", "--hook-only", "--bin", "/opt/omni/bin/omni"); code != 0 {
+		t.Fatal(out, errs)
+	}
+	doc := jsoncValue(t, readFile(t, settings))
+	hs := omniHandlersOf(doc)
+	if len(hs["PostToolUse"]) != 1 || hs["PostToolUse"][0]["command"] != "/opt/omni/bin/omni hook" {
+		t.Fatalf("PostToolUse omni handlers: %v", hs["PostToolUse"])
+	}
+	s := readFile(t, settings)
+	for _, keep := range []string{`"lint.sh"`, `"omni --post-hook"`} {
+		if !strings.Contains(s, keep) {
+			t.Errorf("%s is gone:\n%s", keep, s)
+		}
+	}
+	first := s
+	if code, _, _ := initRun(t, "init", "--claude", "--hook-only", "--bin", "/opt/omni/bin/omni"); code != 0 || readFile(t, settings) != first {
+		t.Fatal("second run changed the file")
+	}
+}
+
+func TestInitRefusals(t *testing.T) {
+	home := initEnv(t)
+	code, _, errs := initRun(t, "init")
+	if code != 2 || !strings.Contains(errs, "--claude") || !strings.Contains(errs, "--opencode") || !strings.Contains(errs, "no host found") {
+		t.Fatalf("no host: %d %q", code, errs)
+	}
+	os.MkdirAll(filepath.Join(home, ".claude"), 0o755)
+	os.MkdirAll(filepath.Join(home, ".gemini"), 0o755)
+	code, _, errs = initRun(t, "init")
+	if code != 2 || !strings.Contains(errs, "Claude Code, Gemini CLI") || !strings.Contains(errs, "--all") {
+		t.Fatalf("two hosts: %d %q", code, errs)
+	}
+	if code, _, errs = initRun(t, "init", "--claude", "--hook-only", "--mcp-only"); code != 2 {
+		t.Fatalf("conflicting flags: %d %q", code, errs)
+	}
+	if code, _, errs = initRun(t, "init", "--gemini", "--rewrite"); code != 2 || !strings.Contains(errs, "Claude Code only") {
+		t.Fatalf("--rewrite without --claude: %d %q", code, errs)
+	}
+	// One host present: it is the one set up.
+	os.RemoveAll(filepath.Join(home, ".gemini"))
+	if code, out, errs := initRun(t, "init", "--hook-only", "--bin", "/opt/omni"); code != 0 || !strings.Contains(out, "Claude Code") {
+		t.Fatalf("one host: %d %s %s", code, out, errs)
+	}
+	// A file omni cannot parse is left alone, exit 1.
+	settings := filepath.Join(home, ".gemini", "settings.json")
+	writeFile(t, settings, `{"hooks": [1,}`)
+	code, _, errs = initRun(t, "init", "--gemini")
+	if code != 1 || !strings.Contains(errs, "not valid JSON") || readFile(t, settings) != `{"hooks": [1,}` {
+		t.Fatalf("bad JSON: %d %q", code, errs)
+	}
+}
+
+func TestInitDryRunWritesNothing(t *testing.T) {
+	home := initEnv(t)
+	settings := filepath.Join(home, ".claude", "settings.json")
+	orig := claudeSettings["two-spaces-no-hooks"]
+	writeFile(t, settings, orig)
+	code, out, _ := initRun(t, "init", "--all", "--dry-run", "--bin", "/opt/omni/bin/omni")
+	if code != 0 || !strings.Contains(out, "would be updated") || !strings.Contains(out, `+   "hooks": {`) {
+		t.Fatalf("dry run: %d %s", code, out)
+	}
+	if readFile(t, settings) != orig {
+		t.Fatal("dry run wrote")
+	}
+	for _, p := range []string{".claude.json", ".codex", ".gemini", ".config", ".claude/settings.json" + backupSuffix} {
+		if _, err := os.Stat(filepath.Join(home, p)); !os.IsNotExist(err) {
+			t.Errorf("dry run created %s", p)
+		}
+	}
+}
+
+func TestInitMCPAndProject(t *testing.T) {
+	home := initEnv(t)
+	claudeJSON := filepath.Join(home, ".claude.json")
+	orig := `{"numStartups": 3, "mcpServers": {"gh": {"command": "gh-mcp"}, "old": {"command": "/usr/bin/omni", "args": ["mcp"]}}}`
+	writeFile(t, claudeJSON, orig)
+	if code, out, errs := initRun(t, "init", "--claude", "--mcp-only", "--bin", "/opt/omni/bin/omni"); code != 0 {
+		t.Fatal(out, errs)
+	}
+	want := `{"numStartups": 3, "mcpServers": {"gh": {"command": "gh-mcp"}, "omni": {"type":"stdio","command":"/opt/omni/bin/omni","args":["mcp"]}}}`
+	if got := readFile(t, claudeJSON); got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".claude", "settings.json")); !os.IsNotExist(err) {
+		t.Fatal("--mcp-only wrote hooks")
+	}
+	// The duplicate under another name was omni's: uninstall leaves no
+	// omni server (the file held one before, so there is no backup).
+	if code, _, _ := initRun(t, "init", "--claude", "--uninstall", "--mcp-only"); code != 0 ||
+		readFile(t, claudeJSON) != `{"numStartups": 3, "mcpServers": {"gh": {"command": "gh-mcp"}}}` {
+		t.Fatalf("uninstall: %s", readFile(t, claudeJSON))
+	}
+	orig = readFile(t, claudeJSON)
+	if code, out, errs := initRun(t, "init", "--claude", "--mcp-only", "--bin", "/opt/omni/bin/omni"); code != 0 {
+		t.Fatal(out, errs)
+	}
+	if code, _, _ := initRun(t, "init", "--claude", "--uninstall", "--mcp-only"); code != 0 || readFile(t, claudeJSON) != orig {
+		t.Fatalf("uninstall: %s", readFile(t, claudeJSON))
+	}
+
+	// --project writes the repository's files.
+	proj := filepath.Join(home, "proj")
+	os.MkdirAll(filepath.Join(proj, ".git"), 0o755)
+	os.MkdirAll(filepath.Join(proj, "sub"), 0o755)
+	t.Chdir(filepath.Join(proj, "sub"))
+	if code, out, errs := initRun(t, "init", "--claude", "--project", "--rewrite", "--bin", "/opt/omni/bin/omni"); code != 0 {
+		t.Fatal(out, errs)
+	}
+	doc := jsoncValue(t, readFile(t, filepath.Join(proj, ".claude", "settings.json")))
+	hs := omniHandlersOf(doc)
+	if pre := hs["PreToolUse"]; len(pre) != 1 || pre[0]["command"] != "/opt/omni/bin/omni pretool" || pre[0]["matcher"] != "Bash" {
+		t.Fatalf("PreToolUse: %v", hs["PreToolUse"])
+	}
+	mcp := jsoncValue(t, readFile(t, filepath.Join(proj, ".mcp.json")))
+	if !reflect.DeepEqual(mcp["mcpServers"], map[string]any{"omni": map[string]any{"type": "stdio", "command": "/opt/omni/bin/omni", "args": []any{"mcp"}}}) {
+		t.Fatalf(".mcp.json: %v", mcp)
+	}
+	// Without --rewrite the PreToolUse entry goes again.
+	if code, out, errs := initRun(t, "init", "--claude", "--project", "--bin", "/opt/omni/bin/omni"); code != 0 {
+		t.Fatal(out, errs)
+	}
+	if hs := omniHandlersOf(jsoncValue(t, readFile(t, filepath.Join(proj, ".claude", "settings.json")))); hs["PreToolUse"] != nil {
+		t.Fatalf("PreToolUse kept: %v", hs)
+	}
+	if code, _, _ := initRun(t, "init", "--claude", "--project", "--uninstall"); code != 0 {
+		t.Fatal("uninstall")
+	}
+	for _, p := range []string{".claude/settings.json", ".mcp.json"} {
+		if _, err := os.Stat(filepath.Join(proj, p)); !os.IsNotExist(err) {
+			t.Errorf("%s is left after uninstalling what omni created", p)
+		}
+	}
+}
+
+func TestInitCodexGeminiOpenCode(t *testing.T) {
+	home := initEnv(t)
+	toml := filepath.Join(home, ".codex", "config.toml")
+	origTOML := "model = \"o3\"\n\n[mcp_servers.gh]\ncommand = \"gh\"\n"
+	writeFile(t, toml, origTOML)
+	gem := filepath.Join(home, ".gemini", "settings.json")
+	origGem := "{\n  // Gemini accepts comments\n  \"theme\": \"GitHub\",\n  \"mcpServers\": {}\n}\n"
+	writeFile(t, gem, origGem)
+	code, out, errs := initRun(t, "init", "--codex", "--gemini", "--opencode", "--bin", "/opt/omni/bin/omni")
+	if code != 0 {
+		t.Fatal(out, errs)
+	}
+	for _, w := range []string{"Hooks need review", `"decision":"block"`, "restart OpenCode", "Full-text-only", "Plugin"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+	// Codex: Claude-compatible hooks.json, Bash matcher; a complete MCP table.
+	codex := jsoncValue(t, readFile(t, filepath.Join(home, ".codex", "hooks.json")))
+	ch := omniHandlersOf(codex)
+	if len(ch) != len(codexEntries) || ch["PostToolUse"][0]["matcher"] != "Bash" {
+		t.Fatalf("codex hooks: %v", ch)
+	}
+	if got, want := readFile(t, toml), origTOML+"\n[mcp_servers.omni]\ncommand = \"/opt/omni/bin/omni\"\nargs = [\"mcp\"]\n"; got != want {
+		t.Fatalf("config.toml:\n%s", got)
+	}
+	// Gemini: its own tool names, millisecond timeouts, the comment kept.
+	g := readFile(t, gem)
+	if !strings.Contains(g, "// Gemini accepts comments") {
+		t.Fatal("comment lost")
+	}
+	gh := omniHandlersOf(jsoncValue(t, g))
+	if m := gh["AfterTool"][0]; !strings.Contains(m["matcher"].(string), "run_shell_command") || m["timeout"] != 30000.0 {
+		t.Fatalf("gemini AfterTool: %v", m)
+	}
+	for _, ev := range []string{"PreCompress", "SessionStart", "SessionEnd"} {
+		if len(gh[ev]) != 1 || gh[ev][0]["timeout"] != 10000.0 {
+			t.Fatalf("gemini %s: %v", ev, gh[ev])
+		}
+	}
+	if gh["PostToolUse"] != nil || gh["BeforeTool"] != nil {
+		t.Fatal("Claude event names in Gemini settings")
+	}
+	gd := jsoncValue(t, g)
+	if !reflect.DeepEqual(gd["mcpServers"], map[string]any{"omni": map[string]any{"command": "/opt/omni/bin/omni", "args": []any{"mcp"}}}) {
+		t.Fatalf("gemini mcp: %v", gd["mcpServers"])
+	}
+	// OpenCode: the plugin names the binary; opencode.json the MCP server.
+	plugin := readFile(t, filepath.Join(home, ".config", "opencode", "plugins", "omni.js"))
+	if !strings.HasPrefix(plugin, pluginMarker) || !strings.Contains(plugin, `process.env.OMNI_BIN || "/opt/omni/bin/omni"`) {
+		t.Fatalf("plugin:\n%s", plugin)
+	}
+	oc := jsoncValue(t, readFile(t, filepath.Join(home, ".config", "opencode", "opencode.json")))
+	if !reflect.DeepEqual(oc["mcp"], map[string]any{"omni": map[string]any{"type": "local", "command": []any{"/opt/omni/bin/omni", "mcp"}, "enabled": true}}) {
+		t.Fatalf("opencode mcp: %v", oc)
+	}
+	// Second run: nothing changes, no trust note.
+	snap := map[string]string{}
+	for _, p := range []string{toml, gem, filepath.Join(home, ".codex", "hooks.json")} {
+		snap[p] = readFile(t, p)
+	}
+	code, out, _ = initRun(t, "init", "--codex", "--gemini", "--opencode", "--bin", "/opt/omni/bin/omni")
+	if code != 0 || strings.Contains(out, "updated") || strings.Contains(out, "created") || strings.Contains(out, "Hooks need review") {
+		t.Fatalf("second run: %s", out)
+	}
+	for p, s := range snap {
+		if readFile(t, p) != s {
+			t.Errorf("%s changed", p)
+		}
+	}
+	// Uninstall without flags finds the three hosts and restores everything.
+	code, out, _ = initRun(t, "init", "--uninstall")
+	if code != 0 {
+		t.Fatal(out)
+	}
+	if readFile(t, toml) != origTOML || readFile(t, gem) != origGem {
+		t.Fatalf("not restored:\n%s\n%s", readFile(t, toml), readFile(t, gem))
+	}
+	for _, p := range []string{".codex/hooks.json", ".config/opencode/plugins/omni.js", ".config/opencode/opencode.json"} {
+		if _, err := os.Stat(filepath.Join(home, p)); !os.IsNotExist(err) {
+			t.Errorf("%s left", p)
+		}
+	}
+	// A plugin file omni did not write is never overwritten.
+	foreign := filepath.Join(home, ".config", "opencode", "plugins", "omni.js")
+	writeFile(t, foreign, "export const Mine = 1\n")
+	if code, _, errs := initRun(t, "init", "--opencode", "--hook-only", "--bin", "/opt/omni/bin/omni"); code != 1 || !strings.Contains(errs, "not written by omni") {
+		t.Fatalf("foreign plugin: %d %s", code, errs)
+	}
+	if readFile(t, foreign) != "export const Mine = 1\n" {
+		t.Fatal("foreign plugin overwritten")
+	}
+}
+
+// Insert then remove is the identity on many layouts.
+func TestJSONEditRoundTrip(t *testing.T) {
+	docs := []string{
+		`{}`, "{\n}\n", `{"a":1}`, `{ "a": 1, "b": [1, 2] }`, "{\n  \"a\": {\n    \"b\": []\n  }\n}\n",
+		"{\n\t\"a\": [\n\t\t{\"x\": 1}\n\t]\n}", "// lead\n{\"a\": /* in */ 1}\n",
+	}
+	for _, d := range docs {
+		for _, e := range []hookEntry{{event: "PostToolUse", matcher: "Bash", sub: "hook", timeout: 5}} {
+			out, err := applyHookEntries([]byte(d), []hookEntry{e}, "/o/omni", true)
+			if err != nil {
+				t.Fatalf("%q: %v", d, err)
+			}
+			if _, err := parseJSONC(out); err != nil {
+				t.Fatalf("%q gave invalid JSON %q: %v", d, out, err)
+			}
+			again, _ := applyHookEntries(out, []hookEntry{e}, "/o/omni", true)
+			if !bytes.Equal(again, out) {
+				t.Fatalf("%q: not idempotent:\n%s\n%s", d, out, again)
+			}
+			back, err := applyHookEntries(out, nil, "/o/omni", false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if hs := omniHandlersOf(jsoncValue(t, string(back))); len(hs) != 0 {
+				t.Fatalf("%q: omni left after removal: %s", d, back)
+			}
+		}
+		out, err := applyMCPEntry([]byte(d), "mcpServers", omap{{"command", "/o/omni"}, {"args", []string{"mcp"}}}, "/o/omni", true)
+		if err != nil {
+			t.Fatalf("%q: %v", d, err)
+		}
+		back, _ := applyMCPEntry(out, "mcpServers", nil, "/o/omni", false)
+		if !reflect.DeepEqual(jsoncValue(t, string(back)), jsoncValue(t, d)) {
+			t.Fatalf("MCP round trip of %q: %q -> %q", d, out, back)
+		}
+		// Into an object with members, removal is the exact inverse.
+		if root, _ := parseJSONC([]byte(d)); len(root.members) > 0 && string(back) != d {
+			t.Fatalf("MCP round trip of %q: %q -> %q", d, out, back)
+		}
+	}
+	for _, bad := range []string{`[1]`, `{"hooks": 3}`, `{"a":}`, `{"a":1} x`, `{"a":1,}`} {
+		if _, err := applyHookEntries([]byte(bad), claudeEntries(false), "/o/omni", true); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+func TestCodexTOMLRoundTrip(t *testing.T) {
+	for _, orig := range []string{"", "model = \"o3\"\n", "model = \"o3\"", "[a]\nx = 1\n\n[b]\ny = 2\n"} {
+		out := applyCodexTOML([]byte(orig), "/o/omni", true)
+		if !bytes.HasSuffix(out, []byte(codexBlock("/o/omni"))) {
+			t.Fatalf("%q -> %q", orig, out)
+		}
+		if again := applyCodexTOML(out, "/o/omni", true); !bytes.Equal(again, out) {
+			t.Fatalf("not idempotent: %q", again)
+		}
+		back := string(applyCodexTOML(out, "/o/omni", false))
+		want := orig
+		if want != "" && !strings.HasSuffix(want, "\n") {
+			want += "\n"
+		}
+		if back != want {
+			t.Fatalf("%q -> %q -> %q", orig, out, back)
+		}
+	}
+	// A stale table (another path, a sub-table) is replaced whole, in place.
+	src := "[mcp_servers.omni]\ncommand = \"/old/omni\"\n[mcp_servers.omni.env]\nA = \"1\"\n\n[other]\nk = 1\n"
+	got := string(applyCodexTOML([]byte(src), "/o/omni", true))
+	if got != codexBlock("/o/omni")+"\n[other]\nk = 1\n" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestPretoolCommand(t *testing.T) {
+	initEnv(t)
+	var out bytes.Buffer
+	in := `{"session_id":"s1","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"go test ./...","description":"d"}}`
+	if code := run([]string{"pretool"}, streams{In: strings.NewReader(in), Out: &out, Err: &out}); code != 0 {
+		t.Fatalf("exit %d: %s", code, out.String())
+	}
+	var r struct {
+		HookSpecificOutput struct {
+			HookEventName      string            `json:"hookEventName"`
+			PermissionDecision *string           `json:"permissionDecision"`
+			UpdatedInput       map[string]string `json:"updatedInput"`
+		} `json:"hookSpecificOutput"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	h := r.HookSpecificOutput
+	if h.HookEventName != "PreToolUse" || h.PermissionDecision != nil || h.UpdatedInput["description"] != "d" ||
+		!strings.HasSuffix(h.UpdatedInput["command"], " exec --session s1 -- 'go test ./...'") {
+		t.Fatalf("reply %s", out.String())
+	}
+	out.Reset()
+	t.Setenv("OMNI_PRETOOL_REWRITE", "0")
+	if code := run([]string{"pretool"}, streams{In: strings.NewReader(in), Out: &out, Err: &out}); code != 0 || out.Len() != 0 {
+		t.Fatalf("disabled: %d %q", code, out.String())
+	}
+}
+
+// hostOmniBinary builds cmd/omni into a temporary directory.
+func hostOmniBinary(t *testing.T) string {
+	t.Helper()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("go is needed to build omni: %v", err)
+	}
+	bin := filepath.Join(t.TempDir(), "omni")
+	if out, err := exec.Command(goBin, "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// pluginDriver loads the plugin under node and calls its hooks; it prints
+// the output object after tool.execute.after.
+const pluginDriver = `
+import { OmniPlugin } from "./omni.mjs";
+const hooks = await OmniPlugin({ directory: process.env.DRIVER_DIR });
+const input = JSON.parse(process.env.DRIVER_INPUT);
+const output = JSON.parse(process.env.DRIVER_OUTPUT);
+const t0 = Date.now();
+await hooks["tool.execute.after"](input, output);
+if (process.env.DRIVER_EVENT) await hooks.event({ event: JSON.parse(process.env.DRIVER_EVENT) });
+process.stdout.write(JSON.stringify({ output, ms: Date.now() - t0 }));
+`
+
+type pluginRun struct {
+	Output map[string]any `json:"output"`
+	MS     int            `json:"ms"`
+}
+
+func runPlugin(t *testing.T, dir, path string, env []string, input, output map[string]any) pluginRun {
+	t.Helper()
+	in, _ := json.Marshal(input)
+	out, _ := json.Marshal(output)
+	cmd := exec.Command("node", "driver.mjs")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PATH="+path, "DRIVER_DIR=/home/u/proj", "DRIVER_INPUT="+string(in), "DRIVER_OUTPUT="+string(out))
+	cmd.Env = append(cmd.Env, env...)
+	b, err := cmd.Output()
+	if err != nil {
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("node: %v\n%s", err, stderr)
+	}
+	var r pluginRun
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatalf("driver output %q: %v", b, err)
+	}
+	return r
+}
+
+// The OpenCode shim under node, with a stub omni on PATH: it sends the
+// payload omni expects and assigns the answer; every failure leaves the
+// output alone.
+func TestOpenCodePluginStub(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bin")
+	os.MkdirAll(bin, 0o755)
+	writeFile(t, filepath.Join(dir, "omni.mjs"), string(pluginFor("omni")))
+	writeFile(t, filepath.Join(dir, "driver.mjs"), pluginDriver)
+	stub := `#!/bin/sh
+[ "$1" = hook ] || exit 3
+cat > "$STUB_DIR/payload.$$.json"
+cp "$STUB_DIR/payload.$$.json" "$STUB_DIR/last.json"
+case "$STUB_MODE" in
+reply) printf '{"output":"SHORT [OMNI: 3 lines already shown, omni retrieve 0123456789abcdef]"}\n' ;;
+empty) ;;
+garbage) printf 'not json\n' ;;
+fail) printf '{"output":"x"}\n'; exit 1 ;;
+object) printf '{"output":{"a":1}}\n' ;;
+slow) sleep 6; printf '{"output":"late"}\n' ;;
+esac
+`
+	writeFile(t, filepath.Join(bin, "omni"), stub)
+	os.Chmod(filepath.Join(bin, "omni"), 0o755)
+	path := bin + string(os.PathListSeparator) + os.Getenv("PATH")
+	input := map[string]any{"tool": "bash", "sessionID": "ses_1", "callID": "call_9", "args": map[string]any{"command": "go test ./..."}}
+	output := map[string]any{"title": "go test", "output": "LONG OUTPUT\n", "metadata": map[string]any{"exit": 0, "description": "tests"}}
+
+	r := runPlugin(t, dir, path, []string{"STUB_DIR=" + dir, "STUB_MODE=reply"}, input, output)
+	if r.Output["output"] != "SHORT [OMNI: 3 lines already shown, omni retrieve 0123456789abcdef]" {
+		t.Fatalf("reply not assigned: %v", r.Output)
+	}
+	if r.Output["title"] != "go test" || !reflect.DeepEqual(r.Output["metadata"], map[string]any{"exit": 0.0, "description": "tests"}) {
+		t.Fatalf("other keys changed: %v", r.Output)
+	}
+	var p map[string]any
+	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(dir, "last.json"))), &p); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"host": "opencode", "hook_event_name": "PostToolUse", "session_id": "ses_1", "tool_use_id": "call_9",
+		"cwd": "/home/u/proj", "tool_name": "bash", "tool_input": map[string]any{"command": "go test ./..."},
+		"tool_response": map[string]any{"output": "LONG OUTPUT\n", "exit": 0.0}}
+	if !reflect.DeepEqual(p, want) {
+		t.Fatalf("payload %v\nwant    %v", p, want)
+	}
+	for _, mode := range []string{"empty", "garbage", "fail", "object"} {
+		r := runPlugin(t, dir, path, []string{"STUB_DIR=" + dir, "STUB_MODE=" + mode}, input, output)
+		if r.Output["output"] != "LONG OUTPUT\n" {
+			t.Errorf("%s: output changed to %v", mode, r.Output["output"])
+		}
+	}
+	// omni missing from PATH: fail open.
+	os.Remove(filepath.Join(dir, "last.json"))
+	if r := runPlugin(t, dir, "/nonexistent", nil, input, output); r.Output["output"] != "LONG OUTPUT\n" {
+		t.Fatalf("no omni: %v", r.Output)
+	}
+	// Tools omni does not shorten are not sent at all.
+	edit := map[string]any{"tool": "edit", "sessionID": "ses_1", "callID": "c", "args": map[string]any{}}
+	if r := runPlugin(t, dir, path, []string{"STUB_DIR=" + dir, "STUB_MODE=reply"}, edit, output); r.Output["output"] != "LONG OUTPUT\n" {
+		t.Fatalf("edit changed: %v", r.Output)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "last.json")); !os.IsNotExist(err) {
+		t.Fatal("edit was sent to omni")
+	}
+	// A slow omni is abandoned after the timeout.
+	if testing.Short() {
+		return
+	}
+	r = runPlugin(t, dir, path, []string{"STUB_DIR=" + dir, "STUB_MODE=slow"}, input, output)
+	if r.Output["output"] != "LONG OUTPUT\n" || r.MS > 7000 {
+		t.Fatalf("slow: %v after %d ms", r.Output["output"], r.MS)
+	}
+	// A compaction event reaches omni as PostCompact for that session.
+	os.Remove(filepath.Join(dir, "last.json"))
+	runPlugin(t, dir, path, []string{"STUB_DIR=" + dir, "STUB_MODE=empty", `DRIVER_EVENT={"type":"session.compacted","properties":{"sessionID":"ses_1"}}`}, edit, output)
+	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(dir, "last.json"))), &p); err != nil {
+		t.Fatal(err)
+	}
+	if p["hook_event_name"] != "PostCompact" || p["session_id"] != "ses_1" || p["host"] != "opencode" {
+		t.Fatalf("compaction payload %v", p)
+	}
+}
+
+// The shim end to end with the real omni: the second identical output
+// reaches the model as one marker whose handle gives the bytes back.
+func TestOpenCodePluginWithOmni(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed")
+	}
+	omni := hostOmniBinary(t)
+	home := initEnv(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "omni.mjs"), string(pluginFor(omni)))
+	writeFile(t, filepath.Join(dir, "driver.mjs"), pluginDriver)
+	var long strings.Builder
+	for i := 0; i < 50; i++ {
+		fmt.Fprintf(&long, "/home/u/proj/pkg/file_%03d.txt: the quick brown fox jumps over the lazy dog\n", i)
+	}
+	input := map[string]any{"tool": "bash", "sessionID": "ses_e2e", "callID": "c1", "args": map[string]any{"command": "go test ./..."}}
+	output := map[string]any{"title": "t", "output": long.String(), "metadata": map[string]any{"exit": 0}}
+	env := []string{"OMNI_HOME=" + filepath.Join(home, ".omni"), "OMNI_NO_DAEMON=1"}
+	r := runPlugin(t, dir, os.Getenv("PATH"), env, input, output)
+	if r.Output["output"] != long.String() {
+		t.Fatalf("first call changed: %v", r.Output["output"])
+	}
+	r = runPlugin(t, dir, os.Getenv("PATH"), env, input, output)
+	got, _ := r.Output["output"].(string)
+	m := regexp.MustCompile(`\[OMNI: [^\]]*omni retrieve ([0-9a-f]{16})`).FindStringSubmatch(got)
+	if m == nil || len(got) >= long.Len() {
+		t.Fatalf("second call: %q", got)
+	}
+	cmd := exec.Command(omni, "retrieve", m[1])
+	cmd.Env = append(os.Environ(), env...)
+	b, err := cmd.Output()
+	if err != nil || len(b) == 0 || !strings.Contains(long.String(), string(b)) {
+		t.Fatalf("retrieve %s: %v %q", m[1], err, b)
+	}
+	// A failing command (exit 1) is never shortened.
+	output["metadata"] = map[string]any{"exit": 1}
+	if r := runPlugin(t, dir, os.Getenv("PATH"), env, input, output); r.Output["output"] != long.String() {
+		t.Fatal("failure shortened")
+	}
+}

@@ -1,0 +1,130 @@
+package hooks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/omnictx/omni/events"
+	"github.com/omnictx/omni/replay"
+)
+
+// ErrNoDelivery: the sequence holds no invocation that delivered text.
+var ErrNoDelivery = errors.New("no invocation that delivered text")
+
+// DiffResult is the raw and delivered text of one recorded invocation.
+type DiffResult struct {
+	// Seq is the invocation's batch; Time, Reader, Project, Door, Event
+	// (the host's hook event name, hooks only), Tool and Source describe it.
+	Seq     events.Seq `json:"seq"`
+	Time    string     `json:"time"`
+	Reader  string     `json:"reader"`
+	Project string     `json:"project,omitempty"`
+	Door    string     `json:"door"`
+	Event   string     `json:"event,omitempty"`
+	Tool    string     `json:"tool,omitempty"`
+	Source  string     `json:"source,omitempty"`
+	// Raw is the text the tool produced; Delivered what the reader was
+	// given, as the rerun rendered it.
+	Raw       string `json:"raw"`
+	Delivered string `json:"delivered"`
+	// Folds lists the markers the invocation issued (from the log).
+	Folds []RecentFold `json:"folds"`
+	// Reason says why nothing changed ("" when something did).
+	Reason string `json:"reason,omitempty"`
+	// Match reports that the rerun printed exactly what the log says was
+	// delivered (SHA-256 of the output), so Delivered is what the reader got.
+	Match bool `json:"match"`
+}
+
+// LastDelivery returns the sequence of the newest invocation that delivered
+// text (0 when there is none).
+func LastDelivery(ctx context.Context, log events.Log) (events.Seq, error) {
+	rs, err := RecentCalls(ctx, log, 1)
+	if err != nil || len(rs) == 0 {
+		return 0, err
+	}
+	return rs[0].Seq, nil
+}
+
+// Diff reruns the invocation at seq (0: the newest that delivered text)
+// the way Replay does — projections rebuilt from the batches before it,
+// its recorded input, time and project, nothing appended — and returns the
+// raw text beside the delivered one. Errors: ErrNoDelivery (wrapped), or a
+// wrapped log or rerun error.
+func Diff(ctx context.Context, log events.Log, seq events.Seq) (DiffResult, error) {
+	if seq == 0 {
+		var err error
+		if seq, err = LastDelivery(ctx, log); err != nil {
+			return DiffResult{}, fmt.Errorf("diff: %w", err)
+		}
+		if seq == 0 {
+			return DiffResult{}, fmt.Errorf("diff: the log holds %w", ErrNoDelivery)
+		}
+	}
+	batch, err := log.Get(ctx, seq)
+	if errors.Is(err, events.ErrNotFound) {
+		return DiffResult{}, fmt.Errorf("diff: sequence %d is not in the log: %w", seq, ErrNoDelivery)
+	}
+	if err != nil {
+		return DiffResult{}, fmt.Errorf("diff: %w", err)
+	}
+	var inv, emEv *events.Event
+	r := DiffResult{Seq: seq, Folds: []RecentFold{}}
+	for i := range batch {
+		ev := &batch[i]
+		switch {
+		case ev.Kind == events.KindInvoked && ev.Invoked != nil:
+			inv = ev
+		case ev.Kind == events.KindEmitted && ev.Emitted != nil:
+			emEv = ev
+		case ev.Kind == events.KindFolded && ev.Folded != nil:
+			f := ev.Folded
+			r.Folds = append(r.Folds, RecentFold{Marker: f.Marker, Handle: f.Handle, Lines: f.Lines, Bytes: f.Bytes})
+		}
+	}
+	if inv == nil || emEv == nil {
+		return DiffResult{}, fmt.Errorf("diff: sequence %d holds %w", seq, ErrNoDelivery)
+	}
+	em := emEv.Emitted
+	r.Time, r.Reader, r.Project = timeStr(inv.Time), inv.Reader().String(), inv.Project
+	r.Door, r.Tool, r.Source, r.Reason = string(inv.Invoked.Door), em.Tool, em.Source, em.Reason
+
+	e := newEngine(log, Options{})
+	e.dry = true
+	if _, err := replay.Fold(ctx, log, 0, seq, e.ledger, e.stats, e.session); err != nil {
+		return r, fmt.Errorf("diff: fold before %d: %w", seq, err)
+	}
+	input := inv.Invoked.Input
+	if inv.Invoked.Codec == events.CodecZstd {
+		if input, err = e.decompress(input); err != nil {
+			return r, fmt.Errorf("diff: batch %d: decompress input: %w", seq, err)
+		}
+	}
+	p := inv.Invoked.Params
+	var res Result
+	var printed []byte
+	switch inv.Invoked.Door {
+	case events.DoorHook, events.DoorBench:
+		hi := HookInput{Stdin: input, Passthrough: p["env_passthrough"] == "1" || p["nofold"] != ""}
+		if res, err = e.hookAt(ctx, hi, inv.Time, &replayCtx{project: inv.Project}); err != nil {
+			return r, fmt.Errorf("diff: rerun hook %d: %w", seq, err)
+		}
+		r.Event, printed = res.Event, res.Reply
+	default:
+		code, _ := strconv.Atoi(p["exit_code"])
+		ci := CallInput{Door: inv.Invoked.Door, Command: p["command"], Text: string(input), ExitCode: code,
+			Session: inv.Session, Agent: inv.Agent, Passthrough: p["env_passthrough"] == "1" || p["nofold"] != ""}
+		if res, err = e.callAt(ctx, ci, inv.Time, inv.Project); err != nil {
+			return r, fmt.Errorf("diff: rerun call %d: %w", seq, err)
+		}
+		printed = []byte(res.Delivered)
+	}
+	r.Raw, r.Delivered = res.Raw, res.Delivered
+	if res.Raw == "" && res.Delivered == "" {
+		r.Delivered = r.Raw
+	}
+	r.Match = sha(printed) == em.Output
+	return r, nil
+}

@@ -1,0 +1,526 @@
+package deptest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"go/parser"
+	"go/token"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// module is the module path; every package it holds is checked.
+const module = "github.com/omnictx/omni"
+
+// pkg is the part of `go list -json` these tests read.
+type pkg struct {
+	ImportPath     string
+	Name           string
+	Dir            string
+	Standard       bool
+	DepOnly        bool
+	GoFiles        []string
+	CgoFiles       []string
+	IgnoredGoFiles []string
+	Imports        []string
+	Deps           []string
+	TestImports    []string
+	XTestImports   []string
+}
+
+// rel is the package's path inside the module ("" for the root).
+func (p *pkg) rel() string { return relPath(p.ImportPath) }
+
+func relPath(importPath string) string {
+	if importPath == module {
+		return ""
+	}
+	return strings.TrimPrefix(importPath, module+"/")
+}
+
+// scratch reports a package in the git-ignored scratch directory
+// (.gitignore: /tmp/), which a clean checkout does not have.
+func scratch(rel string) bool { return rel == "tmp" || strings.HasPrefix(rel, "tmp/") }
+
+// goList runs `go list -e -deps -json ./...` at the module root once and
+// returns the module's own packages (sorted) and whether each listed import
+// path is in the standard library.
+var goList = sync.OnceValues(func() (*listing, error) {
+	root, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return nil, fmt.Errorf("go env GOMOD: %w", err)
+	}
+	cmd := exec.Command("go", "list", "-e", "-deps", "-json", "./...")
+	cmd.Dir = filepath.Dir(strings.TrimSpace(string(root)))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list: %w\n%s", err, stderr.Bytes())
+	}
+	l := &listing{std: map[string]bool{}}
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var p pkg
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			return nil, fmt.Errorf("go list output: %w", err)
+		}
+		l.std[p.ImportPath] = p.Standard
+		if !p.DepOnly && (p.ImportPath == module || strings.HasPrefix(p.ImportPath, module+"/")) && !scratch(p.rel()) {
+			l.own = append(l.own, &p)
+		}
+	}
+	sort.Slice(l.own, func(i, j int) bool { return l.own[i].ImportPath < l.own[j].ImportPath })
+	return l, nil
+})
+
+type listing struct {
+	own []*pkg
+	std map[string]bool
+}
+
+// isStd reports whether path is a standard-library package. Paths go list
+// did not report (test-only imports) fall back to the toolchain's rule: the
+// first element of a standard path has no dot.
+func (l *listing) isStd(path string) bool {
+	if s, ok := l.std[path]; ok {
+		return s
+	}
+	first, _, _ := strings.Cut(path, "/")
+	return !strings.Contains(first, ".")
+}
+
+func loadListing(t *testing.T) *listing {
+	t.Helper()
+	l, err := goList()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.own) == 0 {
+		t.Fatal("go list found no packages in the module")
+	}
+	return l
+}
+
+// scope says which imports of a package a rule looks at.
+type scope int
+
+const (
+	direct     scope = iota // the package's own imports
+	withTests               // its imports and its tests' imports
+	transitive              // every package it depends on, and its tests' imports
+)
+
+// rule is one arrow of STYLE.md §4 that must not be drawn.
+type rule struct {
+	// name states the rule; reason says why it exists. Both are printed
+	// with every violation.
+	name, reason string
+	// named are the packages (module-relative) the rule is about; the test
+	// fails if one of them disappears, so a rename cannot make a rule
+	// vacuous.
+	named []string
+	// applies selects the packages the rule checks (module-relative path).
+	applies func(rel string) bool
+	// bad reports whether importing imp breaks the rule.
+	bad   func(l *listing, imp string) bool
+	scope scope
+}
+
+func is(rels ...string) func(string) bool {
+	return func(rel string) bool { return slices.Contains(rels, rel) }
+}
+
+func under(prefix string) func(string) bool {
+	return func(rel string) bool { return strings.HasPrefix(rel, prefix+"/") }
+}
+
+func except(rels ...string) func(string) bool {
+	return func(rel string) bool { return !slices.Contains(rels, rel) }
+}
+
+// onlyStdAnd allows the standard library and the named module packages.
+func onlyStdAnd(rels ...string) func(*listing, string) bool {
+	return func(l *listing, imp string) bool {
+		if l.isStd(imp) {
+			return false
+		}
+		for _, r := range rels {
+			if imp == module+"/"+r {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// anyOf forbids the given import paths and everything under them.
+func anyOf(paths ...string) func(*listing, string) bool {
+	return func(_ *listing, imp string) bool {
+		for _, p := range paths {
+			if imp == p || strings.HasPrefix(imp, strings.TrimSuffix(p, "/")+"/") {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+const (
+	natsPrefix = "github.com/nats-io/"
+	cobra      = "github.com/spf13/cobra"
+	pflag      = "github.com/spf13/pflag"
+	jetstream  = module + "/events/jetstream"
+	cmdOmni    = module + "/cmd/omni"
+)
+
+// rules are STYLE.md §4 ("Dependency direction") as checks.
+var rules = []rule{
+	{
+		name:    "events imports the standard library only",
+		reason:  "events is the vocabulary at the centre (L0) that every package imports; an import there reaches every package, so it may import nothing of ours or anyone's (STYLE.md §2 rule 2, §4)",
+		named:   []string{"events"},
+		applies: is("events"),
+		bad:     onlyStdAnd(),
+	},
+	{
+		name:    "events/memlog and events/eventstest import only events and the standard library",
+		reason:  "they sit beside events as its in-memory log and its conformance suite; every store's tests import them, so they must not drag another layer or a store into those tests (STYLE.md §3 example 5, §4)",
+		named:   []string{"events/memlog", "events/eventstest"},
+		applies: is("events/memlog", "events/eventstest"),
+		bad:     onlyStdAnd("events"),
+	},
+	{
+		name:    "projections/* import only events and the standard library, never each other",
+		reason:  "a projection is a pure fold State × Event → State: no store, no clock, no I/O, no pipeline; replay and golden tests run each one alone, which an import of another projection would break (STYLE.md §2 rule 4, §4)",
+		named:   []string{"projections/ledger", "projections/stats", "projections/session"},
+		applies: under("projections"),
+		bad:     onlyStdAnd("events"),
+	},
+	{
+		name:    "replay imports only events and the standard library",
+		reason:  "replay declares its own Projection interface and folds whatever projections its caller passes; importing projections/* or a store would fix what it can replay (STYLE.md §2 rule 3, §4)",
+		named:   []string{"replay"},
+		applies: is("replay"),
+		bad:     onlyStdAnd("events"),
+	},
+	{
+		name:    "pipeline imports the standard library only",
+		reason:  "pipeline is the leaf (text in, text and plain facts out) that makes every distiller a golden test with no fixtures; the one edge STYLE.md §4 foresees is pipeline → events, and adding it means changing STYLE.md and this rule together",
+		named:   []string{"pipeline"},
+		applies: is("pipeline"),
+		bad:     onlyStdAnd(),
+	},
+	{
+		name:    "hooks depends on no NATS, cobra, events/jetstream or cmd/omni, even through another package or in its tests",
+		reason:  "hooks appends through an injected events.Log and takes its inputs as values; the store adapter and the CLI are wired in from above by cmd/omni (STYLE.md §2 rule 9, §4)",
+		named:   []string{"hooks"},
+		applies: is("hooks"),
+		bad:     anyOf(natsPrefix, cobra, pflag, jetstream, cmdOmni),
+		scope:   transitive,
+	},
+	{
+		name:    "only events/jetstream imports NATS (github.com/nats-io/...)",
+		reason:  "one adapter, named for its technology, owns NATS; cmd/omni reaches the store only through events/jetstream, so NATS can be upgraded or replaced in one package (STYLE.md §2 rule 2, §3 example 3)",
+		named:   []string{"events/jetstream"},
+		applies: except("events/jetstream"),
+		bad:     anyOf(natsPrefix),
+		scope:   withTests,
+	},
+	{
+		name:    "only cmd/omni imports events/jetstream",
+		reason:  "opening the store is a process concern of cmd/omni; every package below it takes an events.Log (STYLE.md §2 rule 9, §4: \"Only cmd/omni (and its tests) import it\")",
+		named:   []string{"cmd/omni", "events/jetstream"},
+		applies: except("cmd/omni", "events/jetstream"),
+		bad:     anyOf(jetstream),
+		scope:   withTests,
+	},
+	{
+		name:    "only cmd/omni imports cobra",
+		reason:  "flags, commands and os.Exit live only in cmd/omni (STYLE.md §2 rule 9)",
+		named:   []string{"cmd/omni"},
+		applies: except("cmd/omni"),
+		bad:     anyOf(cobra, pflag),
+		scope:   withTests,
+	},
+	{
+		name:    "nothing imports cmd/omni",
+		reason:  "cmd/omni is the top layer (L3) that wires everything; arrows point only downward (STYLE.md §4)",
+		named:   []string{"cmd/omni"},
+		applies: except("cmd/omni"),
+		bad:     anyOf(cmdOmni),
+		scope:   withTests,
+	},
+}
+
+// imports returns the import paths of p that a rule of scope s looks at,
+// each with how it is reached.
+func imports(p *pkg, s scope) map[string]string {
+	out := map[string]string{}
+	add := func(paths []string, how string) {
+		for _, i := range paths {
+			if _, ok := out[i]; !ok {
+				out[i] = how
+			}
+		}
+	}
+	add(p.Imports, "imports")
+	if s >= withTests {
+		add(p.TestImports, "imports in its tests")
+		add(p.XTestImports, "imports in its external tests")
+	}
+	if s == transitive {
+		add(p.Deps, "depends (indirectly) on")
+	}
+	return out
+}
+
+// violations checks every rule against pkgs and returns one message per
+// package and broken rule, sorted. A message lists the offending imports,
+// the package's own first, and at most maxListed of them.
+func violations(l *listing, pkgs []*pkg) []string {
+	const maxListed = 4
+	var out []string
+	for _, r := range rules {
+		for _, p := range pkgs {
+			if !r.applies(p.rel()) {
+				continue
+			}
+			type hit struct{ imp, how string }
+			var hits []hit
+			for imp, how := range imports(p, r.scope) {
+				if r.bad(l, imp) {
+					hits = append(hits, hit{imp, how})
+				}
+			}
+			if len(hits) == 0 {
+				continue
+			}
+			sort.Slice(hits, func(i, j int) bool {
+				di, dj := hits[i].how == "imports", hits[j].how == "imports"
+				if di != dj {
+					return di
+				}
+				return hits[i].imp < hits[j].imp
+			})
+			var b strings.Builder
+			fmt.Fprintf(&b, "%s breaks a dependency rule:", p.ImportPath)
+			for i, h := range hits {
+				if i == maxListed {
+					fmt.Fprintf(&b, "\n\t... and %d more", len(hits)-maxListed)
+					break
+				}
+				fmt.Fprintf(&b, "\n\t%s %s", h.how, h.imp)
+			}
+			fmt.Fprintf(&b, "\n\trule: %s\n\twhy:  %s", r.name, r.reason)
+			out = append(out, b.String())
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestDependencyDirection enforces STYLE.md §4 over every package of the
+// module (the git-ignored tmp/ scratch directory aside).
+func TestDependencyDirection(t *testing.T) {
+	l := loadListing(t)
+	have := map[string]bool{}
+	for _, p := range l.own {
+		have[p.rel()] = true
+	}
+	for _, r := range rules {
+		for _, n := range r.named {
+			if !have[n] {
+				t.Errorf("rule %q names package %s, which the module no longer has: update the rule with the layout", r.name, n)
+			}
+		}
+	}
+	for _, v := range violations(l, l.own) {
+		t.Error(v)
+	}
+}
+
+// TestRulesCatch feeds made-up packages to the checker: each must break
+// exactly the rules it is meant to, so a rule that silently stopped matching
+// shows up here.
+func TestRulesCatch(t *testing.T) {
+	l := &listing{std: map[string]bool{"fmt": true, "testing": true, "os": true}}
+	m := func(rel string) string { return module + "/" + rel }
+	tests := []struct {
+		name     string
+		pkg      pkg
+		wantRule []string // names of the rules broken, in rules order
+	}{
+		{"events imports a module package", pkg{ImportPath: m("events"), Imports: []string{"fmt", m("pipeline")}},
+			[]string{rules[0].name}},
+		{"events imports a third-party package", pkg{ImportPath: m("events"), Imports: []string{"github.com/oklog/ulid/v2"}},
+			[]string{rules[0].name}},
+		{"events imports the standard library", pkg{ImportPath: m("events"), Imports: []string{"fmt", "os"}}, nil},
+		{"memlog imports events", pkg{ImportPath: m("events/memlog"), Imports: []string{m("events"), "testing"}}, nil},
+		{"eventstest imports hooks", pkg{ImportPath: m("events/eventstest"), Imports: []string{m("events"), m("hooks")}},
+			[]string{rules[1].name}},
+		{"a projection imports another", pkg{ImportPath: m("projections/stats"), Imports: []string{m("events"), m("projections/ledger")}},
+			[]string{rules[2].name}},
+		{"a new projection imports pipeline", pkg{ImportPath: m("projections/goals"), Imports: []string{m("pipeline")}},
+			[]string{rules[2].name}},
+		{"replay imports a projection", pkg{ImportPath: m("replay"), Imports: []string{m("events"), m("projections/ledger")}},
+			[]string{rules[3].name}},
+		{"pipeline imports events", pkg{ImportPath: m("pipeline"), Imports: []string{m("events")}},
+			[]string{rules[4].name}},
+		{"hooks reaches NATS through another package", pkg{ImportPath: m("hooks"), Imports: []string{m("events")},
+			Deps: []string{m("events"), m("somewhere"), "github.com/nats-io/nats.go"}},
+			[]string{rules[5].name}},
+		{"hooks tests import jetstream", pkg{ImportPath: m("hooks"), TestImports: []string{jetstream}},
+			[]string{rules[5].name, rules[7].name}},
+		{"hooks imports cobra", pkg{ImportPath: m("hooks"), Imports: []string{cobra}},
+			[]string{rules[5].name, rules[8].name}},
+		{"cmd/omni imports NATS directly", pkg{ImportPath: cmdOmni, Imports: []string{jetstream, "github.com/nats-io/nats-server/v2/server"}},
+			[]string{rules[6].name}},
+		{"cmd/omni imports jetstream and cobra", pkg{ImportPath: cmdOmni, Imports: []string{jetstream, cobra}}, nil},
+		{"jetstream imports NATS", pkg{ImportPath: jetstream, Imports: []string{m("events"), "github.com/nats-io/nats.go"}}, nil},
+		{"a new package imports jetstream", pkg{ImportPath: m("mcp"), Imports: []string{jetstream}},
+			[]string{rules[7].name}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, v := range violations(l, []*pkg{&tt.pkg}) {
+				_, after, _ := strings.Cut(v, "\n\trule: ")
+				name, _, _ := strings.Cut(after, "\n")
+				if !slices.Contains(got, name) {
+					got = append(got, name)
+				}
+			}
+			order := func(s []string) {
+				sort.Slice(s, func(i, j int) bool { return ruleIndex(s[i]) < ruleIndex(s[j]) })
+			}
+			order(got)
+			if !slices.Equal(got, tt.wantRule) {
+				t.Errorf("broken rules:\n got %q\nwant %q", got, tt.wantRule)
+			}
+		})
+	}
+}
+
+func ruleIndex(name string) int {
+	return slices.IndexFunc(rules, func(r rule) bool { return r.name == name })
+}
+
+// docProblems checks that package p has exactly one package doc comment,
+// on one of its non-test files, starting "Package <name> " ("Command <dir> "
+// for a command). read returns a file's source.
+func docProblems(p *pkg, read func(path string) ([]byte, error)) []string {
+	files := slices.Concat(p.GoFiles, p.CgoFiles, p.IgnoredGoFiles)
+	var problems, docs []string
+	nonTest := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		path := filepath.Join(p.Dir, f)
+		src, err := read(path)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s: %v", p.ImportPath, err))
+			continue
+		}
+		af, err := parser.ParseFile(token.NewFileSet(), path, src, parser.PackageClauseOnly|parser.ParseComments)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s: %v", p.ImportPath, err))
+			continue
+		}
+		if af.Name.Name != p.Name {
+			continue // another package in the directory (a //go:build ignore tool)
+		}
+		nonTest++
+		if af.Doc == nil {
+			continue
+		}
+		docs = append(docs, f)
+		want := "Package " + p.Name + " "
+		if p.Name == "main" {
+			want = "Command " + filepath.Base(p.Dir) + " "
+		}
+		if text := af.Doc.Text(); !strings.HasPrefix(text, want) {
+			first, _, _ := strings.Cut(text, "\n")
+			problems = append(problems, fmt.Sprintf("%s: the package doc in %s starts %q, want %q", p.ImportPath, f, first, want+"..."))
+		}
+	}
+	switch {
+	case nonTest == 0:
+		// tests only: nothing to document
+	case len(docs) == 0:
+		problems = append(problems, fmt.Sprintf("%s has no package doc: add doc.go with \"// Package %s ...\" above the package clause (STYLE.md §2 rule 6)", p.ImportPath, p.Name))
+	case len(docs) > 1:
+		problems = append(problems, fmt.Sprintf("%s has %d package docs (%s): keep one, in doc.go or the package's main file (STYLE.md §3 example 2)", p.ImportPath, len(docs), strings.Join(docs, ", ")))
+	}
+	return problems
+}
+
+// TestPackageDocs checks every package of the module (the git-ignored tmp/
+// scratch directory aside) with docProblems: STYLE.md §2 rule 6, §3
+// example 2.
+func TestPackageDocs(t *testing.T) {
+	for _, p := range loadListing(t).own {
+		for _, msg := range docProblems(p, os.ReadFile) {
+			t.Error(msg)
+		}
+	}
+}
+
+// TestDocProblemsCatch runs the doc check on made-up packages.
+func TestDocProblemsCatch(t *testing.T) {
+	tests := []struct {
+		name  string
+		pkg   pkg
+		files map[string]string
+		want  []string // substrings, one per expected problem
+	}{
+		{"one doc", pkg{ImportPath: "m/a", Name: "a", Dir: "/a", GoFiles: []string{"doc.go", "a.go"}},
+			map[string]string{"doc.go": "// Package a does one thing.\npackage a\n", "a.go": "package a\n"}, nil},
+		{"doc after a license header", pkg{ImportPath: "m/a", Name: "a", Dir: "/a", GoFiles: []string{"a.go"}},
+			map[string]string{"a.go": "// Copyright x.\n\n// Package a does one thing.\npackage a\n"}, nil},
+		{"no doc", pkg{ImportPath: "m/a", Name: "a", Dir: "/a", GoFiles: []string{"a.go", "b.go"}},
+			map[string]string{"a.go": "package a\n", "b.go": "// Comment not attached.\n\npackage a\n"}, []string{"has no package doc"}},
+		{"two docs", pkg{ImportPath: "m/a", Name: "a", Dir: "/a", GoFiles: []string{"a.go", "b.go"}},
+			map[string]string{"a.go": "// Package a does one thing.\npackage a\n", "b.go": "// Package a does another.\npackage a\n"},
+			[]string{"has 2 package docs (a.go, b.go)"}},
+		{"doc of the wrong shape", pkg{ImportPath: "m/a", Name: "a", Dir: "/a", GoFiles: []string{"a.go"}},
+			map[string]string{"a.go": "// This package does one thing.\npackage a\n"}, []string{`starts "This package does one thing.", want "Package a ..."`}},
+		{"a command", pkg{ImportPath: "m/cmd/tool", Name: "main", Dir: "/cmd/tool", GoFiles: []string{"main.go"}},
+			map[string]string{"main.go": "// Command tool does one thing.\npackage main\n"}, nil},
+		{"a doc only in a test file", pkg{ImportPath: "m/a", Name: "a", Dir: "/a", GoFiles: []string{"a.go", "a_test.go"}},
+			map[string]string{"a.go": "package a\n", "a_test.go": "// Package a does one thing.\npackage a\n"}, []string{"has no package doc"}},
+		{"an ignored tool of another package", pkg{ImportPath: "m/a", Name: "a", Dir: "/a", GoFiles: []string{"a.go"}, IgnoredGoFiles: []string{"gen.go"}},
+			map[string]string{"a.go": "// Package a does one thing.\npackage a\n", "gen.go": "//go:build ignore\n\n// Gen writes tables.\npackage main\n"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			read := func(path string) ([]byte, error) {
+				src, ok := tt.files[filepath.Base(path)]
+				if !ok {
+					return nil, fmt.Errorf("no file %s", path)
+				}
+				return []byte(src), nil
+			}
+			got := docProblems(&tt.pkg, read)
+			if len(got) != len(tt.want) {
+				t.Fatalf("problems %q, want %d matching %q", got, len(tt.want), tt.want)
+			}
+			for i, w := range tt.want {
+				if !strings.Contains(got[i], w) {
+					t.Errorf("problem %q does not contain %q", got[i], w)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,269 @@
+package pipeline
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Collapse thresholds (REFERENCE.md §2.7, §10).
+const (
+	// MinLinesForCollapse: an output under 10 lines is never collapsed
+	// (MIN_LINES_FOR_COLLAPSE).
+	MinLinesForCollapse = 10
+	// MinGroupSize: a group needs 3 or more consecutive near-identical lines
+	// (MIN_GROUP_SIZE).
+	MinGroupSize = 3
+	// MaxPatternChars: a generic marker shows at most 57 characters of the
+	// repeated line, then "…".
+	MaxPatternChars = 57
+)
+
+// Collapse folds every run of 3 or more consecutive near-identical lines of
+// a text of 10 lines or more into one marker line (REFERENCE.md §2.7, §7.3):
+//
+//	[N similar lines collapsed] (pattern: "P")
+//
+// Lines are near-identical when they share a typed pattern (a passing test
+// line "test _ ... ok", "--- PASS: _", "✓ _"; a progress line "Compiling
+// _", "Collecting _", "npm http fetch _"), or are the same line once
+// trimmed (digits are not normalised: lines that differ only in numbers are
+// distinct facts). Routine log entries (DEBUG, INFO, TRACE, ... lines, of
+// any of these levels) form runs too, but a run keeps its first and last
+// line and folds its interior, so the entries next to a warning or an
+// error are still read; their marker counts the levels:
+//
+//	[142 log lines collapsed: 120 DEBUG, 22 INFO]
+//
+// A failure line (IsFailureLine) and a blank line are never grouped and end
+// a run. Runs of identical lines that are not typed collapse only when
+// more than half of the non-blank lines are collapsible. The marker takes
+// the place of the run and ends like its last line; every other line is
+// kept byte for byte. Collapse reports whether anything changed. It is for
+// outputs that are not enumerations (the caller checks that).
+func Collapse(text string) (string, bool) {
+	out, _, ok := collapseLines(text, SplitLines(make([]Line, 0, 64), text))
+	return out, ok
+}
+
+// logKey is the grouping key of routine log lines (typedPattern).
+const logKey = "\x00log"
+
+// collapseLines is Collapse over lines already split; folded counts the
+// input lines replaced by markers.
+func collapseLines(text string, lines []Line) (out string, folded int, ok bool) {
+	if len(lines) < MinLinesForCollapse {
+		return text, 0, false
+	}
+	keys := make([]string, len(lines))
+	typed := make([]bool, len(lines))
+	nonBlank := 0
+	for i, ln := range lines {
+		if ln.Key == 0 {
+			continue
+		}
+		nonBlank++
+		s := text[ln.Start:ln.End]
+		if IsFailureLine(s) {
+			continue
+		}
+		t := strings.TrimSpace(s)
+		if k := typedPattern(t); k != "" {
+			keys[i], typed[i] = k, true
+		} else {
+			keys[i] = t
+		}
+	}
+	// A group is the run [a, b) of one key whose lines [fa, fb) fold: all of
+	// it, or for routine log lines its interior (the first and last lines
+	// stay, so the entries around a warning or error are still read).
+	type group struct{ a, b, fa, fb int }
+	var groups []group
+	collapsible := 0
+	for i := 0; i < len(lines); {
+		if keys[i] == "" {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(lines) && keys[j] == keys[i] && typed[j] == typed[i] {
+			j++
+		}
+		fa, fb := i, j
+		if keys[i] == logKey {
+			fa, fb = i+1, j-1
+		}
+		if fb-fa >= MinGroupSize {
+			groups = append(groups, group{i, j, fa, fb})
+			collapsible += fb - fa
+		}
+		i = j
+	}
+	if len(groups) == 0 {
+		return text, 0, false
+	}
+	genericOK := collapsible*2 > nonBlank
+	var b strings.Builder
+	b.Grow(len(text) / 2)
+	pos := 0
+	for _, g := range groups {
+		if !typed[g.a] && !genericOK {
+			continue
+		}
+		b.WriteString(text[pos:lines[g.fa].Start])
+		if keys[g.a] == logKey {
+			b.WriteString(logMarker(text, lines[g.fa:g.fb]))
+		} else {
+			b.WriteString(collapseMarker(g.fb-g.fa, keys[g.a], typed[g.a]))
+		}
+		b.WriteString(ending(text[lines[g.fb-1].Start:lines[g.fb-1].End]))
+		pos = lines[g.fb-1].End
+		folded += g.fb - g.fa
+	}
+	if folded == 0 {
+		return text, 0, false
+	}
+	b.WriteString(text[pos:])
+	return b.String(), folded, true
+}
+
+// logMarker renders the marker for folded routine log lines, with the
+// count per level in order of first appearance: "[142 log lines collapsed:
+// 120 DEBUG, 22 INFO]" (the typed log summary of REFERENCE.md §7.3).
+func logMarker(text string, lines []Line) string {
+	var levels [8]string
+	var counts [8]int
+	nl := 0
+	for _, ln := range lines {
+		lv := logLevel(strings.TrimSpace(text[ln.Start:ln.End]))
+		k := 0
+		for k < nl && levels[k] != lv {
+			k++
+		}
+		if k == nl && nl < len(levels) {
+			levels[nl] = lv
+			nl++
+		}
+		if k < nl {
+			counts[k]++
+		}
+	}
+	var b strings.Builder
+	b.WriteString("[")
+	b.WriteString(strconv.Itoa(len(lines)))
+	b.WriteString(" log lines collapsed: ")
+	for k := 0; k < nl; k++ {
+		if k > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Itoa(counts[k]))
+		b.WriteByte(' ')
+		b.WriteString(levels[k])
+	}
+	b.WriteString("]")
+	return b.String()
+}
+
+// collapseMarker renders the marker for n lines of one pattern (REFERENCE.md
+// §7.3, generic form; typed groups show their pattern).
+func collapseMarker(n int, key string, typed bool) string {
+	p := key
+	if !typed {
+		if r := []rune(p); len(r) > MaxPatternChars {
+			p = string(r[:MaxPatternChars]) + "…"
+		}
+	}
+	return "[" + strconv.Itoa(n) + " similar lines collapsed] (pattern: \"" + p + "\")"
+}
+
+// typedPattern returns the typed pattern of a trimmed line, or "".
+func typedPattern(t string) string {
+	switch {
+	case strings.HasPrefix(t, "test ") && strings.HasSuffix(t, " ... ok"):
+		return "test _ ... ok"
+	case strings.HasPrefix(t, "--- PASS: "):
+		return "--- PASS: _"
+	case strings.HasPrefix(t, "=== RUN "):
+		return "=== RUN _"
+	case strings.HasPrefix(t, "=== PAUSE "):
+		return "=== PAUSE _"
+	case strings.HasPrefix(t, "=== CONT "):
+		return "=== CONT _"
+	case strings.HasPrefix(t, "✓ ") || strings.HasPrefix(t, "✔ ") || strings.HasPrefix(t, "√ "):
+		return "✓ _"
+	case strings.HasPrefix(t, "Passed ") && strings.HasSuffix(t, "]"):
+		return "Passed _"
+	case strings.Contains(t, " PASSED") && (strings.HasSuffix(t, " PASSED") || strings.HasSuffix(t, "%]")) && strings.Contains(t, "::"):
+		return "_ PASSED"
+	case strings.HasPrefix(t, "ok ") && len(t) > 3 && t[3] >= '0' && t[3] <= '9':
+		return "ok _"
+	case cargoProgress(t):
+		return t[:strings.IndexByte(t, ' ')] + " _"
+	case strings.HasPrefix(t, "go: downloading "):
+		return "go: downloading _"
+	case strings.HasPrefix(t, "npm http fetch "):
+		return "npm http fetch _"
+	case hasPrefixAny(t, "Collecting ", "Using cached ", "Setting up ", "Unpacking ", "Preparing to unpack ",
+		"Selecting previously unselected package ", "Processing triggers for "):
+		return t[:strings.IndexByte(t, ' ')] + " _"
+	case strings.HasPrefix(t, "Requirement already satisfied: "):
+		return "Requirement already satisfied: _"
+	case strings.HasPrefix(t, "Get:") || strings.HasPrefix(t, "Hit:"):
+		return t[:4] + "_"
+	case strings.HasPrefix(t, "---> ") && (t == "---> Using cache" || isHexish(t[5:])):
+		return "---> _"
+	case strings.HasPrefix(t, "[") && cmakeProgress(t):
+		return "[_] " + firstWord(strings.TrimSpace(t[strings.IndexByte(t, ']')+1:])) + " _"
+	}
+	if logLevel(t) != "" {
+		return logKey
+	}
+	return ""
+}
+
+// routineLevels are the log levels of routine entries; warnings and errors
+// are never typed.
+var routineLevels = []string{"DEBUG", "INFO", "TRACE", "NOTICE", "VERBOSE", "FINE", "FINER", "FINEST"}
+
+// logLevel returns the routine level of a log line, or "": an upper-case
+// level word among the first four blank-separated words ("2026-… DEBUG
+// [db] …", "[INFO] …", "INFO:root:…"), a lower-case "info:"/"debug:" first
+// word, or a logfmt level=info/level=debug.
+func logLevel(t string) string {
+	rest := t
+	for w := 0; w < 6 && rest != ""; w++ {
+		sp := strings.IndexAny(rest, " \t")
+		tok := rest
+		if sp >= 0 {
+			tok, rest = rest[:sp], strings.TrimLeft(rest[sp:], " \t")
+		} else {
+			rest = ""
+		}
+		if strings.HasPrefix(tok, "level=") {
+			switch strings.ToLower(strings.Trim(tok[6:], `"`)) {
+			case "debug":
+				return "DEBUG"
+			case "info":
+				return "INFO"
+			case "trace":
+				return "TRACE"
+			}
+			return ""
+		}
+		if w >= 4 {
+			continue
+		}
+		core := strings.Trim(tok, "[]()<>,|")
+		if c := strings.IndexByte(core, ':'); c > 0 {
+			core = core[:c]
+		}
+		for _, lv := range routineLevels {
+			if core == lv {
+				return lv
+			}
+		}
+		if w == 0 && (tok == "info:" || tok == "debug:") {
+			return strings.ToUpper(strings.TrimSuffix(tok, ":"))
+		}
+	}
+	return ""
+}

@@ -1,0 +1,543 @@
+package pipeline
+
+import (
+	"strings"
+)
+
+// Redacted is the text that replaces a credential value.
+const Redacted = "[REDACTED]"
+
+// redactPatterns are the credential name patterns (REFERENCE.md §8, plus
+// DSN, COOKIE and AUTHORIZATION, which the reference lacks). A pattern
+// ending in "_" is a vendor prefix and must equal a name's first segment;
+// one containing "_" must match consecutive segments; any other matches a
+// segment exactly or as its suffix (MYPASSWORD yes; PASSED, AUTHORS,
+// MONKEYS no).
+var redactPatterns = []string{
+	"SECRET", "TOKEN", "KEY", "PASSWORD", "PASSWD", "PASS", "AUTH", "CREDS", "CREDENTIAL", "CREDENTIALS",
+	"API_", "AWS_", "GITHUB_", "ANTHROPIC_", "DATABASE_URL", "REDIS_URL", "MONGO_URL", "CLIENT_SECRET",
+	"ACCESS_KEY", "OPENAI_", "GEMINI_", "PRIVATE_KEY", "DSN", "COOKIE", "AUTHORIZATION",
+}
+
+// Redact replaces credential values in a tool output by [REDACTED] and
+// returns the new text and how many values it replaced (REFERENCE.md §8,
+// issue 3 §5). It covers, per line:
+//
+//   - NAME=value and `export NAME=value` (the reference's rule: the name
+//     matched against the patterns by segments);
+//   - YAML and header style `name: value`, also after curl's "> "/"< ";
+//   - JSON and Python string fields `"name": "value"` anywhere in a line,
+//     replaced inside the quotes so the document still parses;
+//   - `Authorization: <scheme> <credential>` and `Bearer <token>`;
+//   - passwords in URLs, scheme://user:password@host;
+//   - private key blocks (-----BEGIN … PRIVATE KEY----- … -----END …): the
+//     body becomes one [REDACTED] line.
+//
+// A value is left alone when it is empty or null, a shell expansion ($VAR,
+// ${…}, $(…)), already [REDACTED], a YAML boolean or number, a template
+// ({{ … }}), `pass` with a count (3, 3/10), or, when only the weak KEY
+// pattern matched, a plain lower-case identifier or a code expression
+// ("{…}"). Quotes and indentation are kept. Text without credentials is
+// returned unchanged without copying. Redact is pure and never panics.
+func Redact(text string) (string, int) {
+	var b strings.Builder
+	changed := false
+	count := 0
+	inKey := false    // inside a private key block
+	bodyDone := false // the block's body was replaced already
+	pos := 0
+	for pos < len(text) {
+		end := strings.IndexByte(text[pos:], '\n')
+		var raw string
+		if end < 0 {
+			raw = text[pos:]
+			end = len(text)
+		} else {
+			end = pos + end + 1
+			raw = text[pos:end]
+		}
+		body := strings.TrimSuffix(strings.TrimSuffix(raw, "\n"), "\r")
+		eol := raw[len(body):]
+		out, n := body, 0
+		switch {
+		case inKey:
+			if strings.Contains(body, "-----END ") {
+				inKey = false
+			} else {
+				if bodyDone {
+					out = ""
+					eol = ""
+				} else {
+					out = leadingBlanks(body) + Redacted
+					bodyDone = true
+				}
+				n = -1 // changed, not counted again
+			}
+		case strings.Contains(body, "-----BEGIN ") && strings.Contains(body, "PRIVATE KEY") &&
+			!strings.Contains(body, "-----END ") && !strings.Contains(body, `\n`):
+			inKey, bodyDone = true, false
+			count++
+		default:
+			out, n = redactLine(body)
+		}
+		if n != 0 || out != body {
+			if !changed {
+				b.Grow(len(text))
+				b.WriteString(text[:pos])
+				changed = true
+			}
+			if n > 0 {
+				count += n
+			}
+			b.WriteString(out)
+			b.WriteString(eol)
+		} else if changed {
+			b.WriteString(raw)
+		}
+		pos = end
+	}
+	if !changed {
+		return text, count
+	}
+	return b.String(), count
+}
+
+// leadingBlanks returns the indentation of s.
+func leadingBlanks(s string) string {
+	i := 0
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	return s[:i]
+}
+
+// redactLine redacts one line (without its ending) and counts the values.
+func redactLine(s string) (string, int) {
+	n := 0
+	if out, ok := redactAssignment(s); ok {
+		return out, 1
+	}
+	if strings.Contains(s, "uthorization") {
+		var k int
+		s, k = redactAuthorization(s)
+		n += k
+	}
+	if strings.Contains(s, "earer ") {
+		var k int
+		s, k = redactBearer(s)
+		n += k
+	}
+	if strings.Contains(s, "://") && strings.Contains(s, "@") {
+		var k int
+		s, k = redactURLPasswords(s)
+		n += k
+	}
+	if strings.Contains(s, "\":") || strings.Contains(s, "\" :") || strings.Contains(s, "':") {
+		var k int
+		s, k = redactQuotedFields(s)
+		n += k
+	}
+	return s, n
+}
+
+// redactAssignment handles a whole-line `NAME=value` or `name: value`
+// (after indentation, "export ", "- ", and curl's "> "/"< ").
+func redactAssignment(s string) (string, bool) {
+	i := 0
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	if strings.HasPrefix(s[i:], "> ") || strings.HasPrefix(s[i:], "< ") {
+		i += 2
+	}
+	if strings.HasPrefix(s[i:], "export ") {
+		i += len("export ")
+	} else if strings.HasPrefix(s[i:], "- ") {
+		i += 2
+	}
+	ks := i
+	for i < len(s) && (isNameByte(s[i]) || (i > ks && s[i] == '-')) {
+		i++
+	}
+	if i == ks {
+		return s, false
+	}
+	key := s[ks:i]
+	j := i
+	for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
+		j++
+	}
+	if j >= len(s) {
+		return s, false
+	}
+	colon := false
+	switch s[j] {
+	case '=':
+		if strings.IndexByte(key, '-') >= 0 {
+			return s, false
+		}
+	case ':':
+		if j+1 < len(s) && s[j+1] != ' ' && s[j+1] != '\t' {
+			return s, false
+		}
+		colon = true
+	default:
+		return s, false
+	}
+	matched, weak := matchSecretName(key)
+	if !matched {
+		return s, false
+	}
+	vs := j + 1
+	for vs < len(s) && (s[vs] == ' ' || s[vs] == '\t') {
+		vs++
+	}
+	ve := len(s)
+	for ve > vs && (s[ve-1] == ' ' || s[ve-1] == '\t') {
+		ve--
+	}
+	v := s[vs:ve]
+	if colon && strings.EqualFold(key, "authorization") {
+		return s, false // the Authorization rule keeps the scheme
+	}
+	if colon && (v == "|" || v == ">" || strings.HasPrefix(v, "|") || strings.HasPrefix(v, ">")) && len(v) <= 3 {
+		return s, false // a block scalar header: its body is judged line by line
+	}
+	q := byte(0)
+	inner := v
+	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+		q, inner = v[0], v[1:len(v)-1]
+	}
+	if !redactableValue(key, inner, weak, colon) {
+		return s, false
+	}
+	if q != 0 {
+		return s[:vs] + string(q) + Redacted + string(q) + s[ve:], true
+	}
+	return s[:vs] + Redacted + s[ve:], true
+}
+
+// isNameByte is [A-Za-z0-9_].
+func isNameByte(c byte) bool {
+	return c == '_' || (c >= '0' && c <= '9') || ((c|0x20) >= 'a' && (c|0x20) <= 'z')
+}
+
+// matchSecretName matches a name against redactPatterns by segments (split
+// on "_", "-" and "."), upper-cased. weak reports that only KEY matched.
+func matchSecretName(name string) (matched, weak bool) {
+	if name == "" || len(name) > 128 {
+		return false, false
+	}
+	var buf [16]string
+	segs := buf[:0]
+	up := strings.ToUpper(name)
+	start := 0
+	for k := 0; k <= len(up); k++ {
+		if k == len(up) || up[k] == '_' || up[k] == '-' || up[k] == '.' {
+			if k > start && len(segs) < len(buf) {
+				segs = append(segs, up[start:k])
+			}
+			start = k + 1
+		}
+	}
+	if len(segs) == 0 {
+		return false, false
+	}
+	strong := false
+	for _, p := range redactPatterns {
+		hit := false
+		switch {
+		case strings.HasSuffix(p, "_"):
+			hit = segs[0] == p[:len(p)-1]
+		case strings.IndexByte(p, '_') >= 0:
+			ps := strings.Split(p, "_")
+			for a := 0; a+len(ps) <= len(segs) && !hit; a++ {
+				hit = true
+				for k := range ps {
+					if segs[a+k] != ps[k] {
+						hit = false
+						break
+					}
+				}
+			}
+		default:
+			for _, sg := range segs {
+				if strings.HasSuffix(sg, p) {
+					hit = true
+					break
+				}
+			}
+		}
+		if hit {
+			matched = true
+			if p != "KEY" {
+				strong = true
+			}
+		}
+	}
+	return matched, matched && !strong
+}
+
+// redactableValue applies the "left alone" rules of Redact to a value
+// (without its quotes).
+func redactableValue(key, v string, weak, colon bool) bool {
+	lv := strings.ToLower(v)
+	switch {
+	case v == "" || lv == "null" || lv == "none" || lv == "nil" || v == "~" || lv == "undefined":
+		return false
+	case strings.Contains(v, Redacted):
+		return false
+	case isShellExpansion(v):
+		return false
+	case strings.HasPrefix(v, "{{") || strings.Trim(v, "*") == "" || strings.Trim(v, "•") == "":
+		return false
+	case strings.EqualFold(key, "pass") && isCount(v):
+		return false
+	}
+	if colon && (lv == "true" || lv == "false" || lv == "yes" || lv == "no" || lv == "on" || lv == "off" || isCount(v)) {
+		return false
+	}
+	if weak && (strings.HasPrefix(v, "{") || plainIdentifier(v)) {
+		return false
+	}
+	return true
+}
+
+// isShellExpansion reports $VAR, ${…} and $(…) (but not "$3cr3t").
+func isShellExpansion(v string) bool {
+	if len(v) < 2 || v[0] != '$' {
+		return false
+	}
+	c := v[1]
+	return c == '{' || c == '(' || c == '_' || ((c|0x20) >= 'a' && (c|0x20) <= 'z')
+}
+
+// isCount reports a number or a ratio such as "3" or "3/10".
+func isCount(v string) bool {
+	if v == "" {
+		return false
+	}
+	slash := false
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c == '/' && !slash && i > 0 && i < len(v)-1 {
+			slash = true
+			continue
+		}
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// plainIdentifier: starts with a lower-case letter or digit, only
+// [a-z0-9._-], under 40 bytes (REFERENCE.md §8, #486).
+func plainIdentifier(v string) bool {
+	if v == "" || len(v) >= 40 {
+		return false
+	}
+	c := v[0]
+	if !((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// tokenByte reports a byte of a credential token.
+func tokenByte(c byte) bool {
+	return isNameByte(c) || c == '.' || c == '-' || c == '~' || c == '+' || c == '/' || c == '=' || c == ':' || c == '%'
+}
+
+// redactAuthorization replaces the credential after "Authorization:"
+// (any case), keeping its scheme word.
+func redactAuthorization(s string) (string, int) {
+	n := 0
+	for from := 0; from < len(s); {
+		i := indexFold(s[from:], "authorization:")
+		if i < 0 {
+			break
+		}
+		i += from + len("authorization:")
+		from = i
+		j := i
+		for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
+			j++
+		}
+		k := j
+		for k < len(s) && ((s[k]|0x20) >= 'a' && (s[k]|0x20) <= 'z' || s[k] == '-') {
+			k++
+		}
+		cs := j
+		if k > j && k < len(s) && s[k] == ' ' {
+			cs = k + 1
+			for cs < len(s) && s[cs] == ' ' {
+				cs++
+			}
+		}
+		ce := cs
+		for ce < len(s) && tokenByte(s[ce]) {
+			ce++
+		}
+		tok := s[cs:ce]
+		if tok == "" || isShellExpansion(tok) {
+			continue
+		}
+		s = s[:cs] + Redacted + s[ce:]
+		n++
+		from = cs + len(Redacted)
+	}
+	return s, n
+}
+
+// redactBearer replaces the token after "Bearer " when it is 8 bytes or
+// longer.
+func redactBearer(s string) (string, int) {
+	n := 0
+	from := 0
+	for from < len(s) {
+		i := strings.Index(s[from:], "earer ")
+		if i < 0 {
+			break
+		}
+		i += from
+		if i == 0 || (s[i-1] != 'B' && s[i-1] != 'b') {
+			from = i + 6
+			continue
+		}
+		cs := i + len("earer ")
+		ce := cs
+		for ce < len(s) && tokenByte(s[ce]) {
+			ce++
+		}
+		if ce-cs >= 8 && !isShellExpansion(s[cs:ce]) {
+			s = s[:cs] + Redacted + s[ce:]
+			n++
+			from = cs + len(Redacted)
+			continue
+		}
+		from = ce
+		if from == i {
+			from++
+		}
+	}
+	return s, n
+}
+
+// redactURLPasswords replaces the password of scheme://user:password@host.
+func redactURLPasswords(s string) (string, int) {
+	n := 0
+	from := 0
+	for from < len(s) {
+		i := strings.Index(s[from:], "://")
+		if i < 0 {
+			break
+		}
+		us := from + i + 3
+		ue := us
+		for ue < len(s) && !strings.ContainsRune("/?#@ \t\"'<>`", rune(s[ue])) {
+			ue++
+		}
+		from = us
+		if ue >= len(s) || s[ue] != '@' {
+			continue
+		}
+		c := strings.IndexByte(s[us:ue], ':')
+		if c < 0 {
+			continue
+		}
+		ps := us + c + 1
+		pw := s[ps:ue]
+		if pw == "" || pw == Redacted || isShellExpansion(pw) {
+			from = ue + 1
+			continue
+		}
+		s = s[:ps] + Redacted + s[ue:]
+		n++
+		from = ps + len(Redacted) + 1
+	}
+	return s, n
+}
+
+// redactQuotedFields replaces string values of secret-named fields in JSON
+// ("name": "value") and Python reprs ('name': 'value'), inside the quotes.
+func redactQuotedFields(s string) (string, int) {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		q := s[i]
+		if q != '"' && q != '\'' {
+			continue
+		}
+		ke := quotedEnd(s, i)
+		if ke < 0 {
+			return s, n
+		}
+		key := s[i+1 : ke]
+		j := ke + 1
+		for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
+			j++
+		}
+		if j >= len(s) || s[j] != ':' {
+			i = ke
+			continue
+		}
+		j++
+		for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
+			j++
+		}
+		if j >= len(s) || (s[j] != '"' && s[j] != '\'') {
+			i = ke
+			continue
+		}
+		ve := quotedEnd(s, j)
+		if ve < 0 {
+			return s, n
+		}
+		if matched, weak := matchSecretName(key); matched && fieldName(key) {
+			v := s[j+1 : ve]
+			if redactableValue(key, v, weak, false) {
+				s = s[:j+1] + Redacted + s[ve:]
+				n++
+				ve = j + 1 + len(Redacted)
+			}
+		}
+		i = ve
+	}
+	return s, n
+}
+
+// fieldName reports a plausible field name: no blanks, at most 64 bytes.
+func fieldName(k string) bool {
+	return k != "" && len(k) <= 64 && !strings.ContainsAny(k, " \t")
+}
+
+// quotedEnd returns the index of the quote closing the one at s[i]
+// (backslash escapes honoured), or -1.
+func quotedEnd(s string, i int) int {
+	q := s[i]
+	for j := i + 1; j < len(s); j++ {
+		switch s[j] {
+		case '\\':
+			j++
+		case q:
+			return j
+		}
+	}
+	return -1
+}
+
+// indexFold is strings.Index ignoring ASCII case, for a lower-case needle.
+func indexFold(s, needle string) int {
+	for i := 0; i+len(needle) <= len(s); i++ {
+		if failFoldEq(s[i:i+len(needle)], needle) {
+			return i
+		}
+	}
+	return -1
+}

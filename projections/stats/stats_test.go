@@ -1,0 +1,212 @@
+package stats
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/omnictx/omni/events"
+)
+
+var t0 = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+
+// invocation returns the batch of one invocation: Invoked, the given middle
+// events, Emitted. host "" makes it a terminal row.
+func invocation(id, session, host string, at time.Time, em events.Emitted, middle ...events.Event) []events.Event {
+	inv := events.Event{ID: id, Kind: events.KindInvoked, Time: at, Session: session, Project: "/p",
+		Invoked: &events.Invoked{Door: events.DoorHook, Host: host}}
+	if host == "" {
+		inv.Invoked.Door = events.DoorExec
+	}
+	out := []events.Event{inv}
+	for _, m := range middle {
+		m.Call, m.Time, m.Session, m.Project = id, at, session, "/p"
+		out = append(out, m)
+	}
+	e := em
+	out = append(out, events.Event{ID: id + "e", Kind: events.KindEmitted, Time: at, Session: session, Project: "/p", Call: id, Emitted: &e})
+	return out
+}
+
+func fold(kind, handle string, bytes, marker int) events.Event {
+	return events.Event{Kind: events.KindFolded, Folded: &events.Folded{Marker: kind, Handle: handle, Bytes: bytes, MarkerBytes: marker, Lines: 3}}
+}
+
+func distilled(d events.Distilled) events.Event {
+	return events.Event{Kind: events.KindDistilled, Distilled: &d}
+}
+
+func fixture() []events.Event {
+	var evs []events.Event
+	add := func(b []events.Event) { evs = append(evs, b...) }
+	add(invocation("c1", "s1", "claude-code", t0, events.Emitted{Tool: "Bash", Source: "cat a", RawBytes: 1000, DeliveredBytes: 1000, Reason: "no-run"}))
+	add(invocation("c2", "s1", "claude-code", t0.Add(time.Minute), events.Emitted{Tool: "Bash", Source: "cat a", RawBytes: 1000, DeliveredBytes: 100, Replied: true},
+		fold("whole", "h1", 1000, 100)))
+	add(invocation("c3", "s1", "claude-code", t0.Add(2*time.Minute), events.Emitted{Tool: "Bash", Source: "pytest", RawBytes: 4000, DeliveredBytes: 700, Replied: true},
+		distilled(events.Distilled{Distiller: "pytest", RawBytes: 4000, DeliveredBytes: 1000}), fold("run", "h2", 400, 100)))
+	add(invocation("c4", "", "", t0.Add(3*time.Minute), events.Emitted{Tool: "Bash", RawBytes: 500, DeliveredBytes: 500, Reason: "floor:264"}))
+	add(invocation("c5", "s2", "", t0.Add(4*time.Minute), events.Emitted{Tool: "Bash", Source: "cat a", RawBytes: 1000, DeliveredBytes: 100, Replied: true},
+		fold("whole", "h3", 1000, 100)))
+	evs = append(evs, events.Event{ID: "r1", Kind: events.KindRetrieved, Time: t0.Add(5 * time.Minute), Session: "s1",
+		Retrieved: &events.Retrieved{Handle: "h1", Found: true}})
+	evs = append(evs, events.Event{ID: "r2", Kind: events.KindRetrieved, Time: t0.Add(5 * time.Minute),
+		Retrieved: &events.Retrieved{Handle: "h1", Found: true}})
+	evs = append(evs, events.Event{ID: "k1", Kind: events.KindCompacted, Time: t0.Add(6 * time.Minute), Session: "s1",
+		Compacted: &events.Compacted{Trigger: "PreCompact"}})
+	evs = append(evs, events.Event{ID: "k2", Kind: events.KindCompacted, Time: t0.Add(6 * time.Minute), Session: "s1",
+		Compacted: &events.Compacted{Trigger: "PostCompact"}})
+	add(invocation("c6", "s1", "claude-code", t0.Add(7*time.Minute), events.Emitted{Tool: "Read", Source: "/p/x.go", RawBytes: 300, DeliveredBytes: 300, Failed: true, Reason: "failed"}))
+	return evs
+}
+
+func fold1(evs []events.Event, s *Stats) *Stats {
+	for _, e := range evs {
+		s.Apply(e)
+	}
+	return s
+}
+
+func TestMechanismsAndPopulations(t *testing.T) {
+	r := fold1(fixture(), New()).Report()
+	a, term := r.Agent, r.Terminal
+	if a.Calls != 4 || term.Calls != 2 {
+		t.Fatalf("agent %d calls, terminal %d", a.Calls, term.Calls)
+	}
+	m := a.Mechanisms
+	if m.Folded != (MechanismReport{Calls: 2, Folds: 2, BytesSaved: 900 + 300, BaseBytes: 1000 + 1000, SavedPct: 60}) {
+		t.Errorf("folded %+v", m.Folded)
+	}
+	if m.Distilled != (MechanismReport{Calls: 1, BytesSaved: 3000, BaseBytes: 4000, SavedPct: 75}) {
+		t.Errorf("distilled %+v", m.Distilled)
+	}
+	if m.LeftAlone.Calls != 2 || a.BytesSaved != 4200 || m.Folded.BytesSaved+m.Distilled.BytesSaved != a.BytesSaved {
+		t.Errorf("left alone %d, saved %d", m.LeftAlone.Calls, a.BytesSaved)
+	}
+	if !reflect.DeepEqual(a.LeftAloneReasons, []Count{{"failed", 1}, {"no-run", 1}}) {
+		t.Errorf("reasons %+v", a.LeftAloneReasons)
+	}
+	if term.Mechanisms.Folded.Calls != 1 || term.BytesSaved != 900 || term.Sessions != 2 {
+		t.Errorf("terminal %+v", term)
+	}
+	// Calibration: h1 retrieved twice (one handle); h3 is a terminal fold.
+	want := []FoldReport{
+		{Marker: "run", Folds: 1, Handles: 1, Lines: 3, FoldedBytes: 400, MarkerBytes: 100, BytesSaved: 300},
+		{Marker: "whole", Folds: 1, Handles: 1, Lines: 3, FoldedBytes: 1000, MarkerBytes: 100, BytesSaved: 900, Retrieves: 2, RetrievedHandles: 1, RetrievedPct: 100},
+	}
+	if !reflect.DeepEqual(a.Folds, want) {
+		t.Errorf("folds %+v", a.Folds)
+	}
+	// One compaction (two events) ended a segment of three calls.
+	l := a.Lifetimes
+	if l.Compactions != 1 || l.CompactionEvents != 2 || l.CallsBeforeCompaction != (Dist{1, 3, 3, 3}) || l.CallsOpen != (Dist{1, 1, 1, 1}) {
+		t.Errorf("lifetimes %+v", l)
+	}
+	if got := a.ByFamily[0]; got.Name != "pytest" || got.BytesSaved != 3300 {
+		t.Errorf("families %+v", a.ByFamily)
+	}
+}
+
+// A Distilled or Folded event recorded after its Emitted event counts the
+// same as one recorded before it.
+func TestLateEventsCountTheSame(t *testing.T) {
+	evs := fixture()
+	var late []events.Event
+	for i := 0; i < len(evs); {
+		j := i + 1
+		if evs[i].Kind == events.KindInvoked {
+			for j < len(evs) && evs[j].Call == evs[i].ID {
+				j++
+			}
+		}
+		batch := evs[i:j]
+		if len(batch) > 2 {
+			// the Emitted event right after the Invoked one
+			late = append(late, batch[0], batch[len(batch)-1])
+			late = append(late, batch[1:len(batch)-1]...)
+		} else {
+			late = append(late, batch...)
+		}
+		i = j
+	}
+	if len(late) != len(evs) || late[1].Kind != events.KindEmitted {
+		t.Fatal("bad reordering")
+	}
+	a, _ := json.Marshal(fold1(evs, New()).Report())
+	b, _ := json.Marshal(fold1(late, New()).Report())
+	if string(a) != string(b) {
+		t.Fatalf("reports differ:\n%s\n%s", a, b)
+	}
+}
+
+func TestSince(t *testing.T) {
+	s := fold1(fixture(), NewSince(t0.Add(2*time.Minute)))
+	r := s.Report()
+	if r.Since != "2026-03-02T09:02:00Z" || r.Agent.Calls != 2 || r.Terminal.Calls != 2 {
+		t.Fatalf("since: %+v", r)
+	}
+	// h1 was folded before the filter: its retrieves count nowhere.
+	for _, f := range r.Agent.Folds {
+		if f.Retrieves != 0 {
+			t.Errorf("retrieve of a fold before the filter counted: %+v", f)
+		}
+	}
+}
+
+// The series keeps at most seriesMax buckets; its width depends only on
+// the set of event times, not on their order.
+func TestSeriesCoarsens(t *testing.T) {
+	var evs []events.Event
+	for i := 0; i < 1000; i++ {
+		at := t0.Add(time.Duration(i*7) * time.Minute)
+		evs = append(evs, invocation(fmt.Sprintf("c%d", i), "s", "claude-code", at, events.Emitted{Tool: "Bash", RawBytes: 10, DeliveredBytes: 5})...)
+	}
+	fwd := fold1(evs, New()).Report().Agent.Series
+	var rev []events.Event
+	for i := len(evs) - 2; i >= 0; i -= 2 {
+		rev = append(rev, evs[i:i+2]...)
+	}
+	bwd := fold1(rev, New()).Report().Agent.Series
+	if len(fwd.Points) > seriesMax || fwd.BucketSeconds != 3600 || !reflect.DeepEqual(fwd, bwd) {
+		t.Fatalf("width %d, %d points; backwards width %d, %d points", fwd.BucketSeconds, len(fwd.Points), bwd.BucketSeconds, len(bwd.Points))
+	}
+	var calls int
+	for _, p := range fwd.Points {
+		calls += p.Calls
+	}
+	if calls != 1000 {
+		t.Fatalf("%d calls in the series", calls)
+	}
+}
+
+func TestFamily(t *testing.T) {
+	for _, c := range []struct{ tool, src, want string }{
+		{"Bash", "git status --short", "git status"},
+		{"Bash", "cd /repo && go test ./... -run X", "go test"},
+		{"Bash", "FOO=1 BAR=2 sudo -E make -j4", "make"},
+		{"Bash", "timeout 30 python -m pytest -q", "python -m pytest"},
+		{"Bash", "/usr/bin/grep -rn foo .", "grep"},
+		{"Bash", "git -C x log", "git"},
+		{"Bash", "env", "env"},
+		{"Bash", "", "(none)"},
+		{"Bash", `{"bash_id": "x"}`, "(json)"},
+		{"Bash", "ls -la\nrm -rf x", "ls"},
+		{"Read", "/p/main.GO", "Read .go"},
+		{"Read", "/p/Makefile", "Read"},
+		{"Grep", "", "Grep"},
+	} {
+		if got := Family(c.tool, c.src); got != c.want {
+			t.Errorf("Family(%q, %q) = %q, want %q", c.tool, c.src, got, c.want)
+		}
+	}
+}
+
+func TestDist(t *testing.T) {
+	if d := dist([]int{5, 1, 9, 3, 7, 2, 8, 4, 6, 10}); d != (Dist{10, 5, 9, 10}) {
+		t.Errorf("dist %+v", d)
+	}
+	if d := dist(nil); d != (Dist{}) {
+		t.Errorf("empty dist %+v", d)
+	}
+}
