@@ -178,7 +178,7 @@ func (v view) Lookup(k uint64) pipeline.Seen {
 }
 
 func (v view) Owed(h string) bool { return v.l.Owed(v.r, h) > 0 }
-func (v view) Empty() bool        { return !v.l.Holds(v.r) }
+func (v view) Empty() bool        { return !v.l.Holds(v.r, v.now) }
 
 var _ pipeline.View = view{}
 

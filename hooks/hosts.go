@@ -40,8 +40,9 @@ var geminiEvents = map[string]bool{
 // DetectHost returns the host protocol of a hook payload (HostClaudeCode,
 // HostCodex, HostGemini or HostOpenCode), by key signature, first match
 // wins: "host":"opencode" (omni's shim); a Gemini-only event name; turn_id
-// (Codex); a timestamp key (Gemini's base input); else Claude Code. A
-// payload that is not a JSON object is reported as Claude Code.
+// (Codex); a timestamp key (Gemini's base input) on an event that is not a
+// Claude tool event; else Claude Code. A payload that is not a JSON object
+// is reported as Claude Code.
 func DetectHost(stdin []byte) string {
 	var p hostPayload
 	_ = json.Unmarshal(stdin, &p)
@@ -56,11 +57,16 @@ func detectHost(p hostPayload) string {
 		return HostGemini
 	case len(p.TurnID) > 0 && string(p.TurnID) != "null":
 		return HostCodex
-	case len(p.Timestamp) > 0:
+	case len(p.Timestamp) > 0 && !claudeToolEvents[p.HookEventName]:
+		// Gemini's tool events have names of their own; a timestamp on a
+		// Claude-named tool event never switches the reply shape.
 		return HostGemini
 	}
 	return HostClaudeCode
 }
+
+// claudeToolEvents are the events whose reply shape depends on the host.
+var claudeToolEvents = map[string]bool{"PreToolUse": true, "PostToolUse": true, "PostToolUseFailure": true}
 
 // normalizeEvent maps a host's event name onto the Claude Code name omni
 // dispatches on.

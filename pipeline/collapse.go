@@ -24,7 +24,7 @@ const (
 //	[N similar lines collapsed] (pattern: "P")
 //
 // Lines are near-identical when they share a typed pattern (a passing test
-// line "test _ ... ok", "--- PASS: _", "✓ _"; a progress line "Compiling
+// line "test _ ... ok", "=== RUN _ / --- PASS: _", "✓ _"; a progress line "Compiling
 // _", "Collecting _", "npm http fetch _"), or are the same line once
 // trimmed (digits are not normalised: lines that differ only in numbers are
 // distinct facts). Routine log entries (DEBUG, INFO, TRACE, ... lines, of
@@ -37,8 +37,8 @@ const (
 // A failure line (IsFailureLine) and a blank line are never grouped and end
 // a run. Runs of identical lines that are not typed collapse only when
 // more than half of the non-blank lines are collapsible. The marker takes
-// the place of the run and ends like its last line; every other line is
-// kept byte for byte. Collapse reports whether anything changed. It is for
+// the place of the run (only when it is shorter than the run) and ends
+// like its last line; every other line is kept byte for byte. Collapse reports whether anything changed. It is for
 // outputs that are not enumerations (the caller checks that).
 func Collapse(text string) (string, bool) {
 	out, _, ok := collapseLines(text, SplitLines(make([]Line, 0, 64), text))
@@ -109,13 +109,19 @@ func collapseLines(text string, lines []Line) (out string, folded int, ok bool) 
 		if !typed[g.a] && !genericOK {
 			continue
 		}
-		b.WriteString(text[pos:lines[g.fa].Start])
+		var m string
 		if keys[g.a] == logKey {
-			b.WriteString(logMarker(text, lines[g.fa:g.fb]))
+			m = logMarker(text, lines[g.fa:g.fb])
 		} else {
-			b.WriteString(collapseMarker(g.fb-g.fa, keys[g.a], typed[g.a]))
+			m = collapseMarker(g.fb-g.fa, keys[g.a], typed[g.a])
 		}
-		b.WriteString(ending(text[lines[g.fb-1].Start:lines[g.fb-1].End]))
+		end := ending(text[lines[g.fb-1].Start:lines[g.fb-1].End])
+		if len(m)+len(end) >= lines[g.fb-1].End-lines[g.fa].Start {
+			continue // the marker would not be shorter than the lines
+		}
+		b.WriteString(text[pos:lines[g.fa].Start])
+		b.WriteString(m)
+		b.WriteString(end)
 		pos = lines[g.fb-1].End
 		folded += g.fb - g.fa
 	}
@@ -180,15 +186,11 @@ func typedPattern(t string) string {
 	switch {
 	case strings.HasPrefix(t, "test ") && strings.HasSuffix(t, " ... ok"):
 		return "test _ ... ok"
-	case strings.HasPrefix(t, "--- PASS: "):
-		return "--- PASS: _"
-	case strings.HasPrefix(t, "=== RUN "):
-		return "=== RUN _"
-	case strings.HasPrefix(t, "=== PAUSE "):
-		return "=== PAUSE _"
-	case strings.HasPrefix(t, "=== CONT "):
-		return "=== CONT _"
-	case strings.HasPrefix(t, "✓ ") || strings.HasPrefix(t, "✔ ") || strings.HasPrefix(t, "√ "):
+	case strings.HasPrefix(t, "--- PASS: ") || hasPrefixAny(t, "=== RUN ", "=== PAUSE ", "=== CONT ", "=== NAME "):
+		// go test -v interleaves these for every passing test.
+		return "=== RUN _ / --- PASS: _"
+	case (strings.HasPrefix(t, "✓ ") || strings.HasPrefix(t, "✔ ") || strings.HasPrefix(t, "√ ")) && !strings.Contains(t, " test"):
+		// (vitest's "✓ file (8 tests) 3ms" lines are per-file tallies: kept)
 		return "✓ _"
 	case strings.HasPrefix(t, "Passed ") && strings.HasSuffix(t, "]"):
 		return "Passed _"

@@ -450,6 +450,23 @@ func TestDecideRunsSplitBySourceAndScope(t *testing.T) {
 	}
 }
 
+// TestDecideSessionOverProject: a line this reader was delivered and that
+// the project also holds is decided as session: the session bar (150) and
+// the "already shown" wording with the reader's own first source. The
+// precedence itself lives in the View (ledger.Lookup answers Session first,
+// see TestLineInBothScopesCountsAsSession in projections/ledger, and
+// hooks.view passes it through); this test pins what Decide does with it.
+func TestDecideSessionOverProject(t *testing.T) {
+	marker := dtMarker(MarkerRun, 4, ExampleHandle, "cat a.go")
+	n := len(marker) + 1 + MinSessionGain // clears the session bar, not the project one
+	text, run := dtBarText(n, 4)
+	v := newFakeView().see(ScopeProject, "make", run).see(ScopeSession, "cat a.go", run)
+	d := dtDecide(t, Request{Text: text, Source: "go test"}, v)
+	if len(d.Folds) != 1 || d.Folds[0].Scope != ScopeSession || d.Folds[0].Marker != dtMarker(MarkerRun, 4, d.Folds[0].Handle, "cat a.go")+"\n" {
+		t.Fatalf("want one session fold from cat a.go, got %d folds: %q", len(d.Folds), d.Text)
+	}
+}
+
 // TestDecideProjectNeverWhole: a project fold never replaces the whole
 // output, neither as one run nor as several. Red without the drop at the
 // end of planFolds (two sources; the one-run case is guarded twice: by

@@ -489,6 +489,9 @@ func resolveProgram(words []string) (string, []string) {
 					}
 					i++
 				}
+				if i >= len(words) && base == "env" {
+					return "env", nil // bare env prints the environment
+				}
 				continue
 			}
 			i = skipFlags(words, i, flags)

@@ -263,6 +263,10 @@ func goldenInputs(tb testing.TB) []string {
 
 // FuzzDecide: any text under a View derived from the fuzz input never
 // panics and satisfies every invariant of checkDecision.
+//
+// The seeds are kilobytes long, so minimizing a new interesting input with
+// the default -fuzzminimizetime (60s) stalls the run; use
+// go test ./pipeline -run XXX -fuzz FuzzDecide -fuzztime 20s -fuzzminimizetime 1s
 func FuzzDecide(f *testing.F) {
 	for i, in := range goldenInputs(f) {
 		for mode := uint8(0); mode < 4; mode++ {

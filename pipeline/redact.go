@@ -8,7 +8,8 @@ import (
 const Redacted = "[REDACTED]"
 
 // redactPatterns are the credential name patterns (REFERENCE.md §8, plus
-// DSN, COOKIE and AUTHORIZATION, which the reference lacks). A pattern
+// DSN and AUTHORIZATION, which the reference lacks; Cookie and Set-Cookie
+// headers are matched by name in redactAssignment). A pattern
 // ending in "_" is a vendor prefix and must equal a name's first segment;
 // one containing "_" must match consecutive segments; any other matches a
 // segment exactly or as its suffix (MYPASSWORD yes; PASSED, AUTHORS,
@@ -16,7 +17,7 @@ const Redacted = "[REDACTED]"
 var redactPatterns = []string{
 	"SECRET", "TOKEN", "KEY", "PASSWORD", "PASSWD", "PASS", "AUTH", "CREDS", "CREDENTIAL", "CREDENTIALS",
 	"API_", "AWS_", "GITHUB_", "ANTHROPIC_", "DATABASE_URL", "REDIS_URL", "MONGO_URL", "CLIENT_SECRET",
-	"ACCESS_KEY", "OPENAI_", "GEMINI_", "PRIVATE_KEY", "DSN", "COOKIE", "AUTHORIZATION",
+	"ACCESS_KEY", "OPENAI_", "GEMINI_", "PRIVATE_KEY", "DSN", "AUTHORIZATION",
 }
 
 // Redact replaces credential values in a tool output by [REDACTED] and
@@ -35,9 +36,13 @@ var redactPatterns = []string{
 //
 // A value is left alone when it is empty or null, a shell expansion ($VAR,
 // ${…}, $(…)), already [REDACTED], a YAML boolean or number, a template
-// ({{ … }}), `pass` with a count (3, 3/10), or, when only the weak KEY
-// pattern matched, a plain lower-case identifier or a code expression
-// ("{…}"). Quotes and indentation are kept. Text without credentials is
+// ({{ … }}), `pass` with a count (3, 3/10), unquoted source code (a call,
+// an expression, a literal, a dotted path, a variable in `name = value`),
+// or, when only the weak KEY pattern matched, a plain lower-case
+// identifier, words, or a code expression ("{…}"). A name that ends in a
+// descriptive segment (…_NAME, …_FILE, …_MODEL, …_REGION, see
+// nonSecretSuffixes) is not a credential. Quotes and indentation are
+// kept. Text without credentials is
 // returned unchanged without copying. Redact is pure and never panics.
 func Redact(text string) (string, int) {
 	var b strings.Builder
@@ -45,6 +50,7 @@ func Redact(text string) (string, int) {
 	count := 0
 	inKey := false    // inside a private key block
 	bodyDone := false // the block's body was replaced already
+	blockCounted := false
 	pos := 0
 	for pos < len(text) {
 		end := strings.IndexByte(text[pos:], '\n')
@@ -63,20 +69,31 @@ func Redact(text string) (string, int) {
 		case inKey:
 			if strings.Contains(body, "-----END ") {
 				inKey = false
-			} else {
-				if bodyDone {
-					out = ""
-					eol = ""
+				break
+			}
+			changedHere := false
+			switch {
+			case bodyDone:
+				out, eol = "", "" // the rest of the body goes
+				changedHere = true
+			case strings.TrimSpace(body) == Redacted:
+				bodyDone = true // already redacted
+			default:
+				out = leadingBlanks(body) + Redacted
+				bodyDone = true
+				changedHere = out != body
+			}
+			if changedHere {
+				if !blockCounted {
+					n = 1
+					blockCounted = true
 				} else {
-					out = leadingBlanks(body) + Redacted
-					bodyDone = true
+					n = -1 // changed, counted with its block
 				}
-				n = -1 // changed, not counted again
 			}
 		case strings.Contains(body, "-----BEGIN ") && strings.Contains(body, "PRIVATE KEY") &&
 			!strings.Contains(body, "-----END ") && !strings.Contains(body, `\n`):
-			inKey, bodyDone = true, false
-			count++
+			inKey, bodyDone, blockCounted = true, false, false
 		default:
 			out, n = redactLine(body)
 		}
@@ -141,9 +158,10 @@ func redactLine(s string) (string, int) {
 }
 
 // redactAssignment handles a whole-line `NAME=value` or `name: value`
-// (after indentation, "export ", "- ", and curl's "> "/"< ").
+// (after a Read "N→" or cat -n "N\t" line number, a grep "path:N:" prefix,
+// indentation, "export ", "- ", and curl's "> "/"< ").
 func redactAssignment(s string) (string, bool) {
-	i := 0
+	i := skipLinePrefix(s)
 	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
 		i++
 	}
@@ -170,11 +188,12 @@ func redactAssignment(s string) (string, bool) {
 	if j >= len(s) {
 		return s, false
 	}
+	spaced := j > i || (j+1 < len(s) && (s[j+1] == ' ' || s[j+1] == '\t'))
 	colon := false
 	switch s[j] {
 	case '=':
-		if strings.IndexByte(key, '-') >= 0 {
-			return s, false
+		if strings.IndexByte(key, '-') >= 0 || (j+1 < len(s) && s[j+1] == '=') {
+			return s, false // not a name, or "==" comparison
 		}
 	case ':':
 		if j+1 < len(s) && s[j+1] != ' ' && s[j+1] != '\t' {
@@ -185,7 +204,16 @@ func redactAssignment(s string) (string, bool) {
 		return s, false
 	}
 	matched, weak := matchSecretName(key)
+	cookie := colon && (strings.EqualFold(key, "cookie") || strings.EqualFold(key, "set-cookie"))
+	if cookie {
+		matched, weak = true, false
+	}
 	if !matched {
+		return s, false
+	}
+	if colon && (strings.EqualFold(key, "pass") || strings.EqualFold(key, "authorization")) {
+		// "PASS: test_x" is a test verdict; Authorization keeps its scheme
+		// (redactAuthorization).
 		return s, false
 	}
 	vs := j + 1
@@ -197,16 +225,16 @@ func redactAssignment(s string) (string, bool) {
 		ve--
 	}
 	v := s[vs:ve]
-	if colon && strings.EqualFold(key, "authorization") {
-		return s, false // the Authorization rule keeps the scheme
-	}
-	if colon && (v == "|" || v == ">" || strings.HasPrefix(v, "|") || strings.HasPrefix(v, ">")) && len(v) <= 3 {
+	if colon && (strings.HasPrefix(v, "|") || strings.HasPrefix(v, ">")) && len(v) <= 3 {
 		return s, false // a block scalar header: its body is judged line by line
 	}
 	q := byte(0)
 	inner := v
 	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
 		q, inner = v[0], v[1:len(v)-1]
+	}
+	if q == 0 && !cookie && codeLike(v, spaced && !colon) {
+		return s, false
 	}
 	if !redactableValue(key, inner, weak, colon) {
 		return s, false
@@ -217,13 +245,145 @@ func redactAssignment(s string) (string, bool) {
 	return s[:vs] + Redacted + s[ve:], true
 }
 
+// skipLinePrefix returns the length of a line-number prefix: a Read
+// result's "   12→", cat -n's "    12\t", or grep -n's "path:12:" or
+// "path-12-".
+func skipLinePrefix(s string) int {
+	i := 0
+	for i < len(s) && s[i] == ' ' {
+		i++
+	}
+	d := i
+	for d < len(s) && s[d] >= '0' && s[d] <= '9' {
+		d++
+	}
+	if d > i {
+		if strings.HasPrefix(s[d:], "→") {
+			return d + len("→")
+		}
+		if d < len(s) && s[d] == '\t' {
+			return d + 1
+		}
+	}
+	// grep -n: a path without blanks, then :N: or -N-
+	for k := 0; k < len(s) && k < 256; k++ {
+		c := s[k]
+		if c == ' ' || c == '\t' || c == '=' || c == '"' || c == '\'' {
+			return 0
+		}
+		if (c == ':' || c == '-') && k > 0 {
+			e := k + 1
+			for e < len(s) && s[e] >= '0' && s[e] <= '9' {
+				e++
+			}
+			if e > k+1 && e < len(s) && s[e] == c {
+				return e + 1
+			}
+		}
+	}
+	return 0
+}
+
+// codeLike reports an unquoted value that is source code rather than a
+// credential: a call, index or literal collection, an expression with
+// blanks, a trailing "," of a multi-line call, a boolean, null or number
+// literal, or a dotted attribute path (self.auth, settings.SECRET_KEY);
+// in a spaced "name = value" assignment, also a bare identifier (a
+// variable). Credentials in code are string literals, which stay
+// redactable.
+func codeLike(v string, spacedAssign bool) bool {
+	if v == "" {
+		return false
+	}
+	if strings.ContainsAny(v, "()[]{}<> \t") || strings.HasSuffix(v, ",") || strings.HasSuffix(v, ";") {
+		return true
+	}
+	switch strings.ToLower(v) {
+	case "true", "false", "none", "null", "nil", "undefined":
+		return true
+	}
+	if isCount(v) || isDecimal(v) {
+		return true
+	}
+	if dottedPath(v) {
+		return true
+	}
+	return spacedAssign && isIdentifier(v)
+}
+
+// isDecimal reports a number such as "-1.5".
+func isDecimal(v string) bool {
+	v = strings.TrimPrefix(v, "-")
+	dot := false
+	for i := 0; i < len(v); i++ {
+		if v[i] == '.' && !dot && i > 0 && i < len(v)-1 {
+			dot = true
+			continue
+		}
+		if v[i] < '0' || v[i] > '9' {
+			return false
+		}
+	}
+	return v != ""
+}
+
+// isIdentifier reports [A-Za-z_][A-Za-z0-9_]*.
+func isIdentifier(v string) bool {
+	if v == "" || (v[0] >= '0' && v[0] <= '9') {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if !isNameByte(v[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// dottedPath reports identifier.identifier[...] whose first segment is
+// lower-case letters (self.auth, os.environ, settings.SECRET_KEY).
+func dottedPath(v string) bool {
+	parts := strings.Split(v, ".")
+	if len(parts) < 2 {
+		return false
+	}
+	for _, p := range parts {
+		if !isIdentifier(p) {
+			return false
+		}
+	}
+	for i := 0; i < len(parts[0]); i++ {
+		if parts[0][i] < 'a' || parts[0][i] > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
 // isNameByte is [A-Za-z0-9_].
 func isNameByte(c byte) bool {
 	return c == '_' || (c >= '0' && c <= '9') || ((c|0x20) >= 'a' && (c|0x20) <= 'z')
 }
 
+// nonSecretSuffixes are last name segments that describe a setting about
+// a credential rather than the credential (AUTH_USER_MODEL,
+// PASSWORD_FILE, SECRET_KEY_MIN_LENGTH, AWS_REGION, SESSION_COOKIE_NAME):
+// such a name is not matched. This narrows the reference's rule, which
+// redacted them (REFERENCE.md §8).
+var nonSecretSuffixes = map[string]bool{
+	"NAME": true, "NAMES": true, "MODEL": true, "LENGTH": true, "LEN": true, "FIELD": true, "FIELDS": true,
+	"BACKEND": true, "BACKENDS": true, "CLASS": true, "HEADER": true, "PATH": true, "FILE": true, "DIR": true,
+	"TYPE": true, "PREFIX": true, "SUFFIX": true, "EXPIRY": true, "EXPIRES": true, "TTL": true, "TIMEOUT": true,
+	"MIN": true, "MAX": true, "COUNT": true, "SIZE": true, "AGE": true, "DOMAIN": true, "ENABLED": true,
+	"DISABLED": true, "REQUIRED": true, "VERSION": true, "FORMAT": true, "METHOD": true, "ALGORITHM": true,
+	"HASHERS": true, "VALIDATORS": true, "SERIALIZER": true, "MODULE": true, "REGION": true, "PROFILE": true,
+	"HOST": true, "PORT": true, "LOCATION": true, "MODE": true, "LEVEL": true, "STYLE": true, "CHARS": true,
+	"SALT": true, "USER": true, "USERNAME": true, "ID": true, "IDS": true, "HINT": true, "PROMPT": true,
+}
+
 // matchSecretName matches a name against redactPatterns by segments (split
-// on "_", "-" and "."), upper-cased. weak reports that only KEY matched.
+// on "_", "-" and "."), upper-cased. weak reports that only KEY matched. A
+// name whose last segment is in nonSecretSuffixes does not match.
 func matchSecretName(name string) (matched, weak bool) {
 	if name == "" || len(name) > 128 {
 		return false, false
@@ -240,7 +400,7 @@ func matchSecretName(name string) (matched, weak bool) {
 			start = k + 1
 		}
 	}
-	if len(segs) == 0 {
+	if len(segs) == 0 || (len(segs) > 1 && nonSecretSuffixes[segs[len(segs)-1]]) {
 		return false, false
 	}
 	strong := false
@@ -297,7 +457,8 @@ func redactableValue(key, v string, weak, colon bool) bool {
 	if colon && (lv == "true" || lv == "false" || lv == "yes" || lv == "no" || lv == "on" || lv == "off" || isCount(v)) {
 		return false
 	}
-	if weak && (strings.HasPrefix(v, "{") || plainIdentifier(v)) {
+	if weak && (strings.HasPrefix(v, "{") || plainIdentifier(v) || strings.ContainsAny(v, " \t")) {
+		// (a key, not a credential: an identifier, code, or words)
 		return false
 	}
 	return true
@@ -331,14 +492,15 @@ func isCount(v string) bool {
 	return true
 }
 
-// plainIdentifier: starts with a lower-case letter or digit, only
-// [a-z0-9._-], under 40 bytes (REFERENCE.md §8, #486).
+// plainIdentifier: starts with a lower-case letter, a digit or "_", only
+// [a-z0-9._-], under 40 bytes (REFERENCE.md §8, #486; "_" added for
+// Python's private names).
 func plainIdentifier(v string) bool {
 	if v == "" || len(v) >= 40 {
 		return false
 	}
 	c := v[0]
-	if !((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
+	if !((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_') {
 		return false
 	}
 	for i := 0; i < len(v); i++ {

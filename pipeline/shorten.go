@@ -130,8 +130,11 @@ func MarkerPaysForItself(final, marker, raw int) bool {
 //  5. the command's distiller; a result that drops a failure line, or a
 //     failing run whose verdict the distiller did not recognise, is not used;
 //  6. the collapse fallback when the distillation is not DistillerEarnsKeep;
-//  7. the route: RouteKeepsRaw → the raw output (redacted if need be);
-//  8. the rewind marker (archive first, MarkerPaysForItself);
+//  7. the route: RouteKeepsRaw over what the model would read (the
+//     shortened text plus its rewind marker) → the raw output, redacted if
+//     need be;
+//  8. the rewind marker naming the archived raw output (archive first;
+//     MarkerPaysForItself);
 //  9. the redaction marker as the first line;
 //  10. the final cut at MaxOutputBytes (not for Read).
 //
@@ -243,8 +246,17 @@ func Shorten(req ShortenRequest) ShortenResult {
 		}
 	}
 
-	// 7. Route.
-	if candidate == body || RouteKeepsRaw(len(candidate), len(body)) {
+	// 7. Route, on what the model would read: the shortened text and its
+	// rewind marker.
+	same := candidate == body
+	// The marker is weighed with the example handle (same length as a real
+	// one); the real handle is computed only for a delivered cut.
+	marker := rewindMarker(body, len(lines), kept, len(candidate), ExampleHandle)
+	if !strings.HasSuffix(candidate, "\n") {
+		candidate += "\n"
+	}
+	delivered := len(candidate) + len(marker) + 1
+	if same || RouteKeepsRaw(delivered, len(body)) {
 		if reason == "" {
 			reason = "not-smaller"
 		}
@@ -253,18 +265,16 @@ func Shorten(req ShortenRequest) ShortenResult {
 	}
 
 	// 8. Rewind marker: archive the whole (redacted) raw output first.
-	marker, block := rewindMarker(body, len(lines), kept, len(candidate))
-	if !strings.HasSuffix(candidate, "\n") {
-		candidate += "\n"
-	}
 	if !MarkerPaysForItself(len(candidate), len(marker)+1, len(body)) {
 		res.Collapsed = false
 		return finalCut(deliver("not-smaller"), tool)
 	}
-	text := candidate + marker + "\n"
-	if block != nil {
-		res.Blocks = append(res.Blocks, *block)
+	if len(body) <= MaxBlockBytes {
+		h := HandleOf(body)
+		marker = rewindMarker(body, len(lines), kept, len(candidate), h)
+		res.Blocks = append(res.Blocks, Block{Handle: h, Bytes: body})
 	}
+	text := candidate + marker + "\n"
 
 	// 9. Redaction marker.
 	if res.Redacted > 0 {
@@ -324,21 +334,20 @@ func hasOmniMarker(text string) bool {
 	return false
 }
 
-// rewindMarker builds the rewind marker (REFERENCE.md §7.1) for a body of
+// rewindMarker renders the rewind marker (REFERENCE.md §7.1) for a body of
 // total lines of which kept survive verbatim in a shortened text of outLen
-// bytes, and the block to archive (nil when the body is over MaxBlockBytes
-// and is not archived).
-func rewindMarker(body string, total, kept, outLen int) (string, *Block) {
+// bytes, naming handle h. A body over MaxBlockBytes is not archived and its
+// marker says so instead of naming a handle.
+func rewindMarker(body string, total, kept, outLen int, h string) string {
 	lost := strconv.Itoa(total-kept) + " lines"
 	if total-kept <= 0 {
 		lost = strconv.Itoa(max(len(body)-outLen, 0)) + " bytes"
 	}
 	if len(body) > MaxBlockBytes {
 		return "[OMNI: " + lost + " omitted, full output not archived: " + strconv.Itoa(len(body)) +
-			" bytes over the " + strconv.Itoa(MaxBlockBytes) + " byte rewind cap]", nil
+			" bytes over the " + strconv.Itoa(MaxBlockBytes) + " byte rewind cap]"
 	}
-	h := HandleOf(body)
-	return "[OMNI: " + lost + " omitted, omni retrieve " + h + " for full output]", &Block{Handle: h, Bytes: body}
+	return "[OMNI: " + lost + " omitted, omni retrieve " + h + " for full output]"
 }
 
 // finalCut applies the final safety cut at MaxOutputBytes to res.Text

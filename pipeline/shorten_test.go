@@ -332,7 +332,7 @@ func TestFinalCutLineForm(t *testing.T) {
 }
 
 func TestFinalCutByteFormKeepsTail(t *testing.T) {
-	raw := "start " + strings.Repeat("abcdefghij", 8000) + " FATAL: the end"
+	raw := "start " + strings.Repeat("abc def ghij ", 6000) + " FATAL: the end"
 	req := ShortenRequest{Command: "cat blob", Text: raw}
 	r := Shorten(req)
 	if !strings.HasPrefix(r.Text, "start ") || !strings.HasSuffix(r.Text, " FATAL: the end") {

@@ -232,7 +232,7 @@ func timeChart(s stats.SeriesReport) template.HTML {
 	if len(s.Points) > 1 {
 		label(len(s.Points)-1, "end")
 	}
-	fmt.Fprintf(&b, `<text x="%s" y="%s">one bar per %s</text>`, fmtF(left), fmtF(H-6), html.EscapeString((time.Duration(s.BucketSeconds) * time.Second).String()))
+	fmt.Fprintf(&b, `<text x="%s" y="%s">one bar per %s</text>`, fmtF(left), fmtF(H-6), html.EscapeString(bucketName(s.BucketSeconds)))
 	b.WriteString(`</svg><div class="muted">`)
 	for _, c := range mechanismColors {
 		fmt.Fprintf(&b, `<span class="swatch" style="background:%s"></span>%s`, c.color, c.name)
@@ -242,6 +242,19 @@ func timeChart(s stats.SeriesReport) template.HTML {
 }
 
 func pos(v int64) int64 { return max(v, 0) }
+
+// bucketName says a bucket width in words ("5 minutes", "1 day").
+func bucketName(sec int64) string {
+	for _, u := range []struct {
+		sec  int64
+		name string
+	}{{86400, "day"}, {3600, "hour"}, {60, "minute"}} {
+		if sec >= u.sec && sec%u.sec == 0 {
+			return plural(int(sec/u.sec), u.name)
+		}
+	}
+	return plural(int(sec), "second")
+}
 
 // barChart draws one horizontal bar per row, by bytes saved.
 func barChart(rows []stats.RowReport, what string) template.HTML {

@@ -25,16 +25,20 @@ const doctorLogLines = 5
 
 // doctorReport is everything omni doctor found (--json prints it as is).
 type doctorReport struct {
+	// Version is this binary's version.
 	Version string `json:"version"`
-	// Binary is this binary; OnPath the omni found on $PATH ("" if none).
+	// Binary is this binary; OnPath the omni found on $PATH ("" if none),
+	// OnPathVersion its version when it is another file.
 	Binary        string `json:"binary"`
 	OnPath        string `json:"on_path"`
 	OnPathVersion string `json:"on_path_version,omitempty"`
-	Home          string `json:"home"`
+	// Home is $OMNI_HOME.
+	Home string `json:"home"`
 	// Store says whether the store opened and answered, Calls how many
 	// calls it holds.
-	Store  string `json:"store"`
-	Calls  int    `json:"calls"`
+	Store string `json:"store"`
+	Calls int    `json:"calls"`
+	// Daemon says whether the daemon answers, and its pid and version.
 	Daemon string `json:"daemon"`
 	// Hosts has one row per supported host.
 	Hosts []doctorHost `json:"hosts"`
@@ -48,13 +52,17 @@ type doctorReport struct {
 
 // doctorHost is one host's row of the tier table.
 type doctorHost struct {
+	// Host names the host; Installed says its configuration directory exists.
 	Host      string `json:"host"`
 	Installed bool   `json:"installed"`
 	// Tier is Full, Full-text-only, Plugin, MCP-only, or "" when omni is not
 	// registered with the host.
-	Tier  string   `json:"tier"`
-	Hooks string   `json:"hooks,omitempty"` // where the hooks (or plugin) are registered
-	MCP   string   `json:"mcp,omitempty"`   // where the MCP server is registered
+	Tier string `json:"tier"`
+	// Hooks is where the hooks (or the plugin) are registered, MCP where
+	// the MCP server is ("" when not).
+	Hooks string `json:"hooks,omitempty"`
+	MCP   string `json:"mcp,omitempty"`
+	// Notes are what doctor cannot check but the user should.
 	Notes []string `json:"notes,omitempty"`
 	// needsInit is the init flag line that repairs the registration.
 	needsInit []string
@@ -323,16 +331,39 @@ func doctorFix(o initOptions, rep doctorReport) []string {
 			mcpSt, _ := inspectPart(h, ho, "mcp")
 			ho.mcpOnly = hooksSt == "none" && pluginSt == "none"
 			ho.hookOnly = mcpSt == "none"
-			hp, _ := hostPaths(h, ho)
+			hp, mp := hostPaths(h, ho)
 			if src, err := os.ReadFile(hp); err == nil && h == hostClaude {
 				ho.rewrite = bytes.Contains(src, []byte(" pretool\""))
 			}
+			ho.omni = fixBinary(o.omni, hp, mp)
 			if _, err := runParts(partsFor(h, ho), true, false, func(string) [][]part { return nil }); err == nil {
 				did = append(did, "ran '"+flag+"'")
 			}
 		}
 	}
 	return did
+}
+
+// fixBinary picks the binary a repaired registration runs: one the files
+// already name that still exists, else the omni on $PATH, else this one.
+func fixBinary(self string, paths ...string) string {
+	for _, p := range paths {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		for _, b := range binariesIn(src) {
+			if fi, err := os.Stat(b); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 && filepath.IsAbs(b) {
+				return b
+			}
+		}
+	}
+	if p, err := exec.LookPath("omni"); err == nil {
+		if abs, err := filepath.Abs(p); err == nil {
+			return abs
+		}
+	}
+	return self
 }
 
 // printDoctor prints the report for people.

@@ -235,7 +235,7 @@ the store could not be reached.`,
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return goalCall(s, &f, "remember", strings.Join(args, " "), func(w io.Writer, r goalResp) {
-				fmt.Fprintf(w, "remembered for %s (%d facts)\n", r.Project, len(r.Facts))
+				fmt.Fprintf(w, "remembered for %s (%s in all)\n", r.Project, plural(len(r.Facts), "fact"))
 			})
 		},
 	}

@@ -221,10 +221,15 @@ func jsonApply(f func(src []byte, install bool) ([]byte, error)) func([]byte, bo
 
 // fileResult is what happened (or, with --dry-run, would happen) to a file.
 type fileResult struct {
-	Path   string   `json:"path"`
-	Action string   `json:"action"` // created, updated, unchanged, removed, restored, deleted, absent
-	Parts  []string `json:"parts"`
-	Backup string   `json:"backup,omitempty"`
+	// Path is the file.
+	Path string `json:"path"`
+	// Action is created, updated, unchanged, removed (omni's entries
+	// only), restored (the original bytes), deleted or absent.
+	Action string `json:"action"`
+	// Parts are the registrations the file holds: hooks, mcp, plugin.
+	Parts []string `json:"parts"`
+	// Backup is the backup written by this run, if any.
+	Backup string `json:"backup,omitempty"`
 	before []byte
 	after  []byte
 }
@@ -1485,10 +1490,13 @@ func slicesContains(hs []hostKind, h hostKind) bool {
 
 // initReport is the --json output of omni init.
 type initReport struct {
-	Host  string       `json:"host"`
-	Tier  string       `json:"tier"`
+	// Host and Tier name the host and what it makes of omni's reply.
+	Host string `json:"host"`
+	Tier string `json:"tier"`
+	// Files lists what happened to each file.
 	Files []fileResult `json:"files"`
-	Notes []string     `json:"notes,omitempty"`
+	// Notes are the steps the host needs beyond its files.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // runInit installs (or uninstalls) the hosts and prints one line per file.
@@ -1615,7 +1623,8 @@ var (
 	rePluginBin   = regexp.MustCompile(`process\.env\.OMNI_BIN \|\| ("(?:[^"\\]|\\.)*")`)
 )
 
-// binariesIn returns the omni binaries a registration file names.
+// binariesIn returns the omni binaries (programs named omni) a registration
+// file names.
 func binariesIn(src []byte) []string {
 	var out []string
 	add := func(quoted string, shell bool) {
@@ -1630,7 +1639,7 @@ func binariesIn(src []byte) []string {
 			}
 			s = w[0]
 		}
-		if s != "" && !slicesContainsString(out, s) {
+		if filepath.Base(s) == "omni" && !slicesContainsString(out, s) {
 			out = append(out, s)
 		}
 	}
@@ -1724,7 +1733,8 @@ permissionDecision: the user's permission rules decide, and they see the
 rewritten command. Claude Code rewrites output in PostToolUse anyway, so this
 is rarely needed; OMNI_PRETOOL_REWRITE=0 turns it off without unregistering.
 
-Always exits 0; on any problem it prints nothing.`,
+Exit codes: always 0; on any problem it prints nothing and the host runs
+the command as written.`,
 		Example: `  echo '{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"Bash","tool_input":{"command":"go test ./..."}}' | omni pretool`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

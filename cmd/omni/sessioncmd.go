@@ -167,7 +167,7 @@ func renderSession(w io.Writer, r sessionResp, op string) {
 	if r.Goal != "" {
 		fmt.Fprintf(w, " · goal: %s", r.Goal)
 	}
-	fmt.Fprintf(w, " · %d remembered facts\n", r.Facts)
+	fmt.Fprintf(w, " · %s remembered\n", plural(r.Facts, "fact"))
 	if len(r.Sessions) == 0 {
 		fmt.Fprintln(w, "no session recorded")
 	}
@@ -182,8 +182,9 @@ func renderSession(w io.Writer, r sessionResp, op string) {
 			if st.Ended {
 				end = " (ended)"
 			}
-			fmt.Fprintf(w, "%-38s %-20s %-20s %7s %12s  %s%s\n", clipName(st.ID, 38), st.First, st.Last, num(st.Calls),
+			line := fmt.Sprintf("%-38s %-20s %-20s %7s %12s  %s%s", clipName(st.ID, 38), st.First, st.Last, num(st.Calls),
 				num(len(st.Segments)), strings.Join(segs, " "), end)
+			fmt.Fprintln(w, strings.TrimRight(line, " "))
 		}
 		return
 	}

@@ -361,3 +361,96 @@ func TestStatsBadFlags(t *testing.T) {
 		}
 	}
 }
+
+// openHome opens a home's store in-process for the test, closed at cleanup.
+func openHome(t *testing.T, home string) *service {
+	t.Helper()
+	svc, closeFn, err := openLocal(context.Background(), home, 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { closeFn() })
+	return svc
+}
+
+// After `omni bench --corpus ../shared/corpus/*.jsonl --home H`, the stats
+// of H — through the service and through `omni stats` itself — equal the
+// bench's own totals exactly: calls, raw, delivered and saved bytes, folds
+// per marker kind, and the per-project rows.
+func TestStatsEqualBench(t *testing.T) {
+	b := sharedBench(t)
+	if b.rep.HookFailures != 0 {
+		t.Fatalf("bench had %d hook failures", b.rep.HookFailures)
+	}
+	check := func(where string, rep stats.Report) {
+		t.Helper()
+		a, all := rep.Agent, b.rep.All
+		if a.Calls != all.Calls || a.RawBytes != all.RawBytes || a.DeliveredBytes != all.DeliveredBytes ||
+			a.BytesSaved != all.BytesSaved || a.Mechanisms.Folded.Folds != all.Folds {
+			t.Errorf("%s: stats calls %d raw %d delivered %d saved %d folds %d; bench %+v", where, a.Calls, a.RawBytes,
+				a.DeliveredBytes, a.BytesSaved, a.Mechanisms.Folded.Folds, all)
+		}
+		if rep.Terminal.Calls != 0 {
+			t.Errorf("%s: %d terminal rows from a bench", where, rep.Terminal.Calls)
+		}
+		kinds := map[string]int{}
+		for _, f := range a.Folds {
+			kinds[f.Marker] = f.Folds
+		}
+		if fmt.Sprint(kinds) != fmt.Sprint(b.rep.FoldsByKind) {
+			t.Errorf("%s: folds by marker %v, bench %v", where, kinds, b.rep.FoldsByKind)
+		}
+		if len(a.ByProject) != len(b.rep.BySource) {
+			t.Errorf("%s: %d projects, bench %d sources", where, len(a.ByProject), len(b.rep.BySource))
+		}
+		for _, r := range a.ByProject {
+			s := b.rep.BySource[r.Name]
+			if s == nil || r.Calls != s.Calls || r.RawBytes != s.RawBytes || r.DeliveredBytes != s.DeliveredBytes || r.Folds != s.Folds {
+				t.Errorf("%s: project %s: %+v, bench %+v", where, r.Name, r, s)
+			}
+		}
+	}
+	svc, closeFn, err := openLocal(context.Background(), b.home, 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, _ := serviceStats(t, svc, time.Time{})
+	check("service", rep)
+	// The same numbers from a fresh fold (the --since path).
+	folded, err := statsSince(context.Background(), svc.log, time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("fold", folded)
+
+	// And through the command, as a person would run it.
+	if err := closeFn(); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("OMNI_HOME", b.home)
+	t.Setenv("OMNI_NO_DAEMON", "1")
+	var out, errb bytes.Buffer
+	if code := run([]string{"stats", "--json"}, streams{In: strings.NewReader(""), Out: &out, Err: &errb}); code != 0 {
+		t.Fatalf("omni stats --json: exit %d: %s", code, errb.String())
+	}
+	var cli stats.Report
+	if err := json.Unmarshal(out.Bytes(), &cli); err != nil {
+		t.Fatal(err)
+	}
+	check("omni stats --json", cli)
+	out.Reset()
+	if code := run([]string{"stats"}, streams{In: strings.NewReader(""), Out: &out, Err: &errb}); code != 0 {
+		t.Fatalf("omni stats: exit %d: %s", code, errb.String())
+	}
+	text := out.String()
+	for _, want := range []string{
+		num(b.rep.All.BytesSaved) + " B never reached the model",
+		num(b.rep.All.Calls) + " calls in ",
+		num(b.rep.All.Folds) + " folds",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("omni stats lacks %q:\n%s", want, text)
+		}
+	}
+	t.Logf("omni stats after the corpus bench:\n%s", text)
+}

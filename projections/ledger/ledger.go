@@ -186,9 +186,12 @@ func (l *Ledger) owe(r events.Reader, h string) {
 	m[h]++
 }
 
+// prune drops entries older than Window plus one pruneEvery of slack, so a
+// decision whose event time is up to a day behind the newest event still
+// sees what a never-pruned ledger would (event times need not be monotonic).
 func (l *Ledger) prune(now int64) {
 	l.pruned = now
-	cut := now - int64(Window/time.Second)
+	cut := now - int64((Window+pruneEvery)/time.Second)
 	for rd, s := range l.readers {
 		for k, x := range s {
 			if x.t < cut {
@@ -235,9 +238,18 @@ func (l *Ledger) Lookup(r events.Reader, p string, k uint64, now time.Time) (Sco
 	return NotShown, ""
 }
 
-// Holds reports whether reader r holds any delivered line (within Window of
-// now) — false for a fresh reader and right after a compaction.
-func (l *Ledger) Holds(r events.Reader) bool { return len(l.readers[r]) > 0 }
+// Holds reports whether reader r holds any line delivered within Window
+// before now — false for a fresh reader, right after a compaction, and once
+// everything it was shown has aged out.
+func (l *Ledger) Holds(r events.Reader, now time.Time) bool {
+	cut := now.Unix() - int64(Window/time.Second)
+	for _, x := range l.readers[r] {
+		if x.t >= cut {
+			return true
+		}
+	}
+	return false
+}
 
 // Owed reports how many whole deliveries of handle h reader r is owed.
 func (l *Ledger) Owed(r events.Reader, h string) int { return l.owed[r][h] }

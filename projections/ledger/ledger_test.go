@@ -92,7 +92,7 @@ func TestEmittedAddsToReaderAndProject(t *testing.T) {
 	l.want(t, main2, "p", 1, at, Project, "cat a.go")
 	l.want(t, sub1, "p", 1, at, Project, "cat a.go")
 	l.want(t, main2, "q", 1, at, NotShown, "")
-	if !l.Holds(main1) || l.Holds(main2) || l.Holds(sub1) {
+	if !l.Holds(main1, t0.Add(2*time.Minute)) || l.Holds(main2, t0.Add(2*time.Minute)) || l.Holds(sub1, t0.Add(2*time.Minute)) {
 		t.Fatal("Holds: only the emitting reader holds lines")
 	}
 	if rl, pl, _ := l.Size(); rl != 2 || pl != 2 {
@@ -149,7 +149,7 @@ func TestWindow(t *testing.T) {
 	// An unrelated event a day later prunes; the answers stay.
 	l.emit(main2, "q", "ls", late.Add(day), 10)
 	l.want(t, main1, "p", 9, late.Add(day), NotShown, "")
-	if l.Holds(main1) {
+	if l.Holds(main1, t0.Add(2*time.Minute)) {
 		t.Fatal("a reader whose every line expired still holds lines after a prune")
 	}
 	if rl, pl, _ := l.Size(); rl != 1 || pl != 1 {
@@ -176,7 +176,7 @@ func TestCompactedEmptiesEveryReaderOfSession(t *testing.T) {
 	l.compact("s1", t0.Add(time.Hour))
 	at := t0.Add(2 * time.Hour)
 	for _, r := range []events.Reader{main1, sub1, sub2} {
-		if l.Holds(r) {
+		if l.Holds(r, t0.Add(2*time.Minute)) {
 			t.Fatalf("%v still holds lines after its session was compacted", r)
 		}
 		s, _ := l.Lookup(r, "p", 1, at)
@@ -184,7 +184,7 @@ func TestCompactedEmptiesEveryReaderOfSession(t *testing.T) {
 			t.Fatalf("%v after compaction: scope %d, want Project (the project scope survives)", r, s)
 		}
 	}
-	if !l.Holds(main2) {
+	if !l.Holds(main2, t0.Add(2*time.Minute)) {
 		t.Fatal("compaction of s1 emptied s2")
 	}
 	l.want(t, main2, "p", 1, at, Session, "cat s2")
@@ -259,19 +259,22 @@ func TestRetrievedUnknownReaderOwesHolders(t *testing.T) {
 // holds nothing.
 func TestHolds(t *testing.T) {
 	l := newLT()
-	if l.Holds(main1) {
+	if l.Holds(main1, t0.Add(2*time.Minute)) {
 		t.Fatal("fresh reader holds lines")
 	}
 	l.pay(main1, t0, "0123456789abcdef")
-	if l.Holds(main1) {
+	if l.Holds(main1, t0.Add(2*time.Minute)) {
 		t.Fatal("a delivery without lines made the reader hold lines")
 	}
 	l.emit(main1, "p", "ls", t0, 1)
-	if !l.Holds(main1) {
+	if !l.Holds(main1, t0.Add(2*time.Minute)) {
 		t.Fatal("Holds false after a delivery")
 	}
+	if l.Holds(main1, t0.Add(Window+time.Second)) {
+		t.Fatal("Holds true once every delivered line is older than Window")
+	}
 	l.compact("s1", t0.Add(time.Minute))
-	if l.Holds(main1) {
+	if l.Holds(main1, t0.Add(2*time.Minute)) {
 		t.Fatal("Holds true after compaction")
 	}
 }
@@ -464,7 +467,7 @@ func checkAgainstModel(t *testing.T, data []byte) {
 						}
 					}
 				}
-				if m.holdsLive(r, at) && !l.Holds(r) {
+				if m.holdsLive(r, at) && !l.Holds(r, t0.Add(2*time.Minute)) {
 					t.Fatalf("event %d: %v holds live lines but Holds is false", i/4, r)
 				}
 			}

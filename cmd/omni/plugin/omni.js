@@ -9,7 +9,7 @@ import { spawn } from "node:child_process";
 
 const OMNI = process.env.OMNI_BIN || "__OMNI_BIN__";
 const TOOLS = new Set(["bash", "read", "grep", "glob", "list", "webfetch"]);
-const TIMEOUT_MS = 5000;
+const TIMEOUT_MS = Number(process.env.OMNI_HOOK_TIMEOUT_MS) || 5000;
 
 // ask runs `omni hook` with payload on stdin and resolves to the text to
 // deliver, or null to keep the original.

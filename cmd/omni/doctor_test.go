@@ -1,0 +1,145 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// doctorEnv is initEnv plus a real omni of this version first on PATH;
+// it returns HOME and that binary.
+func doctorEnv(t *testing.T) (string, string) {
+	t.Helper()
+	bin := hostOmniBinary(t)
+	home := initEnv(t)
+	t.Setenv("PATH", filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Chdir(home)
+	return home, bin
+}
+
+func doctorJSON(t *testing.T, args ...string) (int, doctorReport) {
+	t.Helper()
+	code, out, errs := initRun(t, append([]string{"doctor", "--json"}, args...)...)
+	var rep doctorReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("doctor --json: %v\n%s\n%s", err, out, errs)
+	}
+	return code, rep
+}
+
+func hasProblem(rep doctorReport, parts ...string) bool {
+	for _, p := range rep.Problems {
+		ok := true
+		for _, s := range parts {
+			ok = ok && strings.Contains(p, s)
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+func TestDoctorNothingRegistered(t *testing.T) {
+	doctorEnv(t)
+	code, rep := doctorJSON(t)
+	if code != 1 || !hasProblem(rep, "not registered with any host", "omni init --claude") {
+		t.Fatalf("exit %d, problems %q", code, rep.Problems)
+	}
+	if rep.Store != "ok" || !strings.HasPrefix(rep.Daemon, "off") || rep.OnPath == "" {
+		t.Fatalf("report %+v", rep)
+	}
+	if len(rep.Hosts) != 4 {
+		t.Fatalf("hosts %+v", rep.Hosts)
+	}
+	t.Setenv("PATH", t.TempDir())
+	if _, rep = doctorJSON(t); !hasProblem(rep, "not on $PATH", "add ") {
+		t.Fatalf("problems %q", rep.Problems)
+	}
+}
+
+func TestDoctorTiersAndFix(t *testing.T) {
+	home, bin := doctorEnv(t)
+	if code, out, errs := initRun(t, "init", "--claude", "--hook-only", "--bin", bin); code != 0 {
+		t.Fatal(out, errs)
+	}
+	os.MkdirAll(filepath.Join(home, ".gemini"), 0o755)
+	if code, out, errs := initRun(t, "init", "--gemini", "--mcp-only", "--bin", bin); code != 0 {
+		t.Fatal(out, errs)
+	}
+	if code, out, errs := initRun(t, "init", "--codex", "--bin", bin); code != 0 {
+		t.Fatal(out, errs)
+	}
+	code, out, _ := initRun(t, "doctor")
+	if code != 0 {
+		t.Fatalf("doctor: %d\n%s", code, out)
+	}
+	for _, row := range []string{
+		"Claude Code  Full               ~/.claude/settings.json  -",
+		"Codex CLI    Full-text-only     ~/.codex/hooks.json      ~/.codex/config.toml",
+		"Gemini CLI   MCP-only           -                        ~/.gemini/settings.json",
+		"OpenCode     - (not installed)  -                        -",
+		"no problems found",
+		"Hooks need review",
+	} {
+		if !strings.Contains(out, row) {
+			t.Errorf("doctor output lacks %q:\n%s", row, out)
+		}
+	}
+
+	// A duplicate from another path and a missing event: one problem line
+	// naming the fix; --fix repairs it.
+	settings := filepath.Join(home, ".claude", "settings.json")
+	s := readFile(t, settings)
+	s = strings.Replace(s, `"SubagentStart"`, `"SubagentStarted"`, 1)
+	s = strings.Replace(s, `"hooks": {`, `"hooks": {
+    "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}],
+    "Notification": [{"hooks": [{"type": "command", "command": "/old/bin/omni hook"}]}],`, 1)
+	writeFile(t, settings, s)
+	code, rep := doctorJSON(t)
+	if code != 1 || !hasProblem(rep, "Claude Code", "incomplete, duplicated or out of date", "omni init --claude") || len(rep.Problems) != 1 {
+		t.Fatalf("exit %d, problems %q", code, rep.Problems)
+	}
+	code, rep = doctorJSON(t, "--fix")
+	if code != 0 || len(rep.Fixed) != 1 || len(rep.Problems) != 0 {
+		t.Fatalf("--fix: exit %d, fixed %q, problems %q", code, rep.Fixed, rep.Problems)
+	}
+	hs := omniHandlersOf(jsoncValue(t, readFile(t, settings)))
+	if len(hs) != 7 || hs["Notification"] != nil || hs["SubagentStarted"] != nil || len(hs["SubagentStart"]) != 1 {
+		t.Fatalf("after --fix: %v", hs)
+	}
+	if !strings.Contains(readFile(t, settings), `"notify-send done"`) {
+		t.Fatal("--fix dropped the user's Stop entry")
+	}
+
+	// A registration that runs a binary that is gone.
+	if code, out, errs := initRun(t, "init", "--claude", "--hook-only", "--bin", filepath.Join(home, "gone", "omni")); code != 0 {
+		t.Fatal(out, errs)
+	}
+	code, rep = doctorJSON(t)
+	if code != 1 || !hasProblem(rep, "runs a binary that does not exist", "omni init --claude") {
+		t.Fatalf("exit %d, problems %q", code, rep.Problems)
+	}
+}
+
+func TestDoctorHookErrors(t *testing.T) {
+	home, bin := doctorEnv(t)
+	if code, out, errs := initRun(t, "init", "--opencode", "--bin", bin); code != 0 {
+		t.Fatal(out, errs)
+	}
+	log := filepath.Join(home, ".omni", "omni.log")
+	os.MkdirAll(filepath.Dir(log), 0o700)
+	var b strings.Builder
+	for i := 0; i < 8; i++ {
+		b.WriteString("2026-11-01T12:00:0" + string(rune('0'+i)) + "Z pid=1 hook: payload has no hook_event_name\n")
+		b.WriteString("2026-11-01T12:00:0" + string(rune('0'+i)) + "Z pid=1 daemon unreachable, running call in-process\n")
+	}
+	writeFile(t, log, b.String())
+	code, out, _ := initRun(t, "doctor")
+	if code != 0 || !strings.Contains(out, "OpenCode     Plugin") || !strings.Contains(out, "last hook errors") ||
+		strings.Count(out, "hook: payload has no hook_event_name") != doctorLogLines || strings.Contains(out, "daemon unreachable") {
+		t.Fatalf("doctor: %d\n%s", code, out)
+	}
+}

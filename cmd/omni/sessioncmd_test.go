@@ -1,0 +1,64 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func sessionVia(t *testing.T, svc *service, req sessionReq) sessionResp {
+	t.Helper()
+	b, _ := json.Marshal(req)
+	out, err := svc.handle(context.Background(), "session", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r sessionResp
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestSessionMethod(t *testing.T) {
+	svc := fixtureService(t)
+	const p = "/home/dev/alpha"
+	st := sessionVia(t, svc, sessionReq{Op: "status", Project: p})
+	if len(st.Sessions) != 1 || st.Goal != "fold less, explain more" || st.Facts != 1 {
+		t.Fatalf("status %+v", st)
+	}
+	s := st.Sessions[0]
+	if s.ID != "term" && s.ID != "s2" && s.ID != "s1" {
+		t.Fatalf("status session %+v", s)
+	}
+	st = sessionVia(t, svc, sessionReq{Op: "status", Project: p, Session: "s1"})
+	s = st.Sessions[0]
+	if s.ID != "s1" || s.Calls != 9 || len(s.Segments) != 1 || s.Segments[0] != 8 || s.CallsOpen != 1 ||
+		strings.Join(s.Readers, ",") != "main,agent-7" && strings.Join(s.Readers, ",") != "agent-7,main" {
+		t.Fatalf("s1 %+v", s)
+	}
+	if !strings.Contains(st.Context, "Goal: fold less, explain more") || !strings.Contains(st.Context, "go test ./...") ||
+		!strings.Contains(st.Context, "main.go (2)") {
+		t.Fatalf("context %q", st.Context)
+	}
+	var out bytes.Buffer
+	renderSession(&out, st, "status")
+	checkGolden(t, "session/status.txt", out.Bytes())
+
+	h := sessionVia(t, svc, sessionReq{Op: "history", Project: p})
+	if len(h.Sessions) != 3 {
+		t.Fatalf("history %+v", h.Sessions)
+	}
+	all := sessionVia(t, svc, sessionReq{Op: "history", All: true})
+	if len(all.Sessions) != 5 {
+		t.Fatalf("all %d sessions", len(all.Sessions))
+	}
+	out.Reset()
+	renderSession(&out, h, "history")
+	checkGolden(t, "session/history.txt", out.Bytes())
+	if _, err := svc.handle(context.Background(), "session", []byte(`{"op":"x"}`)); err == nil {
+		t.Fatal("unknown op accepted")
+	}
+}

@@ -1,0 +1,149 @@
+package pipeline
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestCollapseTypedAndGeneric(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("running 12 tests\n")
+	for i := 0; i < 10; i++ {
+		fmt.Fprintf(&b, "test t%d ... ok\n", i)
+	}
+	b.WriteString("test t10 ... FAILED\ntest t11 ... ok\n\ntest result: FAILED. 11 passed; 1 failed\n")
+	out, ok := Collapse(b.String())
+	want := "running 12 tests\n[10 similar lines collapsed] (pattern: \"test _ ... ok\")\ntest t10 ... FAILED\ntest t11 ... ok\n\ntest result: FAILED. 11 passed; 1 failed\n"
+	if !ok || out != want {
+		t.Fatalf("got %q", out)
+	}
+}
+
+func TestCollapseNeverGroupsFailureLines(t *testing.T) {
+	in := strings.Repeat("Error: connection refused\n", 12)
+	if out, ok := Collapse(in); ok || out != in {
+		t.Fatalf("failure lines grouped: %q", out)
+	}
+}
+
+func TestCollapseUnderTenLines(t *testing.T) {
+	in := strings.Repeat("same\n", 9)
+	if _, ok := Collapse(in); ok {
+		t.Fatal("collapsed under 10 lines")
+	}
+}
+
+func TestCollapseGenericNeedsMajority(t *testing.T) {
+	// 3 identical lines among 12 distinct ones: not repetitive enough.
+	var b strings.Builder
+	for i := 0; i < 12; i++ {
+		fmt.Fprintf(&b, "distinct %d\n", i)
+	}
+	b.WriteString("dup\ndup\ndup\n")
+	if out, ok := Collapse(b.String()); ok {
+		t.Fatalf("minority duplicates collapsed: %q", out)
+	}
+	// Lines that differ only in a number are distinct facts.
+	b.Reset()
+	for i := 0; i < 20; i++ {
+		fmt.Fprintf(&b, "row %d\n", i)
+	}
+	if _, ok := Collapse(b.String()); ok {
+		t.Fatal("digits were normalised")
+	}
+}
+
+func TestCollapseLogRunsKeepBoundaries(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("10:00:00 INFO  [app] starting\n")
+	for i := 0; i < 8; i++ {
+		fmt.Fprintf(&b, "10:00:%02d DEBUG [db] upsert id=%d\n", i, i)
+	}
+	b.WriteString("10:00:09 INFO  [app] batch committed\n10:00:10 WARNING [v] record rejected\n10:00:11 ERROR [db] write failed: disk full\n")
+	out, ok := Collapse(b.String())
+	want := "10:00:00 INFO  [app] starting\n[8 log lines collapsed: 8 DEBUG]\n10:00:09 INFO  [app] batch committed\n10:00:10 WARNING [v] record rejected\n10:00:11 ERROR [db] write failed: disk full\n"
+	if !ok || out != want {
+		t.Fatalf("got %q", out)
+	}
+}
+
+func TestCollapseKeepsLineEndings(t *testing.T) {
+	in := strings.Repeat("Compiling x v1\r\n", 12) + "Finished\r\n"
+	out, ok := Collapse(in)
+	if !ok || out != "[12 similar lines collapsed] (pattern: \"Compiling _\")\r\nFinished\r\n" {
+		t.Fatalf("got %q", out)
+	}
+}
+
+func TestLogLevel(t *testing.T) {
+	cases := map[string]string{
+		"2026-11-29 10:41:17,884 DEBUG   [ingestd.db] upsert": "DEBUG",
+		"[INFO] Building jar":                    "INFO",
+		"INFO:root:started":                      "INFO",
+		"info: compiled":                         "INFO",
+		"time=1 level=debug msg=x":               "DEBUG",
+		"2026-11-29 WARNING [x] y":               "",
+		"The INFO column and more words here ok": "INFO",
+		"no level here at all":                   "",
+	}
+	for in, want := range cases {
+		if got := logLevel(in); got != want {
+			t.Errorf("logLevel(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// FuzzCollapse: no panic; every output line is an input line or a
+// collapse marker; every failure line survives; the output never grows;
+// the folded count matches the markers.
+func FuzzCollapse(f *testing.F) {
+	f.Add(strings.Repeat("test a ... ok\n", 12))
+	f.Add(strings.Repeat("x\n", 5) + "error: y\n" + strings.Repeat("x\n", 6))
+	f.Add(strings.Repeat("2026 DEBUG a\n2026 INFO b\n", 8) + "2026 ERROR c failed: d\n")
+	f.Add("a\r\nb\r\n" + strings.Repeat("Compiling q\r\n", 10))
+	f.Fuzz(func(t *testing.T, s string) {
+		lines := SplitLines(nil, s)
+		out, folded, ok := collapseLines(s, lines)
+		if !ok {
+			if out != s || folded != 0 {
+				t.Fatal("unchanged result differs")
+			}
+			return
+		}
+		if len(out) >= len(s) {
+			t.Fatalf("did not shrink: %q -> %q", s, out)
+		}
+		in := map[uint64]bool{}
+		for _, ln := range lines {
+			in[ln.Key] = true
+		}
+		outKeys := map[uint64]bool{}
+		outLines := SplitLines(nil, out)
+		for _, ln := range outLines {
+			outKeys[ln.Key] = true
+			line := out[ln.Start:ln.End]
+			if !in[ln.Key] && !shIsMarker(line) {
+				t.Fatalf("invented line %q", line)
+			}
+		}
+		for _, ln := range lines {
+			if ln.Key != 0 && IsFailureLine(s[ln.Start:ln.End]) && !outKeys[ln.Key] {
+				t.Fatalf("failure line lost: %q", s[ln.Start:ln.End])
+			}
+		}
+		if countMarkers(s) == 0 && len(lines)-folded+countMarkers(out) != len(outLines) {
+			t.Fatalf("line accounting: %d in, %d folded, %d out", len(lines), folded, len(outLines))
+		}
+	})
+}
+
+func countMarkers(s string) int {
+	n := 0
+	for _, ln := range SplitLines(nil, s) {
+		if shIsMarker(s[ln.Start:ln.End]) {
+			n++
+		}
+	}
+	return n
+}
