@@ -1,0 +1,130 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// TestHookStormNoDaemon starts 16 `omni hook` processes at once against a
+// home with no daemon, twice: every first delivery prints nothing, every
+// repeat prints the whole-output marker whose handle retrieves the exact
+// bytes; afterwards exactly one daemon runs, and the log holds every
+// invocation, each replaying byte for byte (issue 2, "Done means").
+func TestHookStormNoDaemon(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and spawns the omni binary")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "omni")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	home := filepath.Join(dir, "home")
+	env := append(os.Environ(), "OMNI_HOME="+home)
+	env = withoutEnv(env, "OMNI_NO_DAEMON")
+	t.Cleanup(func() {
+		c := exec.Command(bin, "daemon", "--stop")
+		c.Env = env
+		_ = c.Run()
+	})
+	const n = 16
+	stdout := make([]string, n)
+	for i := range stdout {
+		var b strings.Builder
+		for k := 0; k < 40; k++ {
+			fmt.Fprintf(&b, "storm %02d line %02d: the quick brown fox jumps over the lazy dog\n", i, k)
+		}
+		stdout[i] = b.String()
+	}
+	payload := func(i int) []byte {
+		p, _ := json.Marshal(map[string]any{"session_id": fmt.Sprintf("storm-%02d", i), "cwd": dir,
+			"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": map[string]any{"command": "./gen"},
+			"tool_response": map[string]any{"stdout": stdout[i], "stderr": "", "interrupted": false}})
+		return p
+	}
+	round := func() []string {
+		replies := make([]string, n)
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for i := 0; i < n; i++ {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				c := exec.Command(bin, "hook")
+				c.Env = env
+				c.Stdin = bytes.NewReader(payload(i))
+				var out bytes.Buffer
+				c.Stdout = &out
+				<-start
+				if err := c.Run(); err != nil {
+					t.Errorf("hook %d: %v", i, err)
+				}
+				replies[i] = out.String()
+			}(i)
+		}
+		close(start)
+		wg.Wait()
+		return replies
+	}
+	for i, r := range round() {
+		if r != "" {
+			t.Errorf("first delivery %d printed %q", i, r)
+		}
+	}
+	for i, r := range round() {
+		var reply struct {
+			HSO struct {
+				Out struct {
+					Stdout string `json:"stdout"`
+				} `json:"updatedToolOutput"`
+			} `json:"hookSpecificOutput"`
+		}
+		if err := json.Unmarshal([]byte(r), &reply); err != nil {
+			t.Errorf("repeat %d: reply %q: %v", i, r, err)
+			continue
+		}
+		got := reply.HSO.Out.Stdout
+		if !strings.HasPrefix(got, "[OMNI: identical to the 40 lines already shown, omni retrieve ") {
+			t.Errorf("repeat %d: stdout %q", i, got)
+			continue
+		}
+		h := strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(got), "[OMNI: identical to the 40 lines already shown, omni retrieve "), "]")
+		c := exec.Command(bin, "retrieve", h)
+		c.Env = env
+		b, err := c.Output()
+		if err != nil || string(b) != stdout[i] {
+			t.Errorf("retrieve %s for %d: %v, %d bytes", h, i, err, len(b))
+		}
+	}
+	// Exactly one daemon of this home.
+	if got := daemonsOf(bin); len(got) != 1 {
+		t.Errorf("daemons %v running after the storm, want exactly 1", got)
+	}
+	c := exec.Command(bin, "replay", "--verify")
+	c.Env = env
+	out, err := c.CombinedOutput()
+	if err != nil {
+		t.Fatalf("replay --verify: %v\n%s", err, out)
+	}
+	want := fmt.Sprintf("invocations %d, compared %d, identical %d, differing 0", 2*n, 2*n, 2*n)
+	if !strings.Contains(string(out), want) {
+		t.Errorf("replay --verify: %s\nwant %q (no event lost)", out, want)
+	}
+}
+
+func withoutEnv(env []string, key string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, key+"=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
