@@ -10,8 +10,9 @@
 // `omni replay` can rebuild the state before any batch and rerun its
 // decision byte for byte.
 //
-// Claude Code is the host spoken here (HOSTS.md §1): PostToolUse for Bash and
-// Read is rewritten by echoing tool_response with only the text changed;
+// Claude Code is the main host (HOSTS.md §1): PostToolUse for Bash, Read,
+// Grep, Glob and WebFetch is rewritten by echoing tool_response with only the
+// text changed (hosts.go answers Codex, Gemini CLI and OpenCode in theirs);
 // PostToolUseFailure is recorded and never answered; compaction events
 // empty the session's shown-sets. Anything else is recorded or ignored and
 // gets no reply.

@@ -506,7 +506,7 @@ func noFoldReason(cmd string, envPassthrough bool, text string, raw json.RawMess
 			return "own-recovery"
 		}
 	}
-	if strings.ContainsRune(text, utf8.RuneError) && (bytes.Contains(raw, []byte(`\ud`)) || bytes.Contains(raw, []byte(`\uD`))) {
+	if strings.ContainsRune(text, utf8.RuneError) && (!utf8.Valid(raw) || bytes.Contains(raw, []byte(`\ud`)) || bytes.Contains(raw, []byte(`\uD`))) {
 		return "lossy-json"
 	}
 	return ""

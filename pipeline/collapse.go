@@ -27,8 +27,8 @@ const (
 // line "test _ ... ok", "=== RUN _ / --- PASS: _", "✓ _"; a progress line "Compiling
 // _", "Collecting _", "npm http fetch _"), or are the same line once
 // trimmed (digits are not normalised: lines that differ only in numbers are
-// distinct facts). Routine log entries (DEBUG, INFO, TRACE, ... lines, of
-// any of these levels) form runs too, but a run keeps its first and last
+// distinct facts). Timestamped routine log entries (DEBUG, INFO, TRACE,
+// ... lines, of any of these levels; see logLevel) form runs too, but a run keeps its first and last
 // line and folds its interior, so the entries next to a warning or an
 // error are still read; their marker counts the levels:
 //
@@ -226,12 +226,21 @@ func typedPattern(t string) string {
 // are never typed.
 var routineLevels = []string{"DEBUG", "INFO", "TRACE", "NOTICE", "VERBOSE", "FINE", "FINER", "FINEST"}
 
-// logLevel returns the routine level of a log line, or "": an upper-case
-// level word among the first four blank-separated words ("2026-… DEBUG
-// [db] …", "[INFO] …", "INFO:root:…"), a lower-case "info:"/"debug:" first
-// word, or a logfmt level=info/level=debug.
+// logLevel returns the routine level of a timestamped log line, or "": an
+// upper-case level word among the first four blank-separated words, after
+// a timestamp word ("2026-11-29 10:41:17,884 DEBUG [db] …", "[2026-…Z]
+// [INFO] …"), or a logfmt level=info/level=debug next to time=/ts=. Lines
+// without a timestamp ("DEBUG: x=1" printed by a script the agent is
+// debugging) are not log entries here: they are what the agent wants to
+// read.
 func logLevel(t string) string {
+	if t == "" || !(t[0] >= '0' && t[0] <= '9' || t[0] == '[' || t[0] == 't' || t[0] == 'l') {
+		return ""
+	}
 	rest := t
+	stamped := false
+	logfmtTime := false
+	logfmtLevel := ""
 	for w := 0; w < 6 && rest != ""; w++ {
 		sp := strings.IndexAny(rest, " \t")
 		tok := rest
@@ -240,32 +249,66 @@ func logLevel(t string) string {
 		} else {
 			rest = ""
 		}
+		if strings.HasPrefix(tok, "time=") || strings.HasPrefix(tok, "ts=") || strings.HasPrefix(tok, "t=") {
+			logfmtTime = true
+			continue
+		}
 		if strings.HasPrefix(tok, "level=") {
 			switch strings.ToLower(strings.Trim(tok[6:], `"`)) {
 			case "debug":
-				return "DEBUG"
+				logfmtLevel = "DEBUG"
 			case "info":
-				return "INFO"
+				logfmtLevel = "INFO"
 			case "trace":
-				return "TRACE"
+				logfmtLevel = "TRACE"
+			default:
+				return ""
 			}
-			return ""
+			if logfmtTime {
+				return logfmtLevel
+			}
+			continue
 		}
 		if w >= 4 {
 			continue
 		}
-		core := strings.Trim(tok, "[]()<>,|")
-		if c := strings.IndexByte(core, ':'); c > 0 {
-			core = core[:c]
+		if isTimestampWord(tok) {
+			stamped = true
+			continue
 		}
+		if !stamped {
+			continue
+		}
+		core := strings.Trim(tok, "[]()<>,|:")
 		for _, lv := range routineLevels {
 			if core == lv {
 				return lv
 			}
 		}
-		if w == 0 && (tok == "info:" || tok == "debug:") {
-			return strings.ToUpper(strings.TrimSuffix(tok, ":"))
-		}
+	}
+	if logfmtTime && logfmtLevel != "" {
+		return logfmtLevel
 	}
 	return ""
+}
+
+// isTimestampWord reports a date or time word: it starts with a digit
+// (after "["), holds at least four digits, and a ":" or "-" or "/".
+func isTimestampWord(tok string) bool {
+	tok = strings.TrimLeft(tok, "[(")
+	if tok == "" || tok[0] < '0' || tok[0] > '9' {
+		return false
+	}
+	digits := 0
+	sep := false
+	for i := 0; i < len(tok); i++ {
+		c := tok[i]
+		switch {
+		case c >= '0' && c <= '9':
+			digits++
+		case c == ':' || c == '-' || c == '/':
+			sep = true
+		}
+	}
+	return digits >= 4 && sep
 }

@@ -79,13 +79,15 @@ func TestCollapseKeepsLineEndings(t *testing.T) {
 func TestLogLevel(t *testing.T) {
 	cases := map[string]string{
 		"2026-11-29 10:41:17,884 DEBUG   [ingestd.db] upsert": "DEBUG",
-		"[INFO] Building jar":                    "INFO",
-		"INFO:root:started":                      "INFO",
-		"info: compiled":                         "INFO",
-		"time=1 level=debug msg=x":               "DEBUG",
-		"2026-11-29 WARNING [x] y":               "",
-		"The INFO column and more words here ok": "INFO",
-		"no level here at all":                   "",
+		"2026-03-14T09:00:00.000Z INFO  api: GET /healthz":    "INFO",
+		"[2026-01-01 10:00:00] [INFO] Building jar":           "INFO",
+		"10:00:01 TRACE x": "TRACE",
+		"time=2026-01-01T10:00:00Z level=debug msg=x": "DEBUG",
+		"level=info msg=x":                            "",
+		"2026-11-29 WARNING [x] y":                    "",
+		"DEBUG: row_join self=(0, 0)":                 "",
+		"INFO:root:started":                           "",
+		"The INFO column":                             "",
 	}
 	for in, want := range cases {
 		if got := logLevel(in); got != want {

@@ -227,7 +227,8 @@ func pytestLocation(t string) bool {
 // distillPytest: pytest (any verbosity). Drops the session header,
 // outcome-letter progress lines, and inside failure and error reports the
 // source listing and local-variable lines; keeps section banners, test
-// headers, ">" statement lines, "E" lines, locations, captured output,
+// headers, ">" statement lines (or, with --tb=short, the statement under
+// each "path:N: in f" location), "E" lines, locations, captured output,
 // warnings, the short summary and the tally. -v result lines are kept (the
 // user asked for them).
 func distillPytest(d *dctx) bool {
@@ -240,11 +241,14 @@ func distillPytest(d *dctx) bool {
 		stOther   // warnings summary, short summary, other sections
 	)
 	st := stHeader
+	afterIn := false // the previous line was a --tb=short location "path:N: in f"
 	for i := 0; i < d.n(); i++ {
 		t := d.trim(i)
 		if t == "" {
 			continue
 		}
+		prevIn := afterIn
+		afterIn = false
 		if strings.HasPrefix(t, "==") && strings.HasSuffix(t, "==") {
 			if tally, f := pytestTally(t); tally {
 				verdict = true
@@ -304,8 +308,12 @@ func distillPytest(d *dctx) bool {
 				st = stCapture
 			case st == stCapture:
 				// captured output is kept whole
+			case pytestLocation(t):
+				afterIn = strings.Contains(t, ": in ")
 			case strings.HasPrefix(d.line(i), ">"), t == "E" || strings.HasPrefix(t, "E "),
-				strings.HasPrefix(d.line(i), "E\t"), pytestLocation(t):
+				strings.HasPrefix(d.line(i), "E\t"):
+			case prevIn && strings.HasPrefix(d.line(i), " "):
+				// --tb=short: the statement under its location
 			case strings.HasPrefix(t, "[gw") && strings.Contains(t, "] "):
 				d.drop(i)
 			default:
@@ -455,10 +463,46 @@ func distillJest(d *dctx) bool {
 			}
 		}
 	}
+	dropEmptyGroups(d)
 	if d.exit != 0 {
 		return verdict && failing
 	}
 	return verdict
+}
+
+// dropEmptyGroups drops the describe-block headers of a test tree (jest
+// --verbose, mocha) whose every nested line was dropped: a suite name with
+// nothing under it anymore. Headers are kept whenever something below
+// them survives, and a failure line is never dropped.
+func dropEmptyGroups(d *dctx) {
+	indent := func(i int) int {
+		l := d.line(i)
+		k := 0
+		for k < len(l) && (l[k] == ' ' || l[k] == '\t') {
+			k++
+		}
+		return k
+	}
+	for i := d.n() - 1; i >= 0; i-- {
+		if !d.keep[i] || d.blank(i) || IsFailureLine(d.raw(i)) {
+			continue
+		}
+		k := indent(i)
+		if k == 0 {
+			continue
+		}
+		nested, kept := 0, false
+		for j := i + 1; j < d.n() && !d.blank(j) && indent(j) > k; j++ {
+			nested++
+			if d.keep[j] {
+				kept = true
+				break
+			}
+		}
+		if nested > 0 && !kept {
+			d.drop(i)
+		}
+	}
 }
 
 // vitestTally reports vitest's "Tests  1 failed | 12 passed (15)" or
@@ -520,6 +564,7 @@ func distillMocha(d *dctx) bool {
 			}
 		}
 	}
+	dropEmptyGroups(d)
 	if d.exit != 0 {
 		return verdict && failing
 	}

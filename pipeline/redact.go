@@ -365,6 +365,17 @@ func isNameByte(c byte) bool {
 	return c == '_' || (c >= '0' && c <= '9') || ((c|0x20) >= 'a' && (c|0x20) <= 'z')
 }
 
+// redactPatternSegs holds the segments of the multi-segment patterns.
+var redactPatternSegs = func() map[string][]string {
+	m := map[string][]string{}
+	for _, p := range redactPatterns {
+		if !strings.HasSuffix(p, "_") && strings.IndexByte(p, '_') >= 0 {
+			m[p] = strings.Split(p, "_")
+		}
+	}
+	return m
+}()
+
 // nonSecretSuffixes are last name segments that describe a setting about
 // a credential rather than the credential (AUTH_USER_MODEL,
 // PASSWORD_FILE, SECRET_KEY_MIN_LENGTH, AWS_REGION, SESSION_COOKIE_NAME):
@@ -378,7 +389,7 @@ var nonSecretSuffixes = map[string]bool{
 	"DISABLED": true, "REQUIRED": true, "VERSION": true, "FORMAT": true, "METHOD": true, "ALGORITHM": true,
 	"HASHERS": true, "VALIDATORS": true, "SERIALIZER": true, "MODULE": true, "REGION": true, "PROFILE": true,
 	"HOST": true, "PORT": true, "LOCATION": true, "MODE": true, "LEVEL": true, "STYLE": true, "CHARS": true,
-	"SALT": true, "USER": true, "USERNAME": true, "ID": true, "IDS": true, "HINT": true, "PROMPT": true,
+	"SALT": true, "HINT": true, "PROMPT": true, "SOCK": true, "SOCKET": true,
 }
 
 // matchSecretName matches a name against redactPatterns by segments (split
@@ -410,7 +421,7 @@ func matchSecretName(name string) (matched, weak bool) {
 		case strings.HasSuffix(p, "_"):
 			hit = segs[0] == p[:len(p)-1]
 		case strings.IndexByte(p, '_') >= 0:
-			ps := strings.Split(p, "_")
+			ps := redactPatternSegs[p]
 			for a := 0; a+len(ps) <= len(segs) && !hit; a++ {
 				hit = true
 				for k := range ps {

@@ -24,6 +24,7 @@ func TestRedactTable(t *testing.T) {
 		{"pass=3/10\n", "pass=3/10\n", 0},
 		{"PASSWORD=\n", "PASSWORD=\n", 0},
 		{"AWS_REGION=eu-west-1\nPASSWORD_FILE=/run/secrets/db\n", "AWS_REGION=eu-west-1\nPASSWORD_FILE=/run/secrets/db\n", 0},
+		{"AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE\n", "AWS_ACCESS_KEY_ID=[REDACTED]\n", 1},
 		// YAML and headers.
 		{"db:\n  password: s3cr3t\n  user: app\n", "db:\n  password: [REDACTED]\n  user: app\n", 1},
 		{"  api_token: \"abc.def\"\n", "  api_token: \"[REDACTED]\"\n", 1},

@@ -129,7 +129,8 @@ func MarkerPaysForItself(final, marker, raw int) bool {
 //     enumerations (ls, find, git --stat, kubectl get, ...) pass whole;
 //  5. the command's distiller; a result that drops a failure line, or a
 //     failing run whose verdict the distiller did not recognise, is not used;
-//  6. the collapse fallback when the distillation is not DistillerEarnsKeep;
+//  6. the collapse fallback when the distillation is not DistillerEarnsKeep
+//     (of the raw output, or of the distillation, whichever is shorter);
 //  7. the route: RouteKeepsRaw over what the model would read (the
 //     shortened text plus its rewind marker) → the raw output, redacted if
 //     need be;
@@ -238,11 +239,25 @@ func Shorten(req ShortenRequest) ShortenResult {
 		reason = "no-distiller"
 	}
 
-	// 6. Collapse fallback.
+	// 6. Collapse fallback: over the raw output, and over a distillation
+	// that did not earn its keep; the shorter wins.
 	if !DistillerEarnsKeep(len(candidate), len(body)) {
 		if c, folded, ok := collapseLines(body, lines); ok && len(c) < len(candidate) {
+			distilled, distilledKept := candidate, kept
 			candidate, kept = c, len(lines)-folded
 			res.Collapsed = true
+			if distilled != body {
+				dl := SplitLines(make([]Line, 0, 64), distilled)
+				if c2, folded2, ok := collapseLines(distilled, dl); ok && len(c2) < len(candidate) {
+					candidate, kept = c2, distilledKept-folded2
+				}
+			}
+		} else if candidate != body {
+			dl := SplitLines(make([]Line, 0, 64), candidate)
+			if c2, folded2, ok := collapseLines(candidate, dl); ok {
+				candidate, kept = c2, kept-folded2
+				res.Collapsed = true
+			}
 		}
 	}
 

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -93,7 +94,8 @@ func runExec(ctx context.Context, s streams, session, agent string, quiet bool, 
 // deliverCall runs one exec/pipe output through the daemon (or in-process)
 // and returns the text to print; on any error, the raw text (fail open).
 func deliverCall(ctx context.Context, in hooks.CallInput) string {
-	if in.Session == "" || in.Text == "" {
+	if in.Session == "" || in.Text == "" || !utf8.ValidString(in.Text) {
+		// Invalid UTF-8 cannot cross the JSON request byte for byte: pass it.
 		return in.Text
 	}
 	req, err := json.Marshal(in)

@@ -103,10 +103,12 @@ type projectFlags struct {
 	asJSON  bool
 }
 
-func (f *projectFlags) add(cmd *cobra.Command) {
+func (f *projectFlags) add(cmd *cobra.Command, sessionUsage string, withAgent bool) {
 	cmd.Flags().StringVar(&f.project, "project", "", "the project directory (default: the repository holding the working directory)")
-	cmd.Flags().StringVar(&f.session, "session", os.Getenv("OMNI_SESSION"), "the session recorded with the event (default $OMNI_SESSION)")
-	cmd.Flags().StringVar(&f.agent, "agent", "", "the agent id within the session")
+	cmd.Flags().StringVar(&f.session, "session", os.Getenv("OMNI_SESSION"), sessionUsage)
+	if withAgent {
+		cmd.Flags().StringVar(&f.agent, "agent", "", "the agent id within the session")
+	}
 	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print the reply as JSON")
 }
 
@@ -186,7 +188,7 @@ Exit codes: 0 done; 2 a bad argument, or the store could not be reached.`,
 			return &exitError{code: 2, msg: fmt.Sprintf("omni goal: %q: want set, show or clear", op)}
 		},
 	}
-	f.add(cmd)
+	f.add(cmd, "the session recorded with the event (default $OMNI_SESSION)", true)
 	cmd.Flags().BoolVar(&history, "history", false, "with show: every goal change, oldest first")
 	return cmd
 }
@@ -239,6 +241,6 @@ the store could not be reached.`,
 			})
 		},
 	}
-	f.add(cmd)
+	f.add(cmd, "the session recorded with the event (default $OMNI_SESSION)", true)
 	return cmd
 }

@@ -20,8 +20,9 @@ func newHookCmd(s streams) *cobra.Command {
 		Use:   "hook [EVENT]",
 		Short: "Handle one Claude Code hook payload on stdin",
 		Long: `Reads one Claude Code hook payload (JSON) on stdin and dispatches on its
-hook_event_name. PostToolUse for Bash and Read: when lines this reader was
-already shown fold, prints {"hookSpecificOutput":{"hookEventName":"PostToolUse",
+hook_event_name (Claude Code; Codex, Gemini CLI and OpenCode payloads are
+recognised and answered in their own shapes). PostToolUse for Bash, Read,
+Grep, Glob and WebFetch: when lines this reader was already shown fold, prints {"hookSpecificOutput":{"hookEventName":"PostToolUse",
 "updatedToolOutput":...}} echoing tool_response with only the text changed;
 otherwise prints nothing. PostToolUseFailure is recorded, never answered.
 PreCompact, PostCompact and SessionStart (compact, clear) empty the session's

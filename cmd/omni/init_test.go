@@ -685,7 +685,7 @@ empty) ;;
 garbage) printf 'not json\n' ;;
 fail) printf '{"output":"x"}\n'; exit 1 ;;
 object) printf '{"output":{"a":1}}\n' ;;
-slow) sleep 2; printf '{"output":"late"}\n' ;;
+slow) exec sleep 5 ;;
 esac
 `
 	writeFile(t, filepath.Join(bin, "omni"), stub)
@@ -732,7 +732,7 @@ esac
 	}
 	// A slow omni is abandoned after the timeout.
 	r = runPlugin(t, dir, path, []string{"STUB_DIR=" + dir, "STUB_MODE=slow", "OMNI_HOOK_TIMEOUT_MS=300"}, input, output)
-	if r.Output["output"] != "LONG OUTPUT\n" || r.MS > 1500 {
+	if r.Output["output"] != "LONG OUTPUT\n" || r.MS > 3500 {
 		t.Fatalf("slow: %v after %d ms", r.Output["output"], r.MS)
 	}
 	// A compaction event reaches omni as PostCompact for that session.

@@ -155,7 +155,7 @@ Exit codes: 0 printed; 2 a bad flag, or the store could not be reached.`,
 			return nil
 		},
 	}
-	f.add(cmd)
+	f.add(cmd, "with --status: the session to show (default $OMNI_SESSION, else the newest)", false)
 	cmd.Flags().BoolVar(&status, "status", false, "one session: the given or the newest (default)")
 	cmd.Flags().BoolVar(&history, "history", false, "every session of the project, newest first")
 	cmd.Flags().BoolVar(&all, "all", false, "with --history: every project")

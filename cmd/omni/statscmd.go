@@ -39,9 +39,10 @@ base (the text of the calls it changed); they are never added together.
 Below them: sessions and how many calls they made before a compaction.
 
 Every figure is a fold over the event log ($OMNI_HOME/store): bytes, never
-tokens. Rows no model read — 'omni exec' and pipes (no host) — are kept out
-of the figures and counted on a line of their own; --terminal reports them
-instead.
+tokens. Terminal rows — calls with no session, and 'omni exec' or pipes
+(no host) run on a terminal or in a session no host hook has named — were
+read by no model: they are kept out of the figures and counted on a line of
+their own; --terminal reports them instead.
 
 --since WHEN keeps events from WHEN on: a duration (90m, 1h, 3d, 2w), today
 (since local midnight), week (7 days), month (30 days), a date (2026-01-31,
@@ -63,7 +64,7 @@ Exit codes: 0 printed; 2 a bad flag, or the store could not be read.`,
 	cmd.Flags().StringVar(&o.since, "since", "", "keep events from WHEN on: 1h, 3d, today, week, month, 2026-01-31 or an RFC 3339 time")
 	cmd.Flags().StringVar(&o.view, "view", "summary", "summary, detail, folds or projects")
 	cmd.Flags().BoolVar(&o.asJSON, "json", false, "print the whole report as JSON")
-	cmd.Flags().BoolVar(&o.terminal, "terminal", false, "report the terminal rows (omni exec, pipes) instead of the agent rows")
+	cmd.Flags().BoolVar(&o.terminal, "terminal", false, "report the terminal rows (read by no model) instead of the agent rows")
 	cmd.Flags().IntVar(&o.top, "top", 15, "rows per breakdown in --view detail (0: all)")
 	return cmd
 }
@@ -195,7 +196,7 @@ func span(rep stats.Report) string {
 // renderStats writes the text report of one view.
 func renderStats(w io.Writer, rep stats.Report, o statsOptions) {
 	p, other := rep.Agent, rep.Terminal
-	who, otherWho := "agent rows (a host hook; what models read)", "terminal rows (omni exec, pipes: no host, no model)"
+	who, otherWho := "agent rows (what models read)", "terminal rows (no host or no session: no model read them)"
 	if o.terminal {
 		p, other = rep.Terminal, rep.Agent
 		who, otherWho = otherWho, who

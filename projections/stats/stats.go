@@ -8,10 +8,14 @@
 // Invoked, Emitted, Folded, Distilled, Retrieved and Compacted events that
 // made it.
 //
-// Rows read by no model are kept apart: an invocation with no host (omni
-// exec, a pipe: a person at a terminal) or no session is a terminal row,
-// folded into Terminal; everything else into Agent. The two populations are
-// never added together in a percentage (REFERENCE.md §12).
+// Rows read by no model are kept apart as terminal rows, folded into
+// Terminal; everything else into Agent. The two populations are never added
+// together in a percentage (REFERENCE.md §12). A terminal row is an
+// invocation with no session, or one with no host (omni exec, a pipe) that
+// was either recorded as run on a terminal (Invoked param tty=1) or, when
+// the door did not record it, belongs to a session no host hook has named
+// before it: a person trying omni out, not an agent whose commands a
+// PreToolUse rewrite sent through omni exec (param tty=0 forces an agent row).
 package stats
 
 import (
@@ -284,9 +288,10 @@ type Stats struct {
 
 	since   time.Time
 	handles map[string]*handleInfo
+	hosted  map[string]bool // sessions a host hook has named
 	cur     call
-	// Events and Calls count the events and invocations folded (after the
-	// Since filter); First and Last are the times of the first and newest.
+	// Events counts the events folded (after the Since filter); First and
+	// Last are the times of the first and newest of them.
 	Events      int
 	First, Last time.Time
 }
@@ -300,7 +305,7 @@ func NewSince(since time.Time) *Stats {
 	return &Stats{
 		ByTool: map[string]*Totals{}, ByFold: map[string]*FoldTotals{},
 		Agent: newPart(), Terminal: newPart(),
-		since: since, handles: map[string]*handleInfo{},
+		since: since, handles: map[string]*handleInfo{}, hosted: map[string]bool{},
 	}
 }
 
@@ -313,6 +318,23 @@ func hostOf(inv *events.Invoked) string {
 		return inv.Host
 	}
 	return string(inv.Door)
+}
+
+// terminal classifies an invocation (see the package doc).
+func (s *Stats) terminal(e events.Event, inv *events.Invoked) bool {
+	if e.Session == "" {
+		return true
+	}
+	if inv.Host != "" {
+		return false
+	}
+	switch inv.Params["tty"] {
+	case "1":
+		return true
+	case "0":
+		return false
+	}
+	return !s.hosted[e.Session]
 }
 
 // callFor returns the accumulator of the invocation e belongs to. Events
@@ -332,6 +354,9 @@ func (s *Stats) callFor(e events.Event) *call {
 
 // Apply folds one event; unknown kinds are ignored.
 func (s *Stats) Apply(e events.Event) {
+	if e.Kind == events.KindInvoked && e.Invoked != nil && e.Invoked.Host != "" && e.Session != "" {
+		s.hosted[e.Session] = true // learnt before the filter, so --since classifies alike
+	}
 	if !s.since.IsZero() && e.Time.Before(s.since) {
 		return
 	}
@@ -349,7 +374,7 @@ func (s *Stats) Apply(e events.Event) {
 			return
 		}
 		p := s.Agent
-		if inv.Host == "" || e.Session == "" {
+		if s.terminal(e, inv) {
 			p = s.Terminal
 		}
 		s.cur = call{id: e.ID, part: p, host: hostOf(inv)}
