@@ -120,10 +120,11 @@ type Door string
 
 // The doors.
 const (
-	DoorHook  Door = "hook"  // a host hook payload on stdin (omni hook)
-	DoorExec  Door = "exec"  // omni exec CMD
-	DoorPipe  Door = "pipe"  // CMD | omni
-	DoorBench Door = "bench" // omni bench: a corpus record replayed as a hook payload
+	DoorHook    Door = "hook"    // a host hook payload on stdin (omni hook)
+	DoorExec    Door = "exec"    // omni exec CMD
+	DoorPipe    Door = "pipe"    // CMD | omni
+	DoorBench   Door = "bench"   // omni bench: a corpus record replayed as a hook payload
+	DoorDistill Door = "distill" // omni distill: one stored output, no ledger without a session
 )
 
 // Codec names how a byte field is compressed.

@@ -54,7 +54,7 @@ func (e *Engine) Call(ctx context.Context, in CallInput) (res Result, err error)
 func (e *Engine) callAt(ctx context.Context, in CallInput, now time.Time, project string) (Result, error) {
 	reader := events.Reader{Session: in.Session, Agent: in.Agent}
 	res := Result{Tool: "Bash", Reader: reader, Raw: in.Text, Delivered: in.Text}
-	if in.Session == "" {
+	if in.Session == "" && in.Door != events.DoorDistill {
 		res.Reason = "no-session"
 		return res, nil
 	}
@@ -64,15 +64,20 @@ func (e *Engine) callAt(ctx context.Context, in CallInput, now time.Time, projec
 	if in.Passthrough {
 		params["env_passthrough"] = "1"
 	}
+	if e.opt.LedgerOnly {
+		params["ledger_only"] = "1"
+	}
 	inv.Invoked = &events.Invoked{Door: in.Door, Codec: events.CodecZstd, Input: e.compress([]byte(in.Text)),
 		InputBytes: len(in.Text), Params: params}
 	d := delivery{reader: reader, project: project, now: now, tool: "Bash", source: in.Command,
 		req: pipeline.Request{Text: in.Text, Source: in.Command, Failed: in.ExitCode != 0}}
 	d.req.NoFold = noFoldReason(in.Command, in.Passthrough, "", nil)
+	d.shorten = &pipeline.ShortenRequest{Command: in.Command, Tool: "Bash", ExitCode: in.ExitCode}
+	d.noLedger = in.Session == ""
 	dec, evs := e.decide(d, inv.ID)
 	evs[len(evs)-1].Emitted.Output = sha([]byte(dec.Text))
 	if err := e.append(ctx, append([]events.Event{inv}, evs...)); err != nil {
-		if len(dec.Folds) == 0 {
+		if dec.Text == in.Text {
 			return res, fmt.Errorf("append: %w", err)
 		}
 		params["nofold"] = "archive-failed"

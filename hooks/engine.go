@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -42,6 +43,10 @@ type Options struct {
 	ProjectOf func(cwd string) string
 	// Logf receives one line per problem (default: discard).
 	Logf func(format string, args ...any)
+	// LedgerOnly skips the first-seen stages (redaction, distillers,
+	// collapse, final cut): guard and ledger only (omni bench --ledger-only).
+	// Recorded in each Invoked event so replay reruns the same stages.
+	LedgerOnly bool
 }
 
 // Engine holds the projections and appends to the log. It is safe for
@@ -178,7 +183,6 @@ func (v view) Lookup(k uint64) pipeline.Seen {
 }
 
 func (v view) Owed(h string) bool { return v.l.Owed(v.r, h) > 0 }
-func (v view) Empty() bool        { return !v.l.Holds(v.r, v.now) }
 
 var _ pipeline.View = view{}
 
@@ -194,6 +198,12 @@ type delivery struct {
 	// nothing as delivered.
 	unrecorded bool
 	reason     string
+	// shorten, when set, runs the first-seen stages (redaction, distillers,
+	// collapse, final cut) on req.Text before the ledger; its Text is
+	// ignored (req.Text is used).
+	shorten *pipeline.ShortenRequest
+	// noLedger skips the ledger (omni distill without a session).
+	noLedger bool
 }
 
 // decide runs the pipeline for a delivery and builds the batch's events
@@ -201,25 +211,57 @@ type delivery struct {
 // output is filled in by the caller once the door's printed bytes are known.
 func (e *Engine) decide(d delivery, call string) (pipeline.Decision, []events.Event) {
 	v := view{l: e.ledger, r: d.reader, project: d.project, now: d.now}
+	raw := d.req.Text
 	var dec pipeline.Decision
-	if d.unrecorded {
+	var sr *pipeline.ShortenResult
+	if d.shorten != nil && !d.unrecorded && d.req.NoFold == "" && !e.opt.LedgerOnly {
+		sq := *d.shorten
+		sq.Text = raw
+		r := pipeline.Shorten(sq)
+		sr = &r
+		if r.Changed {
+			d.req.Text = r.Text
+		}
+	}
+	switch {
+	case d.unrecorded:
 		dec = pipeline.Decision{Text: d.req.Text, Reason: d.reason}
 		dec.RawLines = len(pipeline.SplitLines(nil, d.req.Text))
 		dec.DeliveredLines = dec.RawLines
-	} else {
+	case d.noLedger:
+		req := d.req
+		req.NoFold = "no-ledger"
+		dec = pipeline.Decide(req, v)
+	default:
 		dec = pipeline.Decide(d.req, v)
 	}
 	base := events.Event{Time: d.now, Project: d.project, Session: d.reader.Session, Agent: d.reader.Agent, Call: call}
 	var evs []events.Event
 	archived := map[string]bool{}
-	for _, f := range dec.Folds {
-		if _, ok := e.ledger.Block(f.Handle); ok || archived[f.Handle] {
-			continue
+	archive := func(h, block string, lines int) {
+		if _, ok := e.ledger.Block(h); ok || archived[h] {
+			return
 		}
-		archived[f.Handle] = true
+		archived[h] = true
 		ev := base
 		ev.ID, ev.Kind = e.newID(d.now), events.KindArchived
-		ev.Archived = &events.Archived{Handle: f.Handle, Lines: f.Lines, Bytes: f.Bytes, Codec: events.CodecZstd, Data: e.compress([]byte(f.Block))}
+		ev.Archived = &events.Archived{Handle: h, Lines: lines, Bytes: len(block), Codec: events.CodecZstd, Data: e.compress([]byte(block))}
+		evs = append(evs, ev)
+	}
+	if sr != nil {
+		for _, b := range sr.Blocks {
+			archive(b.Handle, b.Bytes, len(pipeline.SplitLines(nil, b.Bytes)))
+		}
+	}
+	for _, f := range dec.Folds {
+		archive(f.Handle, f.Block, f.Lines)
+	}
+	if sr != nil {
+		ev := base
+		ev.ID, ev.Kind = e.newID(d.now), events.KindDistilled
+		ev.Distilled = &events.Distilled{Distiller: sr.Distiller, RawBytes: len(raw), DeliveredBytes: len(d.req.Text),
+			Redacted: sr.Redacted, Collapsed: sr.Collapsed, Passthrough: !sr.Changed, Reason: sr.Reason,
+			Truncated: strings.Contains(sr.Text, "[OMNI: output truncated")}
 		evs = append(evs, ev)
 	}
 	for _, f := range dec.Folds {
@@ -233,16 +275,22 @@ func (e *Engine) decide(d delivery, call string) (pipeline.Decision, []events.Ev
 			Lines: f.Lines, Bytes: f.Bytes, MarkerBytes: len(f.Marker), From: f.From, Source: f.Source}
 		evs = append(evs, ev)
 	}
+	changed := dec.Text != raw
+	reason := dec.Reason
+	if sr != nil && sr.Changed {
+		reason = ""
+	}
 	ev := base
 	ev.ID, ev.Kind = e.newID(d.now), events.KindEmitted
-	em := &events.Emitted{Tool: d.tool, Source: d.source, RawBytes: len(d.req.Text), DeliveredBytes: len(dec.Text),
-		RawLines: dec.RawLines, DeliveredLines: dec.DeliveredLines, Replied: len(dec.Folds) > 0, Reason: dec.Reason,
+	em := &events.Emitted{Tool: d.tool, Source: d.source, RawBytes: len(raw), DeliveredBytes: len(dec.Text),
+		RawLines: len(pipeline.SplitLines(nil, raw)), DeliveredLines: dec.DeliveredLines, Replied: changed, Reason: reason,
 		Failed: d.req.Failed, Unrecorded: d.unrecorded, Paid: dec.Paid, RepeatBytes: dec.RepeatBytes}
-	if !d.unrecorded {
+	if !d.unrecorded && !d.noLedger {
 		em.Lines = events.Keys(dec.Delivered)
 	}
 	ev.Emitted = em
 	evs = append(evs, ev)
+	dec.Reason = reason
 	return dec, evs
 }
 

@@ -181,11 +181,18 @@ func Explain(ctx context.Context, log events.Log, target string) (Explanation, e
 		wanted[handle] = true
 	}
 	invocations := map[events.Seq]*events.Event{} // the Emitted event of each folding batch
+	archivedAt := map[string]events.Seq{}
+	distiller := map[events.Seq]string{}
 	err = log.Read(ctx, 0, func(ev events.Event) error {
 		switch ev.Kind {
 		case events.KindArchived:
 			if a := ev.Archived; a != nil && wanted[a.Handle] && archives[a.Handle] == nil {
 				archives[a.Handle] = a
+				archivedAt[a.Handle] = ev.Seq
+			}
+		case events.KindDistilled:
+			if d := ev.Distilled; d != nil && archivedAt[handle] == ev.Seq {
+				distiller[ev.Seq] = d.Distiller
 			}
 		case events.KindFolded:
 			if seq == 0 && ev.Folded != nil && ev.Folded.Handle == handle {
@@ -214,6 +221,14 @@ func Explain(ctx context.Context, log events.Log, target string) (Explanation, e
 	if len(refs) == 0 {
 		if seq != 0 {
 			return out, fmt.Errorf("sequence %d: %w", seq, ErrNoFold)
+		}
+		if at, ok := archivedAt[handle]; ok {
+			by := "the first-seen stages"
+			if d := distiller[at]; d != "" {
+				by = "the " + d + " distiller"
+			}
+			return out, fmt.Errorf("handle %s was archived at seq %d by %s, not by a ledger fold (omni diff %d shows that call): %w",
+				handle, at, by, at, ErrNoFold)
 		}
 		return out, fmt.Errorf("handle %s: %w", handle, ErrNoFold)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/events/memlog"
@@ -152,5 +153,25 @@ func TestExplainErrors(t *testing.T) {
 		if _, err := Explain(ctx, log, target); !errors.Is(err, want) {
 			t.Errorf("%s: %v, want %v", target, err, want)
 		}
+	}
+}
+
+// A handle the first-seen stages archived (a cut, a collapse) names no
+// ledger fold; the error says where it came from.
+func TestExplainArchivedNotFolded(t *testing.T) {
+	ctx := context.Background()
+	log := memlog.New()
+	at := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	batch := []events.Event{
+		{ID: "i", Kind: events.KindInvoked, Time: at, Session: "s", Invoked: &events.Invoked{Door: events.DoorHook, Host: HostClaudeCode}},
+		{ID: "a", Kind: events.KindArchived, Time: at, Session: "s", Call: "i", Archived: &events.Archived{Handle: "00000000000000ab", Lines: 1, Bytes: 2, Data: []byte("x\n")}},
+		{ID: "d", Kind: events.KindDistilled, Time: at, Session: "s", Call: "i", Distilled: &events.Distilled{Distiller: "pytest", RawBytes: 9, DeliveredBytes: 5}},
+	}
+	if _, err := log.Append(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Explain(ctx, log, "00000000000000ab")
+	if !errors.Is(err, ErrNoFold) || !strings.Contains(err.Error(), "archived at seq 1 by the pytest distiller") {
+		t.Fatalf("%v", err)
 	}
 }

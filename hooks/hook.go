@@ -210,9 +210,13 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 		}
 	}
 	res.Raw = d.req.Text
+	if e.opt.LedgerOnly {
+		inv.Invoked.Params = withParam(inv.Invoked.Params, "ledger_only", "1")
+	}
 	dec, evs := e.decide(d, inv.ID)
+	changed := dec.Text != res.Raw
 	var reply []byte
-	if len(dec.Folds) > 0 && render != nil {
+	if changed && render != nil {
 		var err error
 		if reply, err = render(dec.Text); err != nil {
 			return res, fmt.Errorf("render reply: %w", err)
@@ -220,12 +224,12 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 	}
 	evs[len(evs)-1].Emitted.Output = sha(reply)
 	if err := e.append(ctx, append([]events.Event{inv}, evs...)); err != nil {
-		if len(dec.Folds) == 0 {
+		if !changed {
 			return res, fmt.Errorf("append: %w", err)
 		}
-		// Archive first: the archive could not be written, so nothing folds.
-		// Record the plain delivery if the store takes it; print nothing.
-		e.opt.Logf("hook: append with archive: %v; delivering unfolded", err)
+		// Archive first: the archive could not be written, so nothing is
+		// cut. Record the plain delivery if the store takes it; print nothing.
+		e.opt.Logf("hook: append with archive: %v; delivering unchanged", err)
 		inv.Invoked.Params = withParam(inv.Invoked.Params, "nofold", "archive-failed")
 		d.req.NoFold = "archive-failed"
 		_, evs = e.decide(d, inv.ID)
@@ -307,6 +311,7 @@ func (e *Engine) toolDelivery(d delivery, p ccPayload, in HookInput) (delivery, 
 			return d, nil, true
 		}
 		d.req.NoFold = noFoldReason(cmd, in.Passthrough, text, p.ToolResponse)
+		d.shorten = &pipeline.ShortenRequest{Command: cmd, Tool: "Bash"}
 		render := func(t string) ([]byte, error) {
 			out := make(map[string]json.RawMessage, len(resp))
 			for k, v := range resp {

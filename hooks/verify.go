@@ -117,6 +117,7 @@ func (e *Engine) rerun(ctx context.Context, batch []events.Event) (Replayed, err
 	}
 	p := inv.Invoked.Params
 	now := inv.Time
+	e.opt.LedgerOnly = p["ledger_only"] == "1"
 	switch inv.Invoked.Door {
 	case events.DoorHook, events.DoorBench:
 		hi := HookInput{Stdin: input, Passthrough: p["env_passthrough"] == "1"}

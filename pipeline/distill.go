@@ -722,9 +722,12 @@ func isEnumeration(prog string, args []string) bool {
 		}
 	case "docker", "podman", "nerdctl":
 		switch sub {
-		case "ps", "images", "image", "volume", "network", "container", "context", "inspect", "stats", "port", "history", "top", "version", "info", "system", "search", "node", "service", "stack", "secret", "plugin":
-			return sub != "image" && sub != "container" || (len(rest) > 0 && (rest[0] == "ls" || rest[0] == "list" || rest[0] == "inspect" || rest[0] == "history"))
-		case "compose", "docker-compose":
+		case "ps", "images", "volume", "network", "context", "inspect", "stats", "port", "history", "top",
+			"version", "info", "system", "search", "node", "service", "stack", "secret", "plugin":
+			return true
+		case "image", "container":
+			return len(rest) > 0 && (rest[0] == "ls" || rest[0] == "list" || rest[0] == "inspect" || rest[0] == "history")
+		case "compose":
 			s2, _ := subcommand(rest)
 			return s2 == "ps" || s2 == "ls" || s2 == "images" || s2 == "config" || s2 == "top" || s2 == "port"
 		}

@@ -119,9 +119,7 @@ func distillCargoTest(d *dctx) bool {
 // crate.
 func rustFrame(d *dctx, i int) bool {
 	t := d.trim(i)
-	n, ok := leadingCount(t)
-	_ = n
-	if !ok {
+	if _, ok := leadingCount(t); !ok {
 		return false
 	}
 	k := strings.IndexByte(t, ':')
@@ -156,9 +154,7 @@ func pytestTally(t string) (tally, failing bool) {
 	}
 	head := s[:in]
 	for _, part := range strings.Split(head, ", ") {
-		n, ok := leadingCount(part)
-		_ = n
-		if !ok {
+		if _, ok := leadingCount(part); !ok {
 			return false, false
 		}
 		word := strings.TrimSpace(strings.TrimLeft(part, "0123456789"))
@@ -229,7 +225,8 @@ func pytestLocation(t string) bool {
 // source listing and local-variable lines; keeps section banners, test
 // headers, ">" statement lines (or, with --tb=short, the statement under
 // each "path:N: in f" location), "E" lines, locations, captured output,
-// warnings, the short summary and the tally. -v result lines are kept (the
+// each warning once (a repeated location line and the docs link go), the
+// short summary and the tally. -v result lines are kept (the
 // user asked for them).
 func distillPytest(d *dctx) bool {
 	verdict, failing := false, false
@@ -238,7 +235,8 @@ func distillPytest(d *dctx) bool {
 		stBody
 		stReport  // FAILURES / ERRORS: drop source listings
 		stCapture // captured output inside a report
-		stOther   // warnings summary, short summary, other sections
+		stOther   // short summary, other sections
+		stWarn    // warnings summary: repeated lines and the docs link go
 	)
 	st := stHeader
 	afterIn := false // the previous line was a --tb=short location "path:N: in f"
@@ -262,6 +260,8 @@ func distillPytest(d *dctx) bool {
 				st = stHeader
 			case strings.Contains(t, " FAILURES ") || strings.Contains(t, " ERRORS "):
 				st = stReport
+			case strings.Contains(t, " warnings summary "):
+				st = stWarn
 			default:
 				st = stOther
 			}
@@ -295,6 +295,13 @@ func distillPytest(d *dctx) bool {
 		}
 		if st == stHeader {
 			st = stBody
+		}
+		if st == stWarn {
+			// A warning's location is repeated once per occurrence.
+			if strings.HasPrefix(t, "-- Docs: ") || (i > 0 && d.trim(i-1) == t) {
+				d.drop(i)
+			}
+			continue
 		}
 		switch st {
 		case stReport, stCapture:

@@ -17,9 +17,7 @@ func shIsMarker(line string) bool {
 	if !strings.HasPrefix(t, "[") {
 		return false
 	}
-	n, ok := leadingCount(t[1:])
-	_ = n
-	if !ok {
+	if _, ok := leadingCount(t[1:]); !ok {
 		return false
 	}
 	return strings.Contains(t, " similar lines collapsed] (pattern: ") || strings.Contains(t, " log lines collapsed: ")

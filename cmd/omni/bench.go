@@ -84,20 +84,34 @@ func pct(a, b int64) float64 {
 
 // benchReport is the --json form of the bench summary.
 type benchReport struct {
-	Files        []string                `json:"files"`
-	Home         string                  `json:"home"`
-	All          benchBucket             `json:"all"`
-	SavedPct     float64                 `json:"saved_pct"`
-	CapturePct   float64                 `json:"capture_pct"`
-	ByTool       map[string]*benchBucket `json:"by_tool"`
-	BySource     map[string]*benchBucket `json:"by_source"`
-	FoldsByKind  map[string]int          `json:"folds_by_marker"`
-	Uncaptured   map[string]int64        `json:"uncaptured_repeat_bytes_by_reason"`
-	PipelineP50  float64                 `json:"pipeline_ms_p50"`
-	PipelineP99  float64                 `json:"pipeline_ms_p99"`
-	Seconds      float64                 `json:"seconds"`
-	LedgerOnly   bool                    `json:"ledger_only"`
-	HookFailures int                     `json:"hook_failures"`
+	Files       []string                `json:"files"`
+	Home        string                  `json:"home"`
+	All         benchBucket             `json:"all"`
+	SavedPct    float64                 `json:"saved_pct"`
+	CapturePct  float64                 `json:"capture_pct"`
+	ByTool      map[string]*benchBucket `json:"by_tool"`
+	BySource    map[string]*benchBucket `json:"by_source"`
+	FoldsByKind map[string]int          `json:"folds_by_marker"`
+	Uncaptured  map[string]int64        `json:"uncaptured_repeat_bytes_by_reason"`
+	// SessionFoldSaved and ProjectFoldSaved are the bytes the ledger's
+	// session and project folds removed, net of their markers; the rest of
+	// BytesSaved comes from the first-seen stages (distillers, collapse).
+	SessionFoldSaved int64 `json:"session_fold_saved_bytes"`
+	ProjectFoldSaved int64 `json:"project_fold_saved_bytes"`
+	// UnrewritableRepeat is the repetition in outputs no hook may rewrite:
+	// the failure path (PostToolUseFailure) and the host's inline cap.
+	UnrewritableRepeat int64 `json:"unrewritable_repeat_bytes"`
+	// CaptureSessionPct = SessionFoldSaved / RepeatBytes;
+	// CaptureRewritablePct = SessionFoldSaved / (RepeatBytes - UnrewritableRepeat);
+	// CaptureLedgerPct = (SessionFoldSaved + ProjectFoldSaved) / RepeatBytes.
+	CaptureSessionPct    float64 `json:"capture_session_pct"`
+	CaptureRewritablePct float64 `json:"capture_rewritable_pct"`
+	CaptureLedgerPct     float64 `json:"capture_ledger_pct"`
+	PipelineP50          float64 `json:"pipeline_ms_p50"`
+	PipelineP99          float64 `json:"pipeline_ms_p99"`
+	Seconds              float64 `json:"seconds"`
+	LedgerOnly           bool    `json:"ledger_only"`
+	HookFailures         int     `json:"hook_failures"`
 }
 
 type benchOptions struct {
@@ -138,8 +152,8 @@ from corpus lines) against a warm daemon in a temporary home and prints
 p50/p99 wall time per process beside a trivial Go binary's start time
 measured in the same run, and their ratio.
 
---ledger-only runs the guard and the ledger only (no distillers exist yet,
-so today both modes are the same).
+--ledger-only runs the guard and the ledger only; without it the first-seen
+stages (redaction, distillers, collapse, the final cut) run before the ledger.
 
 Exit codes: 0 done; 2 a corpus file or the store could not be read.`,
 		Example: `  omni bench --corpus ../shared/corpus/*.jsonl
@@ -352,9 +366,10 @@ func runBench(ctx context.Context, o benchOptions, progress io.Writer) (*benchRe
 	defer st.Close()
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	eng, err := hooks.New(ctx, st, hooks.Options{
-		Now:       func() time.Time { clock = clock.Add(time.Second); return clock },
-		ProjectOf: func(cwd string) string { return cwd },
-		Logf:      homeLogf(home),
+		Now:        func() time.Time { clock = clock.Add(time.Second); return clock },
+		ProjectOf:  func(cwd string) string { return cwd },
+		Logf:       homeLogf(home),
+		LedgerOnly: o.ledgerOnly,
 	})
 	if err != nil {
 		return nil, err
@@ -432,22 +447,32 @@ func runBench(ctx context.Context, o benchOptions, progress io.Writer) (*benchRe
 				}
 			}
 		}
-		folded := make([]bool, len(lines))
+		if res.Reason == "failed" || res.Reason == "host-cap" {
+			rep.UnrewritableRepeat += repeat
+		}
 		var handles []string
 		for _, f := range res.Folds {
-			for k := f.FirstLine; k < f.FirstLine+f.Lines; k++ {
-				folded[k] = true
+			if f.Scope == pipeline.ScopeSession {
+				rep.SessionFoldSaved += int64(f.Bytes - len(f.Marker))
+			} else {
+				rep.ProjectFoldSaved += int64(f.Bytes - len(f.Marker))
 			}
 			handles = append(handles, f.Handle)
 			rep.FoldsByKind[string(f.Kind)]++
 		}
 		if res.Reason != "host-cap" {
-			for i, ln := range lines {
-				if !folded[i] {
-					if t := strings.TrimSpace(res.Raw[ln.Start:ln.End]); t != "" {
-						set[t] = struct{}{}
-					}
+			// What the reader received: the delivered lines, markers and
+			// fillers excluded (folded and distilled-away lines were not).
+			issued := map[string]bool{}
+			for _, f := range res.Folds {
+				issued[strings.TrimSpace(strings.SplitN(f.Marker, "\n", 2)[0])] = true
+			}
+			for _, ln := range pipeline.SplitLines(nil, res.Delivered) {
+				t := strings.TrimSpace(res.Delivered[ln.Start:ln.End])
+				if t == "" || t == pipeline.Filler || issued[t] || (strings.HasPrefix(t, "[OMNI: ") && !strings.Contains(res.Raw, t)) {
+					continue
 				}
+				set[t] = struct{}{}
 			}
 		}
 		raw, del := int64(len(res.Raw)), int64(len(res.Delivered))
@@ -505,6 +530,9 @@ func runBench(ctx context.Context, o benchOptions, progress io.Writer) (*benchRe
 	rep.Seconds = time.Since(start).Seconds()
 	rep.SavedPct = pct(rep.All.BytesSaved, rep.All.RawBytes)
 	rep.CapturePct = pct(rep.All.BytesSaved, rep.All.RepeatBytes)
+	rep.CaptureSessionPct = pct(rep.SessionFoldSaved, rep.All.RepeatBytes)
+	rep.CaptureRewritablePct = pct(rep.SessionFoldSaved, rep.All.RepeatBytes-rep.UnrewritableRepeat)
+	rep.CaptureLedgerPct = pct(rep.SessionFoldSaved+rep.ProjectFoldSaved, rep.All.RepeatBytes)
 	sort.Slice(durs, func(i, j int) bool { return durs[i] < durs[j] })
 	if len(durs) > 0 {
 		rep.PipelineP50 = float64(durs[len(durs)/2].Microseconds()) / 1000
@@ -533,10 +561,13 @@ func rawOf(p map[string]any) string {
 func printBench(w io.Writer, r *benchReport) {
 	fmt.Fprintf(w, "calls %d in %.1fs (pipeline per call p50 %.2f ms, p99 %.2f ms)\n", r.All.Calls, r.Seconds, r.PipelineP50, r.PipelineP99)
 	fmt.Fprintf(w, "raw %d B, delivered %d B, saved %d B (%.1f%%)\n", r.All.RawBytes, r.All.DeliveredBytes, r.All.BytesSaved, r.SavedPct)
-	fmt.Fprintf(w, "available repetition %d B (%.1f%% of raw); the ledger captured %.1f%% of it\n",
-		r.All.RepeatBytes, pct(r.All.RepeatBytes, r.All.RawBytes), r.CapturePct)
+	fmt.Fprintf(w, "available repetition %d B (%.1f%% of raw), of which %d B in outputs no hook may rewrite (failure path, host cap)\n",
+		r.All.RepeatBytes, pct(r.All.RepeatBytes, r.All.RawBytes), r.UnrewritableRepeat)
+	fmt.Fprintf(w, "ledger: session folds saved %d B (%.1f%% of the repetition, %.1f%% of the rewritable repetition); project folds saved %d B more (%.1f%% with both); other stages %d B\n",
+		r.SessionFoldSaved, r.CaptureSessionPct, r.CaptureRewritablePct, r.ProjectFoldSaved, r.CaptureLedgerPct,
+		r.All.BytesSaved-r.SessionFoldSaved-r.ProjectFoldSaved)
 	row := func(name string, b *benchBucket) {
-		fmt.Fprintf(w, "  %-26s %6d calls %11d B raw %6.1f%% saved  repetition %10d B  captured %5.1f%%  folds %d\n",
+		fmt.Fprintf(w, "  %-26s %6d calls %11d B raw %6.1f%% saved  repetition %10d B  saved/repetition %5.1f%%  folds %d\n",
 			name, b.Calls, b.RawBytes, pct(b.BytesSaved, b.RawBytes), b.RepeatBytes, pct(b.BytesSaved, b.RepeatBytes), b.Folds)
 	}
 	fmt.Fprintln(w, "by tool kind:")

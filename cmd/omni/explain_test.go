@@ -93,7 +93,13 @@ func TestExplainCorpusFolds(t *testing.T) {
 			continue
 		}
 		for _, w := range x.Folds {
+			// The bench runs --ledger-only, so the ledger saw the raw text
+			// and the fold's line numbers index it.
 			raw := splitKeepEnds(r.Raw)
+			if w.FirstLine+w.Lines > len(raw) {
+				t.Fatalf("row %d: fold lines %d+%d beyond the %d raw lines (did the bench run the first-seen stages?)",
+					i, w.FirstLine, w.Lines, len(raw))
+			}
 			target := ""
 			for _, l := range raw[w.FirstLine : w.FirstLine+w.Lines] {
 				if target = strings.TrimSpace(l); target != "" {
