@@ -138,8 +138,19 @@ func checkReply(t *testing.T, stdin, reply []byte) {
 		return
 	}
 	var in struct {
+		Event        string                     `json:"hook_event_name"`
 		ToolName     string                     `json:"tool_name"`
 		ToolResponse map[string]json.RawMessage `json:"tool_response"`
+	}
+	if err := json.Unmarshal(stdin, &in); err == nil && in.Event == "SessionStart" {
+		// SessionStart may carry the project's context, and nothing else.
+		var r struct {
+			HSO map[string]json.RawMessage `json:"hookSpecificOutput"`
+		}
+		if json.Unmarshal(reply, &r) != nil || len(r.HSO) != 2 || string(r.HSO["hookEventName"]) != `"SessionStart"` || r.HSO["additionalContext"] == nil {
+			t.Fatalf("SessionStart reply is not {hookEventName, additionalContext}: %q", reply)
+		}
+		return
 	}
 	if err := json.Unmarshal(stdin, &in); err != nil || in.ToolResponse == nil {
 		t.Fatalf("a reply to a payload without a tool_response object: %q", reply)

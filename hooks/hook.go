@@ -158,18 +158,31 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 		// the host's own name.
 		return simple(events.KindCompacted, func(ev *events.Event) { ev.Compacted = &events.Compacted{Trigger: p.HookEventName} })
 	case "SessionStart":
+		var r Result
+		var err error
 		switch p.Source {
 		case "compact", "clear":
 			// The model no longer holds earlier output: every reader of the
 			// session forgets what it was shown.
-			return simple(events.KindCompacted, func(ev *events.Event) {
+			r, err = simple(events.KindCompacted, func(ev *events.Event) {
 				ev.Compacted = &events.Compacted{Trigger: "SessionStart:" + p.Source}
 			})
+		default:
+			// startup, resume and fork keep what the context holds: a resumed
+			// session keeps its transcript (and its ledger); a fork gets a new
+			// session id, so its reader starts empty (HOSTS.md §1.10).
+			r, err = simple(events.KindReaderStarted, func(ev *events.Event) { ev.ReaderStarted = &events.ReaderStarted{Source: p.Source} })
 		}
-		// startup, resume and fork keep what the context holds: a resumed
-		// session keeps its transcript (and its ledger); a fork gets a new
-		// session id, so its reader starts empty (HOSTS.md §1.10).
-		return simple(events.KindReaderStarted, func(ev *events.Event) { ev.ReaderStarted = &events.ReaderStarted{Source: p.Source} })
+		if err == nil && host == HostClaudeCode {
+			// The pinned goal, hot files and last active error of the
+			// project (issue 6 §5); never a savings claim (REFERENCE.md §14.13).
+			if c := e.sessionContext(project); c != "" {
+				r.Reply, _ = marshal(map[string]any{"hookSpecificOutput": map[string]any{
+					"hookEventName": "SessionStart", "additionalContext": c}})
+				r.Reply = append(r.Reply, '\n')
+			}
+		}
+		return r, err
 	case "SubagentStart":
 		// The reader is (session_id, agent_id): a new agent id starts empty.
 		return simple(events.KindReaderStarted, func(ev *events.Event) {
