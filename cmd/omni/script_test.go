@@ -20,7 +20,7 @@ package main
 //	                                      to the content of file SRC
 //	capture FILE REGEXP VAR               set $VAR to REGEXP's first group in FILE
 //	lines FILE N                          FILE holds N lines (a final newline opens none)
-//	mkfile FILE BYTES                     write BYTES bytes of distinct 64-byte lines
+//	mkfile FILE BYTES [PREFIX]            write BYTES bytes of distinct 64-byte lines ("PREFIX line N")
 //	expand FILE OUT                       write FILE to OUT with each marker line
 //	                                      replaced by `omni retrieve` of its handle
 //	                                      and the "⋮" filler after it dropped
@@ -360,15 +360,19 @@ func cmdLines(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 func cmdMkfile(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 2 {
-		ts.Fatalf("usage: mkfile FILE BYTES")
+	if neg || len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: mkfile FILE BYTES [PREFIX]")
 	}
 	n, err := strconv.Atoi(args[1])
 	ts.Check(err)
+	prefix := "generated"
+	if len(args) == 3 {
+		prefix = args[2]
+	}
 	var b bytes.Buffer
 	b.Grow(n + 64)
 	for i := 0; b.Len() < n; i++ {
-		fmt.Fprintf(&b, "%-63s\n", fmt.Sprintf("generated line %09d", i))
+		fmt.Fprintf(&b, "%-63s\n", fmt.Sprintf("%s line %09d", prefix, i))
 	}
 	ts.Check(os.WriteFile(ts.MkAbs(args[0]), b.Bytes()[:n], 0o666))
 }
