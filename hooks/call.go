@@ -76,6 +76,7 @@ func (e *Engine) callAt(ctx context.Context, in CallInput, now time.Time, projec
 	d.noLedger = in.Session == ""
 	dec, evs := e.decide(d, inv.ID)
 	evs[len(evs)-1].Emitted.Output = sha([]byte(dec.Text))
+	e.withholdSecrets(&inv, evs, in.Text)
 	if err := e.append(ctx, append([]events.Event{inv}, evs...)); err != nil {
 		if dec.Text == in.Text {
 			return res, fmt.Errorf("append: %w", err)

@@ -43,6 +43,9 @@ type Options struct {
 	ProjectOf func(cwd string) string
 	// Logf receives one line per problem (default: discard).
 	Logf func(format string, args ...any)
+	// KeepSecrets keeps raw inputs that hold credentials in the log (and
+	// turns redaction off), as `--keep-secrets` / OMNI_KEEP_SECRETS=1 ask.
+	KeepSecrets bool
 	// LedgerOnly skips the first-seen stages (redaction, distillers,
 	// collapse, final cut): guard and ledger only (omni bench --ledger-only).
 	// Recorded in each Invoked event so replay reruns the same stages.
@@ -183,6 +186,7 @@ func (v view) Lookup(k uint64) pipeline.Seen {
 }
 
 func (v view) Owed(h string) bool { return v.l.Owed(v.r, h) > 0 }
+func (v view) Empty() bool        { return !v.l.Holds(v.r, v.now) }
 
 var _ pipeline.View = view{}
 
@@ -217,6 +221,7 @@ func (e *Engine) decide(d delivery, call string) (pipeline.Decision, []events.Ev
 	if d.shorten != nil && !d.unrecorded && d.req.NoFold == "" && !e.opt.LedgerOnly {
 		sq := *d.shorten
 		sq.Text = raw
+		sq.KeepSecrets = e.opt.KeepSecrets
 		r := pipeline.Shorten(sq)
 		sr = &r
 		if r.Changed {
@@ -292,6 +297,34 @@ func (e *Engine) decide(d delivery, call string) (pipeline.Decision, []events.Ev
 	evs = append(evs, ev)
 	dec.Reason = reason
 	return dec, evs
+}
+
+// withholdSecrets drops the raw input from an Invoked event when the text it
+// carries holds credentials (the redaction stage found some, or would have
+// on a text it did not shorten), so a log that outlives the session never
+// becomes a credential store (issue 3 §5). Replay then reports the
+// invocation as withheld instead of comparing it. OMNI_KEEP_SECRETS (the
+// Engine's KeepSecrets option) keeps the input.
+func (e *Engine) withholdSecrets(inv *events.Event, evs []events.Event, raw string) {
+	if e.opt.KeepSecrets || inv.Invoked == nil {
+		return
+	}
+	found := false
+	ran := false
+	for _, ev := range evs {
+		if ev.Distilled != nil {
+			ran = true
+			found = ev.Distilled.Redacted > 0
+		}
+	}
+	if !ran && raw != "" {
+		_, n := pipeline.Redact(raw)
+		found = n > 0
+	}
+	if found {
+		inv.Invoked.Input = nil
+		inv.Invoked.Params = withParam(inv.Invoked.Params, "input", "withheld:secrets")
+	}
 }
 
 // Retrieve returns the exact archived bytes of handle h and records a

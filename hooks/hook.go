@@ -236,6 +236,7 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 		}
 	}
 	evs[len(evs)-1].Emitted.Output = sha(reply)
+	e.withholdSecrets(&inv, evs, res.Raw)
 	if err := e.append(ctx, append([]events.Event{inv}, evs...)); err != nil {
 		if !changed {
 			return res, fmt.Errorf("append: %w", err)

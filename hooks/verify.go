@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/replay"
@@ -21,8 +22,11 @@ type Replayed struct {
 	// Want and Got are the SHA-256 of what was delivered and of Output.
 	Want, Got string
 	// Match reports Want == Got; Compared is false for invocations that
-	// deliver nothing (compactions, session events).
+	// deliver nothing (compactions, session events) and for withheld ones.
 	Match, Compared bool
+	// Withheld reports an invocation whose raw input was not stored because
+	// it held credentials: it cannot be rerun.
+	Withheld bool
 }
 
 // Replay rebuilds the projections from the batches before seq, reruns the
@@ -44,8 +48,9 @@ func Replay(ctx context.Context, log events.Log, seq events.Seq) (Replayed, erro
 // VerifySummary counts the outcome of Verify.
 type VerifySummary struct {
 	// Batches read; Invocations rerun; Compared those that delivered text;
-	// Identical those whose rerun matched byte for byte.
-	Batches, Invocations, Compared, Identical int
+	// Identical those whose rerun matched byte for byte; Withheld those whose
+	// input was not stored (it held credentials).
+	Batches, Invocations, Compared, Identical, Withheld int
 	// Mismatches lists the sequences that did not match (at most 100).
 	Mismatches []events.Seq
 }
@@ -64,6 +69,9 @@ func Verify(ctx context.Context, log events.Log, progress func(seq events.Seq)) 
 				return err
 			}
 			s.Invocations++
+			if r.Withheld {
+				s.Withheld++
+			}
 			if r.Compared {
 				s.Compared++
 				if r.Match {
@@ -108,6 +116,10 @@ func (e *Engine) rerun(ctx context.Context, batch []events.Event) (Replayed, err
 		return Replayed{}, fmt.Errorf("batch %d holds no invocation", batch[0].Seq)
 	}
 	r := Replayed{Seq: inv.Seq, Door: inv.Invoked.Door}
+	if strings.HasPrefix(inv.Invoked.Params["input"], "withheld") {
+		r.Withheld = true
+		return r, nil
+	}
 	input := inv.Invoked.Input
 	if inv.Invoked.Codec == events.CodecZstd {
 		var err error

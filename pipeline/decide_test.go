@@ -501,23 +501,23 @@ func TestDecideProjectNeverWhole(t *testing.T) {
 	}
 }
 
-// TestDecideProjectPartialForFreshReader: a reader that holds nothing yet
-// (a fresh subagent) still gets a partial project fold — what stays beside
-// the marker is original content — but never a whole-output one.
-func TestDecideProjectPartialForFreshReader(t *testing.T) {
+// TestDecideProjectRefusedForEmptyReader: a reader that holds nothing yet
+// (first delivery, or first after compaction) gets no project fold, partial
+// or whole. Red without `|| v.Empty()` in planBlock.
+func TestDecideProjectRefusedForEmptyReader(t *testing.T) {
 	head := dtLines("head", 11, 1100)
 	run := dtLines("run", 7, 700)
 	text := head + run + dtLine("tail", 40)
-	v := newFakeView().see(ScopeProject, "pytest", run)
-	v.empty = true
-	d := dtDecide(t, Request{Text: text, Source: "pytest -x"}, v)
-	if len(d.Folds) != 1 || d.Folds[0].Scope != ScopeProject {
-		t.Fatalf("want one partial project fold for a fresh reader, got %d: %q", len(d.Folds), d.Text)
-	}
-	whole := newFakeView().see(ScopeProject, "pytest", text)
-	whole.empty = true
-	if d := dtDecide(t, Request{Text: text, Source: "pytest -x"}, whole); len(d.Folds) != 0 {
-		t.Fatalf("whole-output project fold for a fresh reader: %q", d.Text)
+	for _, empty := range []bool{true, false} {
+		v := newFakeView().see(ScopeProject, "pytest", run)
+		v.empty = empty
+		d := dtDecide(t, Request{Text: text, Source: "pytest -x"}, v)
+		if empty && len(d.Folds) != 0 {
+			t.Fatalf("project fold for an empty reader: %q", d.Text)
+		}
+		if !empty && len(d.Folds) != 1 {
+			t.Fatalf("no project fold for a reader holding lines")
+		}
 	}
 }
 

@@ -312,7 +312,7 @@ func pickDistiller(ci cmdInfo) *distiller {
 	case "wget":
 		return dWget
 	}
-	return nil
+	return pickToolDistiller(ci.prog, sub, rest)
 }
 
 // isInstallSub reports the package-manager subcommands that install.

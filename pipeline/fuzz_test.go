@@ -95,8 +95,8 @@ func checkDecision(tb testing.TB, req Request, v View, d Decision) {
 		gain := MinSessionGain
 		if f.Scope == ScopeProject {
 			gain *= ProjectGainMult
-			if f.Kind != MarkerProject {
-				tb.Fatalf("fold %d: project fold of kind %s", fi, f.Kind)
+			if f.Kind != MarkerProject || v.Empty() {
+				tb.Fatalf("fold %d: project fold of kind %s (reader empty %v)", fi, f.Kind, v.Empty())
 			}
 		} else {
 			session = true

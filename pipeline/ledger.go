@@ -63,6 +63,9 @@ type View interface {
 	// Owed reports whether the reader retrieved this handle and is owed one
 	// whole delivery of its block (REFERENCE.md §5.7).
 	Owed(handle string) bool
+	// Empty reports whether the reader holds no delivered lines at all (a
+	// fresh subagent or session, or the first delivery after a compaction).
+	Empty() bool
 }
 
 // Request is one text to decide on.
@@ -145,7 +148,8 @@ type lineInfo struct {
 // first source, blank lines inside a run travel with it, failure lines
 // never fold and split runs; a run folds only if it clears its bar; a
 // project fold never replaces the whole output and never reaches a reader
-// an owed block is delivered whole once.
+// project fold never reaches a reader that holds nothing yet; an owed block
+// is delivered whole once.
 func Decide(req Request, v View) Decision {
 	text := req.Text
 	lines := SplitLines(make([]Line, 0, 64), text)
@@ -357,12 +361,11 @@ func planBlock(req Request, v View, lines []Line, a, b int, s Seen, d *Decision)
 	gain := MinSessionGain
 	switch {
 	case s.Scope == ScopeProject:
-		// A project fold never replaces the whole output (REFERENCE.md
-		// §5.3 [0.7.9+]); partial project folds reach every reader, a fresh
-		// subagent included, because what they leave beside the marker is
-		// original content the reader can judge (§14 item 10: the harm in
-		// fajarhide/omni#575 was the whole-output fold).
-		if whole {
+		// A project fold never replaces the whole output, and never reaches a
+		// reader that holds nothing yet: a fresh subagent or session would be
+		// handed markers for text it has never seen (REFERENCE.md §5.3
+		// [0.7.9+] and §14 item 10; fajarhide/omni#575, #581).
+		if whole || v.Empty() {
 			return Fold{}, false
 		}
 		kind = MarkerProject

@@ -34,7 +34,7 @@ type ShortenRequest struct {
 // Block is bytes a marker in ShortenResult.Text names by Handle (HandleOf
 // Bytes, 16 hex characters). The caller must archive every Block under its
 // Handle BEFORE it delivers the text (rule: archive first, REFERENCE.md §6).
-// No Block is larger than MaxBlockBytes.
+// No Block is larger than MaxArchiveBytes.
 type Block struct {
 	// Handle is HandleOf(Bytes).
 	Handle string
@@ -69,6 +69,14 @@ type ShortenResult struct {
 	// Changed reports that Text differs from ShortenRequest.Text.
 	Changed bool
 }
+
+// MaxArchiveBytes bounds a block Shorten archives (the raw behind a rewind
+// marker, the middle of the final cut): 16 MiB, the largest input omni reads
+// (REFERENCE.md §10, MAX_INPUT). The reference capped these at 64 KiB and
+// then printed "not archived" markers (§2.10); omni archives whatever it
+// cuts, because rule 2 ("a handle wherever the bytes can be archived") beats
+// archive size. Ledger folds keep MaxBlockBytes.
+const MaxArchiveBytes = 16 << 20
 
 // The size thresholds of Shorten. The three "is it smaller enough" tests are
 // kept apart as named predicates (REFERENCE.md §2.11, §14 item 12):
@@ -284,7 +292,7 @@ func Shorten(req ShortenRequest) ShortenResult {
 		res.Collapsed = false
 		return finalCut(deliver("not-smaller"), tool)
 	}
-	if len(body) <= MaxBlockBytes {
+	if len(body) <= MaxArchiveBytes {
 		h := HandleOf(body)
 		marker = rewindMarker(body, len(lines), kept, len(candidate), h)
 		res.Blocks = append(res.Blocks, Block{Handle: h, Bytes: body})
@@ -351,23 +359,23 @@ func hasOmniMarker(text string) bool {
 
 // rewindMarker renders the rewind marker (REFERENCE.md §7.1) for a body of
 // total lines of which kept survive verbatim in a shortened text of outLen
-// bytes, naming handle h. A body over MaxBlockBytes is not archived and its
+// bytes, naming handle h. A body over MaxArchiveBytes is not archived and its
 // marker says so instead of naming a handle.
 func rewindMarker(body string, total, kept, outLen int, h string) string {
 	lost := strconv.Itoa(total-kept) + " lines"
 	if total-kept <= 0 {
 		lost = strconv.Itoa(max(len(body)-outLen, 0)) + " bytes"
 	}
-	if len(body) > MaxBlockBytes {
+	if len(body) > MaxArchiveBytes {
 		return "[OMNI: " + lost + " omitted, full output not archived: " + strconv.Itoa(len(body)) +
-			" bytes over the " + strconv.Itoa(MaxBlockBytes) + " byte rewind cap]"
+			" bytes over the " + strconv.Itoa(MaxArchiveBytes) + " byte rewind cap]"
 	}
 	return "[OMNI: " + lost + " omitted, omni retrieve " + h + " for full output]"
 }
 
 // finalCut applies the final safety cut at MaxOutputBytes to res.Text
 // (REFERENCE.md §2.10, §7.4): the head and a tail of a fifth of the budget
-// survive, the middle is archived as a Block (when it fits MaxBlockBytes)
+// survive, the middle is archived as a Block (when it fits MaxArchiveBytes)
 // and replaced by one marker line. Line form when whole lines fit both
 // ends, else byte form, which also keeps a tail slice (REFERENCE.md §14 item
 // 15). A Read result is never cut (its line numbers must hold).
@@ -406,7 +414,7 @@ func finalCut(res ShortenResult, tool string) ShortenResult {
 		}
 		dropped := strings.Count(middle, "\n")
 		handle := ""
-		if len(middle) <= MaxBlockBytes {
+		if len(middle) <= MaxArchiveBytes {
 			handle = HandleOf(middle)
 			res.Blocks = append(res.Blocks, Block{Handle: handle, Bytes: middle})
 		}
@@ -422,7 +430,7 @@ func finalCut(res ShortenResult, tool string) ShortenResult {
 		s := utf8Ceil(t, len(t)-tailBudget)
 		middle = t[h:s]
 		handle := ""
-		if len(middle) <= MaxBlockBytes {
+		if len(middle) <= MaxArchiveBytes {
 			handle = HandleOf(middle)
 			res.Blocks = append(res.Blocks, Block{Handle: handle, Bytes: middle})
 		}

@@ -69,8 +69,8 @@ func shCheck(t testing.TB, req ShortenRequest, res ShortenResult) {
 		if b.Handle != HandleOf(b.Bytes) {
 			t.Fatalf("block handle %s is not HandleOf its bytes", b.Handle)
 		}
-		if len(b.Bytes) > MaxBlockBytes {
-			t.Fatalf("block of %d bytes over MaxBlockBytes", len(b.Bytes))
+		if len(b.Bytes) > MaxArchiveBytes {
+			t.Fatalf("block of %d bytes over MaxArchiveBytes", len(b.Bytes))
 		}
 		if !strings.Contains(res.Text, "omni retrieve "+b.Handle) {
 			t.Fatalf("block %s is not named in the text", b.Handle)
@@ -282,7 +282,9 @@ func TestShortenRewindCap(t *testing.T) {
 	req := ShortenRequest{Command: "./server", Text: raw, ExitCode: 1}
 	r := Shorten(req)
 	shCheck(t, req, r)
-	if len(r.Blocks) != 0 || !strings.Contains(r.Text, "full output not archived: "+fmt.Sprint(len(raw))+" bytes over the 65536 byte rewind cap]") {
+	// Over the 64 KiB ledger block size the raw is still archived: rule 2,
+	// a handle wherever the bytes can be archived (MaxArchiveBytes).
+	if len(r.Blocks) != 1 || r.Blocks[0].Bytes != raw || !strings.Contains(r.Text, "omni retrieve "+r.Blocks[0].Handle+" for full output]") {
 		t.Fatalf("%d blocks, %q", len(r.Blocks), r.Text[max(0, len(r.Text)-300):])
 	}
 	if !strings.Contains(r.Text, "ERROR [db] write failed: disk full") {
@@ -313,9 +315,9 @@ func TestFinalCutLineForm(t *testing.T) {
 	if len(tail) > MaxOutputBytes/TailBudgetFraction+200 || len(tail) < MaxOutputBytes/TailBudgetFraction-200 {
 		t.Fatalf("tail of %d bytes", len(tail))
 	}
-	// The middle is over MaxBlockBytes here: no handle is promised.
-	if len(r.Blocks) != 0 || strings.Contains(r.Text, "omni retrieve") {
-		t.Fatal("a handle for an unarchived middle")
+	// The middle is over the 64 KiB ledger block size here: still archived.
+	if len(r.Blocks) != 1 || !strings.Contains(r.Text, "omni retrieve "+r.Blocks[0].Handle+"]") {
+		t.Fatal("no handle for the archived middle")
 	}
 	// A smaller overflow archives its middle.
 	raw2 := raw[:MaxOutputBytes+20000]

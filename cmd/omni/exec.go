@@ -9,7 +9,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -68,7 +70,37 @@ func runExec(ctx context.Context, s streams, session, agent string, quiet bool, 
 	c.Stderr = s.Err
 	c.Stdin = s.In
 	start := time.Now()
-	err := c.Run()
+	if err := c.Start(); err != nil {
+		return &exitError{code: 127, msg: fmt.Sprintf("omni exec: %v", err)}
+	}
+	// A signal to omni (a host timeout, Ctrl-C) goes to the command; what it
+	// printed so far is then delivered raw, never lost.
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	var got os.Signal
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case sg := <-sigs:
+				got = sg
+				_ = c.Process.Signal(sg)
+			case <-done:
+				return
+			}
+		}
+	}()
+	err := c.Wait()
+	close(done)
+	signal.Stop(sigs)
+	if got != nil {
+		io.WriteString(s.Out, out.String())
+		code := 128
+		if n, ok := got.(syscall.Signal); ok {
+			code += int(n)
+		}
+		return &exitError{code: code}
+	}
 	code := 0
 	if err != nil {
 		var ee *exec.ExitError

@@ -54,6 +54,9 @@ store could not be read.`,
 				if !asJSON {
 					fmt.Fprintf(s.Out, "batches %d (seq %d..%d), invocations %d, compared %d, identical %d, differing %d\n",
 						sm.Batches, r.First, r.Last, sm.Invocations, sm.Compared, sm.Identical, sm.Compared-sm.Identical)
+					if sm.Withheld > 0 {
+						fmt.Fprintf(s.Out, "withheld %d (their input held credentials and was not stored; OMNI_KEEP_SECRETS=1 keeps it)\n", sm.Withheld)
+					}
 					for _, q := range sm.Mismatches {
 						fmt.Fprintf(s.Out, "differs: seq %d (omni replay --at %d)\n", q, q)
 					}
@@ -67,7 +70,9 @@ store could not be read.`,
 			if !asJSON {
 				s.Out.Write(rp.Output)
 				status := "identical to what was delivered"
-				if !rp.Compared {
+				if rp.Withheld {
+					status = "input withheld (it held credentials), nothing to rerun"
+				} else if !rp.Compared {
 					status = "delivered nothing to compare"
 				} else if !rp.Match {
 					status = fmt.Sprintf("DIFFERS from what was delivered (sha256 %s, now %s)", rp.Want, rp.Got)

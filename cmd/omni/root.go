@@ -55,6 +55,12 @@ func run(args []string, s streams) int {
 	if err == nil {
 		return 0
 	}
+	if len(args) > 0 && (args[0] == "hook" || args[0] == "pretool") {
+		// A host hook never fails the host: exit 2 would block the tool call
+		// and feed stderr to the model (HOSTS.md §1.2). Log and exit 0.
+		homeLogf(omniHome())("%s: %v", args[0], err)
+		return 0
+	}
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.msg != "" {

@@ -52,7 +52,8 @@ type callResp struct {
 }
 
 func newService(ctx context.Context, log events.Log, home string) (*service, error) {
-	eng, err := hooks.New(ctx, log, hooks.Options{ProjectOf: projectOf, Logf: homeLogf(home)})
+	eng, err := hooks.New(ctx, log, hooks.Options{ProjectOf: projectOf, Logf: homeLogf(home),
+		KeepSecrets: os.Getenv("OMNI_KEEP_SECRETS") == "1"})
 	if err != nil {
 		return nil, err
 	}
