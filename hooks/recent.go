@@ -24,6 +24,11 @@ type Recent struct {
 	DeliveredBytes int `json:"delivered_bytes"`
 	// Folds lists the markers issued (kind and handle).
 	Folds []RecentFold `json:"folds,omitempty"`
+	// Changed reports that the model read something other than the raw
+	// text (a fold, a distillation, a redaction, a cut).
+	Changed bool `json:"changed"`
+	// Distiller names the distiller that shortened the text ("" none).
+	Distiller string `json:"distiller,omitempty"`
 	// Reason says why nothing changed ("" when something did).
 	Reason string `json:"reason,omitempty"`
 	// Failed reports the failure path.
@@ -66,12 +71,15 @@ func RecentCalls(ctx context.Context, log events.Log, n int) ([]Recent, error) {
 			em := ev.Emitted
 			r = &Recent{Seq: seq, Time: ev.Time.UTC().Format("2006-01-02T15:04:05Z07:00"), Reader: ev.Reader().String(),
 				Project: ev.Project, Tool: em.Tool, Source: em.Source, RawBytes: em.RawBytes,
-				DeliveredBytes: em.DeliveredBytes, Reason: em.Reason, Failed: em.Failed}
+				DeliveredBytes: em.DeliveredBytes, Reason: em.Reason, Failed: em.Failed, Changed: em.Replied}
 		}
 		if r == nil {
 			continue
 		}
 		for _, ev := range batch {
+			if d := ev.Distilled; d != nil && !d.Passthrough {
+				r.Distiller = d.Distiller
+			}
 			if f := ev.Folded; f != nil {
 				r.Folds = append(r.Folds, RecentFold{Marker: f.Marker, Handle: f.Handle, Lines: f.Lines, Bytes: f.Bytes})
 			}

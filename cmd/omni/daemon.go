@@ -29,6 +29,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -228,6 +229,17 @@ func runDaemon(ctx context.Context, home string, idle time.Duration, logf func(f
 
 	why := act.waitExit(ctx, stopCh, idle, home)
 	logf("daemon %d: stopping: %s", os.Getpid(), why)
+	if strings.HasPrefix(why, "home ") || strings.HasPrefix(why, "store lock ") {
+		// The directory this daemon owned is gone (or is another store now):
+		// a clean Shutdown would write this server's state into whatever
+		// lives at that path. Stop serving and leave without touching disk;
+		// the process exits right after.
+		gctx, cancel := context.WithTimeout(context.Background(), daemonStopGrace)
+		_ = st.StopServing(gctx)
+		cancel()
+		logf("daemon %d: left its store untouched", os.Getpid())
+		return nil
+	}
 	if err := shutdownDaemon(home, ad, st, closeHandler); err != nil {
 		logf("daemon %d: %v", os.Getpid(), err)
 		return err
@@ -285,6 +297,11 @@ func (a *activity) waitExit(ctx context.Context, stop <-chan string, idle time.D
 	defer tick.Stop()
 	homeTick := time.NewTicker(daemonHomeCheck)
 	defer homeTick.Stop()
+	// The store's lock file identifies the store this daemon owns: if the
+	// home is deleted and made again between two checks, the path exists
+	// but names another file, and this daemon must not write into it.
+	lockPath := filepath.Join(home, "store", jetstream.LockFile)
+	lock0, _ := os.Stat(lockPath)
 	for {
 		select {
 		case <-ctx.Done():
@@ -298,6 +315,11 @@ func (a *activity) waitExit(ctx context.Context, stop <-chan string, idle time.D
 		case <-homeTick.C:
 			if _, err := os.Stat(home); errors.Is(err, os.ErrNotExist) {
 				return "home " + home + " was removed"
+			}
+			if lock0 != nil {
+				if fi, err := os.Stat(lockPath); err != nil || !os.SameFile(lock0, fi) {
+					return "store lock " + lockPath + " was removed or replaced"
+				}
 			}
 		}
 	}

@@ -154,10 +154,15 @@ func runDoctor(o initOptions) doctorReport {
 		problem("the store under %s does not open: %v: run 'omni daemon --stop' and check %s", filepath.Join(home, "store"), err, filepath.Join(home, "daemon.log"))
 	} else {
 		var st struct {
-			Calls int `json:"calls"`
+			Agent struct {
+				Calls int `json:"calls"`
+			} `json:"agent"`
+			Terminal struct {
+				Calls int `json:"calls"`
+			} `json:"terminal"`
 		}
 		_ = json.Unmarshal(b, &st)
-		rep.Store, rep.Calls = "ok", st.Calls
+		rep.Store, rep.Calls = "ok", st.Agent.Calls+st.Terminal.Calls
 	}
 	switch {
 	case os.Getenv("OMNI_NO_DAEMON") != "":

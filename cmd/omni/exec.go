@@ -28,9 +28,15 @@ func newExecCmd(s streams) *cobra.Command {
 		Use:   "exec [--session S] [--agent A] [--] CMD [ARG...]",
 		Short: "Run a command and print its output as the reader would read it",
 		Long: `Runs CMD, captures its stdout, and prints it through the same pipeline as a
-hook: with --session (or $OMNI_SESSION), lines this reader was already shown
-fold into markers. stderr is passed through untouched. A command that fails
-(non-zero exit) has its output printed unchanged. omni exec exits with the
+hook: redaction, the command's distiller, the collapse fallback and the final
+cut, then, with --session (or $OMNI_SESSION), the ledger: lines this reader
+was already shown fold into markers. Every cut is archived first (see
+'omni retrieve'). stderr is passed through untouched. A command that fails
+(non-zero exit) is distilled only when its runner's own verdict was
+recognised and every failure line survives; otherwise its output is printed
+unchanged, and it never folds. If omni is interrupted (SIGINT, SIGTERM,
+SIGHUP) the signal goes to CMD and what it printed is delivered raw. Without
+a session nothing is recorded. omni exec exits with the
 command's own exit code; a one-line footer on stderr says what was saved
 (OMNI_QUIET=1 or --quiet hides it).
 

@@ -22,11 +22,15 @@ func newHookCmd(s streams) *cobra.Command {
 		Long: `Reads one Claude Code hook payload (JSON) on stdin and dispatches on its
 hook_event_name (Claude Code; Codex, Gemini CLI and OpenCode payloads are
 recognised and answered in their own shapes). PostToolUse for Bash, Read,
-Grep, Glob and WebFetch: when lines this reader was already shown fold, prints {"hookSpecificOutput":{"hookEventName":"PostToolUse",
+Grep, Glob and WebFetch: when the text changed (lines this reader was already
+shown folded; for Bash also redaction, a distiller, collapse or the final
+cut), prints {"hookSpecificOutput":{"hookEventName":"PostToolUse",
 "updatedToolOutput":...}} echoing tool_response with only the text changed;
 otherwise prints nothing. PostToolUseFailure is recorded, never answered.
 PreCompact, PostCompact and SessionStart (compact, clear) empty the session's
-shown-sets. The optional EVENT argument is ignored (the payload decides).
+shown-sets; SessionStart may answer with additionalContext (the project's
+pinned goal, remembered facts, hot files, last active error). The optional
+EVENT argument is ignored (the payload decides).
 
 Exit codes: always 0. On any error, timeout or panic it prints nothing, so
 the host keeps its own output, and writes one line to $OMNI_HOME/omni.log.`,

@@ -288,11 +288,16 @@ func explainRecent(rs []hooks.Recent) string {
 		}
 		fmt.Fprintf(&b, "- %s %s %s %q: %d B -> %d B", r.Time, r.Reader, r.Tool, src, r.RawBytes, r.DeliveredBytes)
 		switch {
+		case r.Changed && r.Distiller != "":
+			fmt.Fprintf(&b, ", distilled (%s)", r.Distiller)
+		case r.Changed && len(r.Folds) == 0:
+			b.WriteString(", shortened")
+		case r.Changed:
 		case r.Failed:
 			b.WriteString(", failed call passed through")
-		case len(r.Folds) == 0 && r.Reason != "":
+		case r.Reason != "":
 			fmt.Fprintf(&b, ", unchanged (%s)", r.Reason)
-		case len(r.Folds) == 0:
+		default:
 			b.WriteString(", unchanged")
 		}
 		b.WriteString("\n")

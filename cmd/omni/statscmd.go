@@ -33,8 +33,8 @@ func newStatsCmd(s streams) *cobra.Command {
 		Use:   "stats [--since WHEN] [--view summary|detail|folds|projects] [--json]",
 		Short: "Show what omni kept from the model, folded from the event log",
 		Long: `Prints the bytes that never reached the model, then one row per mechanism:
-folded (the ledger's markers), distilled, collapsed, redacted, and the calls
-left alone (0 bytes, by design). Each percentage is over that mechanism's own
+folded (the ledger's markers), distilled, collapsed, redacted, cut (the final
+50 KB safety cut), and the calls left alone (0 bytes, by design). Each percentage is over that mechanism's own
 base (the text of the calls it changed); they are never added together.
 Below them: sessions and how many calls they made before a compaction.
 
