@@ -23,10 +23,17 @@ func distillGoTest(d *dctx) bool {
 		l := d.line(i)
 		t := strings.TrimSpace(l)
 		switch {
+		// A header or a pass line goes only when no test output sits next
+		// to it: a passing test's own log lines keep their "=== RUN" and
+		// "--- PASS" around them, so no line reads as another test's output.
 		case hasPrefixAny(t, "=== RUN", "=== PAUSE", "=== CONT", "=== NAME"):
-			d.drop(i)
+			if i+1 >= d.n() || goStructural(strings.TrimSpace(d.line(i+1))) {
+				d.drop(i)
+			}
 		case strings.HasPrefix(t, "--- PASS:"):
-			d.drop(i)
+			if i == 0 || goStructural(strings.TrimSpace(d.line(i-1))) {
+				d.drop(i)
+			}
 		case strings.HasPrefix(l, "?") && strings.HasSuffix(t, "[no test files]"):
 			d.drop(i)
 			verdict = true
@@ -48,6 +55,13 @@ func distillGoTest(d *dctx) bool {
 		return verdict && failing
 	}
 	return verdict
+}
+
+// goStructural reports a go test line that is the runner's own structure
+// (headers, results, verdicts), not a test's output.
+func goStructural(t string) bool {
+	return hasPrefixAny(t, "=== RUN", "=== PAUSE", "=== CONT", "=== NAME", "--- PASS:", "--- SKIP:", "--- FAIL:", "ok ", "ok\t", "FAIL\t", "FAIL ") ||
+		t == "PASS" || t == "FAIL" || strings.HasSuffix(t, "[no test files]")
 }
 
 // goStdFrame reports a goroutine frame (function line, then "\tpath:line
