@@ -387,8 +387,13 @@ func holdsOmni(src []byte, variants [][]part) bool {
 }
 
 // writeAtomic replaces path with data through a temporary file, keeping the
-// mode of the file it replaces (0644 for a new one).
+// mode of the file it replaces (0644 for a new one). A symlinked path (a
+// dotfiles repository) is followed: its target is rewritten and the link
+// stays a link.
 func writeAtomic(path string, data []byte) error {
+	if target, err := filepath.EvalSymlinks(path); err == nil {
+		path = target
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
