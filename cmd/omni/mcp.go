@@ -115,8 +115,16 @@ func (s rpcShape) hasID() bool { return len(s.ID) > 0 && string(s.ID) != "null" 
 // Read returns stdin line by line, counting requests; at the end of stdin
 // it waits for the outstanding answers before reporting io.EOF.
 func (d *mcpDrain) Read(p []byte) (int, error) {
-	if len(d.pending) == 0 {
+	for len(d.pending) == 0 {
 		line, err := d.in.ReadBytes('\n')
+		if t := bytes.TrimSpace(line); len(t) > 0 && !json.Valid(t) {
+			// A line that is not JSON would end the SDK's read loop and the
+			// server with it: skip it (its sender gets no answer) and go on.
+			if err == nil {
+				continue
+			}
+			line = nil
+		}
 		if len(line) > 0 {
 			var m rpcShape
 			if json.Unmarshal(line, &m) == nil && m.hasID() && m.Method != "" {
