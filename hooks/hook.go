@@ -362,6 +362,8 @@ func (e *Engine) toolDelivery(d delivery, p ccPayload, in HookInput) (delivery, 
 		}
 		d.source = path
 		d.req = pipeline.Request{Text: content, Source: path, Read: true}
+		// Redaction only (in place, no marker line): a Read keeps its lines.
+		d.shorten = &pipeline.ShortenRequest{Tool: "Read", Path: path}
 		d.req.NoFold = noFoldReason("", in.Passthrough, content, p.ToolResponse)
 		render := func(t string) ([]byte, error) {
 			nf := make(map[string]json.RawMessage, len(file))

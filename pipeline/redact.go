@@ -149,6 +149,11 @@ func redactLine(s string) (string, int) {
 		s, k = redactURLPasswords(s)
 		n += k
 	}
+	{
+		var k int
+		s, k = redactKnownTokens(s)
+		n += k
+	}
 	if strings.Contains(s, "\":") || strings.Contains(s, "\" :") || strings.Contains(s, "':") {
 		var k int
 		s, k = redactQuotedFields(s)
@@ -713,4 +718,51 @@ func indexFold(s, needle string) int {
 		}
 	}
 	return -1
+}
+
+// knownTokenPrefixes are vendor credential shapes that are secrets wherever
+// they stand, with the shortest body (after the prefix, in token bytes)
+// that counts: OpenAI/Anthropic "sk-" keys, GitHub tokens, Slack tokens,
+// AWS access key ids, Google API keys.
+var knownTokenPrefixes = []struct {
+	prefix string
+	min    int
+}{
+	{"sk-", 20}, {"ghp_", 30}, {"gho_", 30}, {"ghu_", 30}, {"ghs_", 30}, {"ghr_", 30},
+	{"github_pat_", 30}, {"xoxb-", 20}, {"xoxp-", 20}, {"xoxa-", 20}, {"AKIA", 16}, {"AIza", 30},
+}
+
+// redactKnownTokens replaces standalone vendor credentials (a known prefix
+// at a word boundary followed by enough token bytes) with [REDACTED].
+func redactKnownTokens(s string) (string, int) {
+	n := 0
+	for _, kp := range knownTokenPrefixes {
+		if !strings.Contains(s, kp.prefix) {
+			continue
+		}
+		from := 0
+		for from < len(s) {
+			i := strings.Index(s[from:], kp.prefix)
+			if i < 0 {
+				break
+			}
+			i += from
+			if i > 0 && tokenByte(s[i-1]) {
+				from = i + len(kp.prefix)
+				continue
+			}
+			e := i + len(kp.prefix)
+			for e < len(s) && tokenByte(s[e]) {
+				e++
+			}
+			if e-i-len(kp.prefix) >= kp.min {
+				s = s[:i] + Redacted + s[e:]
+				n++
+				from = i + len(Redacted)
+				continue
+			}
+			from = e
+		}
+	}
+	return s, n
 }

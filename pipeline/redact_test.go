@@ -124,3 +124,20 @@ func FuzzRedact(f *testing.F) {
 		}
 	})
 }
+
+// TestRedactKnownTokens: standalone vendor keys are redacted wherever they
+// stand; look-alikes inside words or too short are not.
+func TestRedactKnownTokens(t *testing.T) {
+	for in, want := range map[string]string{
+		"key is sk-proj-abcdefghijklmnopqrstuvwxyz0123 ok": "key is [REDACTED] ok",
+		"token ghp_0123456789abcdefghijABCDEFGHIJ0123":    "token [REDACTED]",
+		"id AKIAIOSFODNN7EXAMPLE here":                    "id [REDACTED] here",
+		"task-sk-abc and desk-top":                        "task-sk-abc and desk-top",
+		"sk-short":                                        "sk-short",
+	} {
+		got, _ := Redact(in + "\n")
+		if got != want+"\n" && !(want == in && got == in+"\n") {
+			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

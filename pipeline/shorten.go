@@ -198,7 +198,13 @@ func Shorten(req ShortenRequest) ShortenResult {
 	// 3. Tool arms.
 	switch tool {
 	case "Read":
-		return deliver("read")
+		// In place, with no marker line: a line above the file would move
+		// every line number the host renders from startLine.
+		res.Reason = "read"
+		if res.Redacted > 0 {
+			res.Text, res.Changed = body, true
+		}
+		return res
 	case "Grep", "Glob":
 		return finalCut(deliver("enumeration"), tool)
 	}
