@@ -164,6 +164,11 @@ type Emitted struct {
 	// Source is the command line (Bash) or file path (Read) that produced
 	// the text; it names the first delivery in later markers' from-clauses.
 	Source string `json:"source,omitempty"`
+	// LineSource, when set, is the identity the ledger records as the lines'
+	// source instead of Source: the file a plain shell read (`cat -n F`,
+	// `sed -n '1,40p' F`) printed, so reading one file through different
+	// commands is one source, as a Read of one path is.
+	LineSource string `json:"line_source,omitempty"`
 	// Lines are the keys of the delivered non-blank lines, each distinct
 	// key once, in first-delivery order.
 	Lines Keys `json:"lines,omitempty"`

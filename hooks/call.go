@@ -69,8 +69,9 @@ func (e *Engine) callAt(ctx context.Context, in CallInput, now time.Time, projec
 	}
 	inv.Invoked = &events.Invoked{Door: in.Door, Codec: events.CodecZstd, Input: e.compress([]byte(in.Text)),
 		InputBytes: len(in.Text), Params: params}
-	d := delivery{reader: reader, project: project, now: now, tool: "Bash", source: in.Command,
-		req: pipeline.Request{Text: in.Text, Source: in.Command, Failed: in.ExitCode != 0}}
+	ls := fileSource(in.Command) // a plain file read: the file is the lines' source
+	d := delivery{reader: reader, project: project, now: now, tool: "Bash", source: in.Command, lineSource: ls,
+		req: pipeline.Request{Text: in.Text, Source: lineSourceOr(ls, in.Command), Failed: in.ExitCode != 0}}
 	d.req.NoFold = noFoldReason(in.Command, in.Passthrough, "", nil)
 	d.shorten = &pipeline.ShortenRequest{Command: in.Command, Tool: "Bash", ExitCode: in.ExitCode}
 	d.noLedger = in.Session == ""

@@ -196,8 +196,11 @@ type delivery struct {
 	project string
 	now     time.Time
 	tool    string
-	source  string
-	req     pipeline.Request
+	source  string // the command or path, as reports name it
+	// lineSource is the ledger's source identity when it differs from
+	// source (a plain file read's file); req.Source carries it too.
+	lineSource string
+	req        pipeline.Request
 	// unrecorded: the host will not show the text (over its cap): record
 	// nothing as delivered.
 	unrecorded bool
@@ -287,7 +290,7 @@ func (e *Engine) decide(d delivery, call string) (pipeline.Decision, []events.Ev
 	}
 	ev := base
 	ev.ID, ev.Kind = e.newID(d.now), events.KindEmitted
-	em := &events.Emitted{Tool: d.tool, Source: d.source, RawBytes: len(raw), DeliveredBytes: len(dec.Text),
+	em := &events.Emitted{Tool: d.tool, Source: d.source, LineSource: d.lineSource, RawBytes: len(raw), DeliveredBytes: len(dec.Text),
 		RawLines: len(pipeline.SplitLines(nil, raw)), DeliveredLines: dec.DeliveredLines, Replied: changed, Reason: reason,
 		Failed: d.req.Failed, Unrecorded: d.unrecorded, Paid: dec.Paid, RepeatBytes: dec.RepeatBytes}
 	if !d.unrecorded && !d.noLedger {

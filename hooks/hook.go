@@ -210,7 +210,10 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 		}
 		d.req = pipeline.Request{Text: msg, Failed: true}
 		d.source = sourceOf(p.ToolName, p.ToolInput)
-		d.req.Source = d.source
+		if p.ToolName == "Bash" {
+			d.lineSource = fileSource(d.source)
+		}
+		d.req.Source = lineSourceOr(d.lineSource, d.source)
 	} else {
 		var ok bool
 		if host == HostClaudeCode {
@@ -319,7 +322,8 @@ func (e *Engine) toolDelivery(d delivery, p ccPayload, in HookInput) (delivery, 
 			return d, nil, false
 		}
 		d.source = cmd
-		d.req = pipeline.Request{Text: text, Source: cmd}
+		d.lineSource = fileSource(cmd) // a plain file read: the file is the lines' source
+		d.req = pipeline.Request{Text: text, Source: lineSourceOr(d.lineSource, cmd)}
 		if overHostCap(text, resp) {
 			d.unrecorded, d.reason = true, "host-cap"
 			return d, nil, true

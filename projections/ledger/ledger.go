@@ -116,7 +116,11 @@ func (l *Ledger) Apply(e events.Event) {
 		if len(em.Lines) == 0 {
 			return
 		}
-		src := l.intern(em.Source)
+		name := em.Source
+		if em.LineSource != "" {
+			name = em.LineSource
+		}
+		src := l.intern(name)
 		rs := l.readers[r]
 		if rs == nil {
 			rs = shown{}

@@ -1,0 +1,154 @@
+package hooks
+
+import (
+	"path"
+	"strings"
+)
+
+// readPrograms are commands whose output is (a window of) one file's lines.
+var readPrograms = map[string]bool{"cat": true, "head": true, "tail": true, "nl": true, "sed": true, "less": true, "more": true, "bat": true, "batcat": true}
+
+// readFilters may follow a file read without changing which file the lines
+// come from (they only pick or number lines).
+var readFilters = map[string]bool{"head": true, "tail": true, "sed": true, "nl": true, "cat": true}
+
+// fileSource returns the file a shell command reads, when the command is a
+// plain read of one file (`cat -n F`, `head -50 F`, `sed -n '10,20p' F`,
+// `nl -ba F | sed -n '1,40p'`, optionally after `cd DIR &&`), else "". The
+// ledger uses it as the source of the delivered lines, so reading the same
+// file through different commands is one source, as Read of one path is
+// (REFERENCE.md §5.2: the same line through `sed -n` and `cat` is one line;
+// §5.10: a re-read is answered by its unchanged file).
+func fileSource(cmd string) string {
+	if strings.ContainsAny(cmd, "\n;`$<>(){}*?") || strings.Contains(cmd, "||") {
+		return ""
+	}
+	dir := ""
+	segs := strings.Split(cmd, "&&")
+	if len(segs) == 2 {
+		w := shellWords(segs[0])
+		if len(w) != 2 || w[0] != "cd" {
+			return ""
+		}
+		dir = w[1]
+		cmd = segs[1]
+	} else if len(segs) > 2 {
+		return ""
+	}
+	stages := strings.Split(cmd, "|")
+	file := ""
+	for i, st := range stages {
+		w := shellWords(st)
+		if len(w) == 0 {
+			return ""
+		}
+		prog := baseName(w[0])
+		if i == 0 {
+			if !readPrograms[prog] {
+				return ""
+			}
+			var operands []string
+			for k := 1; k < len(w); k++ {
+				a := w[k]
+				switch {
+				case strings.HasPrefix(a, "-"):
+					// head/tail -n N and -c N take a value.
+					if (prog == "head" || prog == "tail") && (a == "-n" || a == "-c") && k+1 < len(w) {
+						k++
+					}
+				case prog == "sed" && isSedScript(a):
+				default:
+					operands = append(operands, a)
+				}
+			}
+			if len(operands) != 1 {
+				return ""
+			}
+			file = operands[0]
+			continue
+		}
+		if !readFilters[prog] {
+			return ""
+		}
+		for _, a := range w[1:] {
+			if !strings.HasPrefix(a, "-") && !(prog == "sed" && isSedScript(a)) && !isNumber(a) {
+				return ""
+			}
+		}
+	}
+	if file == "" {
+		return ""
+	}
+	if dir != "" && !path.IsAbs(file) {
+		file = path.Join(dir, file)
+	}
+	return path.Clean(file)
+}
+
+// isSedScript reports a sed -n line-range script such as 10,20p or 5p.
+func isSedScript(a string) bool {
+	if !strings.HasSuffix(a, "p") || len(a) < 2 {
+		return false
+	}
+	for _, c := range a[:len(a)-1] {
+		if !(c >= '0' && c <= '9' || c == ',' || c == '$') {
+			return false
+		}
+	}
+	return true
+}
+
+func isNumber(a string) bool {
+	if a == "" {
+		return false
+	}
+	for _, c := range strings.TrimPrefix(a, "+") {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// shellWords splits a simple command on blanks, removing single and double
+// quotes (no escapes, no expansions: callers reject those first).
+func shellWords(s string) []string {
+	var out []string
+	var cur strings.Builder
+	quote := byte(0)
+	in := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			} else {
+				cur.WriteByte(c)
+			}
+		case c == '\'' || c == '"':
+			quote, in = c, true
+		case c == ' ' || c == '\t':
+			if in {
+				out = append(out, cur.String())
+				cur.Reset()
+				in = false
+			}
+		default:
+			cur.WriteByte(c)
+			in = true
+		}
+	}
+	if in {
+		out = append(out, cur.String())
+	}
+	return out
+}
+
+// lineSourceOr returns ls, or fallback when ls is "".
+func lineSourceOr(ls, fallback string) string {
+	if ls != "" {
+		return ls
+	}
+	return fallback
+}
