@@ -98,6 +98,9 @@ type Delivery struct {
 	Door    string     `json:"door,omitempty"`
 	Tool    string     `json:"tool,omitempty"`
 	Source  string     `json:"source,omitempty"`
+	// LineSource is the ledger's source identity when it differs from
+	// Source (the file of a plain shell read).
+	LineSource string `json:"line_source,omitempty"`
 	// Lines counts the block's lines this invocation delivered first.
 	Lines int `json:"lines"`
 }
@@ -302,7 +305,7 @@ func Explain(ctx context.Context, log events.Log, target string) (Explanation, e
 					if di < 0 {
 						di = len(deliveries)
 						deliveries = append(deliveries, Delivery{Seq: ev.Seq, Time: timeStr(ev.Time), Reader: ev.Reader().String(),
-							Project: ev.Project, Door: door, Tool: em.Tool, Source: em.Source})
+							Project: ev.Project, Door: door, Tool: em.Tool, Source: em.Source, LineSource: em.LineSource})
 					}
 					r.first[k], r.last[k] = di, now
 				}

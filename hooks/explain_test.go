@@ -114,7 +114,7 @@ func TestExplainAfterCompactionAndProject(t *testing.T) {
 	}
 	// The ledger names a plain file read by its file (Emitted.LineSource);
 	// the traced delivery by its command.
-	if w.LedgerSource != "a2.txt" {
+	if w.LedgerSource != "a2.txt" || w.First.LineSource != "a2.txt" {
 		t.Errorf("ledger source %q, traced %q", w.LedgerSource, w.First.Source)
 	}
 

@@ -92,7 +92,7 @@ func TestDiffFixture(t *testing.T) {
 	checkGolden(t, "diff/seq3.txt", out.Bytes())
 	out.Reset()
 	renderDiff(&out, d, 2, true)
-	if !strings.Contains(out.String(), ansiRed+"-big 010") || !strings.Contains(out.String(), ansiGreen+"+[OMNI: 20 lines already shown from cat big.txt") {
+	if !strings.Contains(out.String(), ansiRed+"-big 010") || !strings.Contains(out.String(), ansiGreen+"+[OMNI: 20 lines already shown from big.txt") {
 		t.Fatalf("coloured diff:\n%q", out.String())
 	}
 	// seq 1 delivered its text unchanged.

@@ -135,7 +135,11 @@ func TestExplainCorpusFolds(t *testing.T) {
 			if w.First.Reader != reader {
 				t.Errorf("row %d: first reader %s, want %s", i, w.First.Reader, reader)
 			}
-			if w.LedgerSource != w.First.Source || !w.Cleared || w.TracedLines != w.BlockLines {
+			traced := w.First.Source
+			if w.First.LineSource != "" {
+				traced = w.First.LineSource
+			}
+			if w.LedgerSource != traced || !w.Cleared || w.TracedLines != w.BlockLines {
 				t.Errorf("row %d: ledger source %q, traced %q; cleared %v; traced %d of %d lines", i, w.LedgerSource,
 					w.First.Source, w.Cleared, w.TracedLines, w.BlockLines)
 			}
