@@ -26,7 +26,7 @@ func fileSource(cmd string) string {
 	dir := ""
 	segs := strings.Split(cmd, "&&")
 	if len(segs) == 2 {
-		w := shellWords(segs[0])
+		w := leadingWords(segs[0], 64)
 		if len(w) != 2 || w[0] != "cd" {
 			return ""
 		}
@@ -38,7 +38,7 @@ func fileSource(cmd string) string {
 	stages := strings.Split(cmd, "|")
 	file := ""
 	for i, st := range stages {
-		w := shellWords(st)
+		w := leadingWords(st, 64)
 		if len(w) == 0 {
 			return ""
 		}
@@ -108,41 +108,6 @@ func isNumber(a string) bool {
 		}
 	}
 	return true
-}
-
-// shellWords splits a simple command on blanks, removing single and double
-// quotes (no escapes, no expansions: callers reject those first).
-func shellWords(s string) []string {
-	var out []string
-	var cur strings.Builder
-	quote := byte(0)
-	in := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			} else {
-				cur.WriteByte(c)
-			}
-		case c == '\'' || c == '"':
-			quote, in = c, true
-		case c == ' ' || c == '\t':
-			if in {
-				out = append(out, cur.String())
-				cur.Reset()
-				in = false
-			}
-		default:
-			cur.WriteByte(c)
-			in = true
-		}
-	}
-	if in {
-		out = append(out, cur.String())
-	}
-	return out
 }
 
 // lineSourceOr returns ls, or fallback when ls is "".
