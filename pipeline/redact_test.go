@@ -130,10 +130,10 @@ func FuzzRedact(f *testing.F) {
 func TestRedactKnownTokens(t *testing.T) {
 	for in, want := range map[string]string{
 		"key is sk-proj-abcdefghijklmnopqrstuvwxyz0123 ok": "key is [REDACTED] ok",
-		"token ghp_0123456789abcdefghijABCDEFGHIJ0123":    "token [REDACTED]",
-		"id AKIAIOSFODNN7EXAMPLE here":                    "id [REDACTED] here",
-		"task-sk-abc and desk-top":                        "task-sk-abc and desk-top",
-		"sk-short":                                        "sk-short",
+		"token ghp_0123456789abcdefghijABCDEFGHIJ0123":     "token [REDACTED]",
+		"id AKIAIOSFODNN7EXAMPLE here":                     "id [REDACTED] here",
+		"task-sk-abc and desk-top":                         "task-sk-abc and desk-top",
+		"sk-short":                                         "sk-short",
 	} {
 		got, _ := Redact(in + "\n")
 		if got != want+"\n" && !(want == in && got == in+"\n") {
