@@ -64,6 +64,10 @@ type benchBucket struct {
 	BytesSaved     int64 `json:"bytes_saved"`
 	RepeatBytes    int64 `json:"repeat_bytes"`
 	Folds          int   `json:"folds"`
+	// SessionFoldSaved and ProjectFoldSaved are the bytes the ledger's
+	// session and project folds removed in this bucket, net of markers.
+	SessionFoldSaved int64 `json:"session_fold_saved_bytes"`
+	ProjectFoldSaved int64 `json:"project_fold_saved_bytes"`
 }
 
 func (b *benchBucket) add(raw, delivered, repeat int64, folds int) {
@@ -451,11 +455,12 @@ func runBench(ctx context.Context, o benchOptions, progress io.Writer) (*benchRe
 			rep.UnrewritableRepeat += repeat
 		}
 		var handles []string
+		var sessSaved, projSaved int64
 		for _, f := range res.Folds {
 			if f.Scope == pipeline.ScopeSession {
-				rep.SessionFoldSaved += int64(f.Bytes - len(f.Marker))
+				sessSaved += int64(f.Bytes - len(f.Marker))
 			} else {
-				rep.ProjectFoldSaved += int64(f.Bytes - len(f.Marker))
+				projSaved += int64(f.Bytes - len(f.Marker))
 			}
 			handles = append(handles, f.Handle)
 			rep.FoldsByKind[string(f.Kind)]++
@@ -475,6 +480,8 @@ func runBench(ctx context.Context, o benchOptions, progress io.Writer) (*benchRe
 				set[t] = struct{}{}
 			}
 		}
+		rep.SessionFoldSaved += sessSaved
+		rep.ProjectFoldSaved += projSaved
 		raw, del := int64(len(res.Raw)), int64(len(res.Delivered))
 		rep.All.add(raw, del, repeat, len(res.Folds))
 		tb := rep.ByTool[r.Tool]
@@ -483,12 +490,16 @@ func runBench(ctx context.Context, o benchOptions, progress io.Writer) (*benchRe
 			rep.ByTool[r.Tool] = tb
 		}
 		tb.add(raw, del, repeat, len(res.Folds))
+		tb.SessionFoldSaved += sessSaved
+		tb.ProjectFoldSaved += projSaved
 		sb := rep.BySource[project]
 		if sb == nil {
 			sb = &benchBucket{}
 			rep.BySource[project] = sb
 		}
 		sb.add(raw, del, repeat, len(res.Folds))
+		sb.SessionFoldSaved += sessSaved
+		sb.ProjectFoldSaved += projSaved
 		if miss := repeat - (raw - del); miss > 0 {
 			reason := res.Reason
 			if len(res.Folds) > 0 {
@@ -567,8 +578,9 @@ func printBench(w io.Writer, r *benchReport) {
 		r.SessionFoldSaved, r.CaptureSessionPct, r.CaptureRewritablePct, r.ProjectFoldSaved, r.CaptureLedgerPct,
 		r.All.BytesSaved-r.SessionFoldSaved-r.ProjectFoldSaved)
 	row := func(name string, b *benchBucket) {
-		fmt.Fprintf(w, "  %-26s %6d calls %11d B raw %6.1f%% saved  repetition %10d B  saved/repetition %5.1f%%  folds %d\n",
-			name, b.Calls, b.RawBytes, pct(b.BytesSaved, b.RawBytes), b.RepeatBytes, pct(b.BytesSaved, b.RepeatBytes), b.Folds)
+		fmt.Fprintf(w, "  %-26s %6d calls %11d B raw %6.1f%% saved  repetition %10d B  captured: session %5.1f%%, +project %5.1f%%  folds %d\n",
+			name, b.Calls, b.RawBytes, pct(b.BytesSaved, b.RawBytes), b.RepeatBytes,
+			pct(b.SessionFoldSaved, b.RepeatBytes), pct(b.SessionFoldSaved+b.ProjectFoldSaved, b.RepeatBytes), b.Folds)
 	}
 	fmt.Fprintln(w, "by tool kind:")
 	for _, k := range sortedKeys(r.ByTool) {
