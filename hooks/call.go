@@ -31,6 +31,9 @@ type CallInput struct {
 	Cwd string `json:"cwd,omitempty"`
 	// Passthrough reports OMNI_PASSTHROUGH in the environment.
 	Passthrough bool `json:"passthrough,omitempty"`
+	// KeepSecrets turns redaction off for this output and keeps its raw
+	// text in the log (`--keep-secrets`).
+	KeepSecrets bool `json:"keep_secrets,omitempty"`
 }
 
 // Call decides one exec/pipe output and returns what to print in Result.Delivered.
@@ -67,6 +70,9 @@ func (e *Engine) callAt(ctx context.Context, in CallInput, now time.Time, projec
 	if e.opt.LedgerOnly {
 		params["ledger_only"] = "1"
 	}
+	if in.KeepSecrets {
+		params["keep_secrets"] = "1"
+	}
 	inv.Invoked = &events.Invoked{Door: in.Door, Codec: events.CodecZstd, Input: e.compress([]byte(in.Text)),
 		InputBytes: len(in.Text), Params: params}
 	ls := fileSource(in.Command) // a plain file read: the file is the lines' source
@@ -74,10 +80,13 @@ func (e *Engine) callAt(ctx context.Context, in CallInput, now time.Time, projec
 		req: pipeline.Request{Text: in.Text, Source: lineSourceOr(ls, in.Command), Failed: in.ExitCode != 0}}
 	d.req.NoFold = noFoldReason(in.Command, in.Passthrough, "", nil)
 	d.shorten = &pipeline.ShortenRequest{Command: in.Command, Tool: "Bash", ExitCode: in.ExitCode}
+	d.keepSecrets = in.KeepSecrets
 	d.noLedger = in.Session == ""
 	dec, evs := e.decide(d, inv.ID)
 	evs[len(evs)-1].Emitted.Output = sha([]byte(dec.Text))
-	e.withholdSecrets(&inv, evs, in.Text)
+	if !in.KeepSecrets {
+		e.withholdSecrets(&inv, evs, in.Text)
+	}
 	if err := e.append(ctx, append([]events.Event{inv}, evs...)); err != nil {
 		if dec.Text == in.Text {
 			return res, fmt.Errorf("append: %w", err)

@@ -211,6 +211,8 @@ type delivery struct {
 	shorten *pipeline.ShortenRequest
 	// noLedger skips the ledger (omni distill without a session).
 	noLedger bool
+	// keepSecrets turns redaction off for this delivery (--keep-secrets).
+	keepSecrets bool
 }
 
 // decide runs the pipeline for a delivery and builds the batch's events
@@ -224,7 +226,7 @@ func (e *Engine) decide(d delivery, call string) (pipeline.Decision, []events.Ev
 	if d.shorten != nil && !d.unrecorded && d.req.NoFold == "" && !e.opt.LedgerOnly {
 		sq := *d.shorten
 		sq.Text = raw
-		sq.KeepSecrets = e.opt.KeepSecrets
+		sq.KeepSecrets = e.opt.KeepSecrets || d.keepSecrets
 		r := pipeline.Shorten(sq)
 		sr = &r
 		if r.Changed {

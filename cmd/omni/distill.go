@@ -18,6 +18,7 @@ import (
 func newDistillCmd(s streams) *cobra.Command {
 	var command, session, agent string
 	var exitCode int
+	var keepSecrets bool
 	cmd := &cobra.Command{
 		Use:   "distill --command CMD [--exit-code N] [--session S] [FILE|-]",
 		Short: "Print exactly what the model would read for one stored command output",
@@ -53,7 +54,7 @@ Exit codes: 0 printed; 2 the file could not be read.`,
 			out := text
 			if len(b) <= hooks.MaxInput && len(b) > 0 && utf8.Valid(b) {
 				req, _ := json.Marshal(hooks.CallInput{Door: events.DoorDistill, Command: command, Text: text,
-					ExitCode: exitCode, Session: session, Agent: agent, Cwd: cwd()})
+					ExitCode: exitCode, Session: session, Agent: agent, Cwd: cwd(), KeepSecrets: keepSecrets})
 				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 				defer cancel()
 				rb, err := callOrLocal(ctx, omniHome(), "call", req)
@@ -74,5 +75,6 @@ Exit codes: 0 printed; 2 the file could not be read.`,
 	cmd.Flags().IntVar(&exitCode, "exit-code", 0, "the command's exit status")
 	cmd.Flags().StringVar(&session, "session", "", "run the ledger of this reader too")
 	cmd.Flags().StringVar(&agent, "agent", "", "the reader's agent id within the session")
+	cmd.Flags().BoolVar(&keepSecrets, "keep-secrets", false, "do not redact credentials, and keep the raw output in the log")
 	return cmd
 }

@@ -23,7 +23,7 @@ import (
 
 func newExecCmd(s streams) *cobra.Command {
 	var session, agent string
-	var quiet bool
+	var quiet, keepSecrets bool
 	cmd := &cobra.Command{
 		Use:   "exec [--session S] [--agent A] [--] CMD [ARG...]",
 		Short: "Run a command and print its output as the reader would read it",
@@ -49,17 +49,18 @@ Exit codes: the command's own; 127 if it could not be started.`,
 		Args:               cobra.MinimumNArgs(1),
 		DisableFlagParsing: false,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runExec(cmd.Context(), s, session, agent, quiet || os.Getenv("OMNI_QUIET") != "", args)
+			return runExec(cmd.Context(), s, session, agent, quiet || os.Getenv("OMNI_QUIET") != "", keepSecrets, args)
 		},
 	}
 	cmd.Flags().SetInterspersed(false)
 	cmd.Flags().StringVar(&session, "session", os.Getenv("OMNI_SESSION"), "the reader's session id (default $OMNI_SESSION); without one nothing folds")
 	cmd.Flags().StringVar(&agent, "agent", "", "the reader's agent id within the session")
 	cmd.Flags().BoolVar(&quiet, "quiet", false, "no footer on stderr")
+	cmd.Flags().BoolVar(&keepSecrets, "keep-secrets", false, "do not redact credentials, and keep the raw output in the log")
 	return cmd
 }
 
-func runExec(ctx context.Context, s streams, session, agent string, quiet bool, args []string) error {
+func runExec(ctx context.Context, s streams, session, agent string, quiet, keepSecrets bool, args []string) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -117,7 +118,8 @@ func runExec(ctx context.Context, s streams, session, agent string, quiet bool, 
 	}
 	text := out.String()
 	delivered := deliverCall(ctx, hooks.CallInput{Door: events.DoorExec, Command: command, Text: text,
-		ExitCode: code, Session: session, Agent: agent, Cwd: cwd(), Passthrough: os.Getenv("OMNI_PASSTHROUGH") != ""})
+		ExitCode: code, Session: session, Agent: agent, Cwd: cwd(), Passthrough: os.Getenv("OMNI_PASSTHROUGH") != "",
+		KeepSecrets: keepSecrets})
 	io.WriteString(s.Out, delivered)
 	if !quiet && len(text) > 0 && len(delivered) < len(text) {
 		fmt.Fprintf(s.Err, "[omni] %d → %d bytes (%.1f%% saved) %dms\n", len(text), len(delivered),
@@ -154,7 +156,7 @@ func deliverCall(ctx context.Context, in hooks.CallInput) string {
 	return r.Delivered
 }
 
-func runPipe(ctx context.Context, s streams, session, agent string) error {
+func runPipe(ctx context.Context, s streams, session, agent string, keepSecrets bool) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -166,7 +168,7 @@ func runPipe(ctx context.Context, s streams, session, agent string) error {
 	out := text
 	if len(b) <= hooks.MaxInput {
 		out = deliverCall(ctx, hooks.CallInput{Door: events.DoorPipe, Text: text, Session: session, Agent: agent,
-			Cwd: cwd(), Passthrough: os.Getenv("OMNI_PASSTHROUGH") != ""})
+			Cwd: cwd(), Passthrough: os.Getenv("OMNI_PASSTHROUGH") != "", KeepSecrets: keepSecrets})
 	}
 	_, err = io.WriteString(s.Out, out)
 	if len(b) > hooks.MaxInput {

@@ -74,6 +74,7 @@ func run(args []string, s streams) int {
 
 func newRootCmd(s streams) *cobra.Command {
 	var pipeSession, pipeAgent string
+	var pipeKeepSecrets bool
 	root := &cobra.Command{
 		Use:   "omni",
 		Short: "Shorten what an AI coding agent reads, never guess, lose nothing",
@@ -99,11 +100,12 @@ differed; 2 usage or store errors.`,
 			if s.InIsTerminal {
 				return cmd.Help()
 			}
-			return runPipe(cmd.Context(), s, pipeSession, pipeAgent)
+			return runPipe(cmd.Context(), s, pipeSession, pipeAgent, pipeKeepSecrets)
 		},
 	}
 	root.Flags().StringVar(&pipeSession, "session", os.Getenv("OMNI_SESSION"), "pipe mode: the reader's session id (default $OMNI_SESSION)")
 	root.Flags().StringVar(&pipeAgent, "agent", "", "pipe mode: the reader's agent id within the session")
+	root.Flags().BoolVar(&pipeKeepSecrets, "keep-secrets", false, "pipe mode: do not redact credentials, and keep the raw output in the log")
 	root.SetIn(s.In)
 	root.SetOut(s.Out)
 	root.SetErr(s.Err)
