@@ -194,6 +194,11 @@ type Emitted struct {
 	// Unrecorded is true when the host did not show the text to the model
 	// (e.g. over its inline cap): then Lines is empty by design.
 	Unrecorded bool `json:"unrecorded,omitempty"`
+	// DecideMicros is how long the engine took to decide this invocation
+	// (parse, pipeline, reply), in microseconds, measured inside the daemon
+	// on the real clock; 0 when not measured (injected clocks: bench,
+	// tests). It never shapes a decision.
+	DecideMicros int64 `json:"decide_us,omitempty"`
 	// Paid lists handles whose owed whole delivery this emission paid.
 	Paid []string `json:"paid,omitempty"`
 	// RepeatBytes is the size, in bytes, of the non-blank lines of the raw

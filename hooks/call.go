@@ -55,6 +55,7 @@ func (e *Engine) Call(ctx context.Context, in CallInput) (res Result, err error)
 }
 
 func (e *Engine) callAt(ctx context.Context, in CallInput, now time.Time, project string) (Result, error) {
+	t0 := time.Now()
 	reader := events.Reader{Session: in.Session, Agent: in.Agent}
 	res := Result{Tool: "Bash", Reader: reader, Raw: in.Text, Delivered: in.Text}
 	if in.Session == "" && in.Door != events.DoorDistill {
@@ -84,6 +85,7 @@ func (e *Engine) callAt(ctx context.Context, in CallInput, now time.Time, projec
 	d.noLedger = in.Session == ""
 	dec, evs := e.decide(d, inv.ID)
 	evs[len(evs)-1].Emitted.Output = sha([]byte(dec.Text))
+	e.stamp(evs, t0)
 	if !in.KeepSecrets {
 		e.withholdSecrets(&inv, evs, in.Text)
 	}

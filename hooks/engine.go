@@ -65,6 +65,9 @@ type Engine struct {
 	dec     *zstd.Decoder
 	entropy *ulid.MonotonicEntropy
 	dry     bool // replay: decide, never append
+	// measure is true when the clock is the real one: only then is the
+	// decision time recorded (Emitted.DecideMicros).
+	measure bool
 }
 
 // New folds the whole log into fresh projections and returns an Engine
@@ -78,6 +81,7 @@ func New(ctx context.Context, log events.Log, opt Options) (*Engine, error) {
 }
 
 func newEngine(log events.Log, opt Options) *Engine {
+	measure := opt.Now == nil
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
@@ -94,6 +98,19 @@ func newEngine(log events.Log, opt Options) *Engine {
 		ledger: ledger.New(), stats: stats.New(), session: session.New(),
 		enc: enc, dec: dec,
 		entropy: ulid.Monotonic(rand.Reader, 0),
+		measure: measure,
+	}
+}
+
+// stamp records the decision time of an invocation that started at t0 in
+// its Emitted event (the last of evs), when the Engine runs on the real
+// clock and not in a replay.
+func (e *Engine) stamp(evs []events.Event, t0 time.Time) {
+	if !e.measure || e.dry || len(evs) == 0 {
+		return
+	}
+	if em := evs[len(evs)-1].Emitted; em != nil {
+		em.DecideMicros = max(1, time.Since(t0).Microseconds())
 	}
 }
 

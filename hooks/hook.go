@@ -111,6 +111,7 @@ type replayCtx struct {
 }
 
 func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *replayCtx) (Result, error) {
+	t0 := time.Now()
 	if len(in.Stdin) == 0 {
 		return Result{}, fmt.Errorf("empty stdin")
 	}
@@ -239,6 +240,7 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 		}
 	}
 	evs[len(evs)-1].Emitted.Output = sha(reply)
+	e.stamp(evs, t0)
 	e.withholdSecrets(&inv, evs, res.Raw)
 	if err := e.append(ctx, append([]events.Event{inv}, evs...)); err != nil {
 		if !changed {

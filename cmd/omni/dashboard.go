@@ -165,6 +165,7 @@ func (d *dashboard) page(w http.ResponseWriter, r *http.Request) {
 		"Report": rep, "Span": span(rep), "SinceArg": arg, "Query": query, "Ranges": ranges, "Mechanisms": rows,
 		"TimeChart": timeChart(a.Series), "ToolChart": barChart(a.ByTool, "bytes saved"),
 		"FamilyChart": barChart(fam, "bytes saved"), "TopFamilies": topFamilies, "FoldChart": foldChart(a.Folds),
+		"LatencyChart": latencyChart(a.DecideLatency),
 		"Version": version, "Built": d.now().UTC().Format(time.RFC3339),
 	}
 	var b bytes.Buffer
@@ -288,6 +289,44 @@ func barChart(rows []stats.RowReport, what string) template.HTML {
 	return template.HTML(b.String())
 }
 
+// latencyChart draws the decision-time histogram, one vertical bar per
+// bucket, or says there is nothing measured.
+func latencyChart(l stats.LatencyReport) template.HTML {
+	if l.Calls == 0 {
+		return `<div class="nodata">No decision time in this range: only invocations decided on the real clock record one (bench runs use a synthetic clock). <code>omni bench --latency</code> measures whole hook processes.</div>`
+	}
+	const W, H, top, bottom, left = 640.0, 190.0, 16.0, 34.0, 40.0
+	n := float64(len(l.Buckets))
+	bw := (W - left - 10) / n
+	maxV := 1
+	for _, b := range l.Buckets {
+		maxV = max(maxV, b.Calls)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-label="decision time histogram">`, int(W), int(H), int(W), int(H))
+	for i, bk := range l.Buckets {
+		x := left + float64(i)*bw
+		h := float64(bk.Calls) / float64(maxV) * (H - top - bottom)
+		label := "> " + msLabel(l.Buckets[max(i-1, 0)].UpToMicros)
+		if bk.UpToMicros > 0 {
+			label = "≤ " + msLabel(bk.UpToMicros)
+		}
+		fmt.Fprintf(&b, `<rect x="%s" y="%s" width="%s" height="%s" fill="#4e79a7"><title>%s: %d calls</title></rect>`,
+			fmtF(x+2), fmtF(H-bottom-h), fmtF(bw-4), fmtF(h), html.EscapeString(label), bk.Calls)
+		fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="middle">%s</text>`, fmtF(x+bw/2), fmtF(H-bottom+14), html.EscapeString(label))
+		if bk.Calls > 0 {
+			fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="middle">%d</text>`, fmtF(x+bw/2), fmtF(H-bottom-h-3), bk.Calls)
+		}
+	}
+	b.WriteString(`</svg>`)
+	return template.HTML(b.String())
+}
+
+// msLabel renders microseconds as milliseconds ("0.1 ms", "25 ms").
+func msLabel(us int64) string {
+	return strings.TrimSuffix(strings.TrimSuffix(fmt.Sprintf("%.2f", float64(us)/1000), "0"), ".0") + " ms"
+}
+
 // foldChart draws, per marker kind, its handles beside the handles
 // retrieved, on one scale.
 func foldChart(folds []stats.FoldReport) template.HTML {
@@ -354,7 +393,8 @@ aggregation — and plots: bytes saved over time by mechanism, savings by tool
 and by command family, and the fold calibration (handles folded against
 handles retrieved). /stats.json serves the report itself; ?since=WHEN takes
 what --since takes. The page has no scripts and loads nothing from the
-network. There is no hook latency plot: no event records a duration, and the
+network. The decision-time histogram comes from Emitted.DecideMicros (the
+engine's own time per invocation, inside the daemon); the
 page says so.
 
 It runs until interrupted (Ctrl-C).

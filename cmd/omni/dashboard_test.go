@@ -137,7 +137,7 @@ func TestDashboardFixture(t *testing.T) {
 	if n := checkShown(t, page, want.Bytes()); n < 30 {
 		t.Errorf("only %d numbers compared", n)
 	}
-	for _, s := range []string{"<svg", "Bytes saved over time", "Savings by tool", "Fold calibration", "no event in the log records how long a hook took", `href="style.css"`} {
+	for _, s := range []string{"<svg", "Bytes saved over time", "Savings by tool", "Fold calibration", "decision time in the daemon", `href="style.css"`} {
 		if !strings.Contains(page, s) {
 			t.Errorf("page lacks %q", s)
 		}

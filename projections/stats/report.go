@@ -55,6 +55,9 @@ type PartReport struct {
 	ByProject []RowReport `json:"by_project"`
 	// Folds is the calibration per marker kind, sorted by kind.
 	Folds     []FoldReport   `json:"folds"`
+	// DecideLatency is the histogram of the engine's decision time per
+	// invocation (measured in the daemon; hook process start not included).
+	DecideLatency LatencyReport `json:"decide_latency"`
 	Lifetimes LifetimeReport `json:"lifetimes"`
 	Series    SeriesReport   `json:"series"`
 }
@@ -87,6 +90,21 @@ type MechanismReport struct {
 type Count struct {
 	Name  string `json:"name"`
 	Calls int    `json:"calls"`
+}
+
+// LatencyReport is a histogram of decision times.
+type LatencyReport struct {
+	// Calls counts the invocations that recorded a decision time.
+	Calls int `json:"calls"`
+	// Buckets hold the calls per bucket: UpToMicros is the bucket's upper
+	// bound in microseconds (0 for the last, open-ended one).
+	Buckets []LatencyBucket `json:"buckets"`
+}
+
+// LatencyBucket is one bar of a LatencyReport.
+type LatencyBucket struct {
+	UpToMicros int64 `json:"up_to_us"`
+	Calls      int   `json:"calls"`
 }
 
 // RowReport is one line of a breakdown.
@@ -244,6 +262,15 @@ func (p *Part) report() PartReport {
 		}
 		return a.Name < b.Name
 	})
+	r.DecideLatency.Buckets = []LatencyBucket{}
+	for i, n := range p.Latency {
+		up := int64(0)
+		if i < len(LatencyBucketsMicros) {
+			up = LatencyBucketsMicros[i]
+		}
+		r.DecideLatency.Calls += n
+		r.DecideLatency.Buckets = append(r.DecideLatency.Buckets, LatencyBucket{UpToMicros: up, Calls: n})
+	}
 	r.ByTool, r.ByFamily, r.BySession = rows(p.ByTool), rows(p.ByFamily), rows(p.BySession)
 	r.ByHost, r.ByAgent, r.ByProject = rows(p.ByHost), rows(p.ByAgent), rows(p.ByProject)
 	r.Sessions = len(p.BySession)

@@ -228,7 +228,15 @@ type Part struct {
 	Series Series
 	// First and Last are the times of the first and newest Emitted event.
 	First, Last time.Time
+	// Latency counts the Emitted events that recorded a decision time
+	// (DecideMicros > 0) per bucket of LatencyBucketsMicros (the last bucket
+	// holds everything slower).
+	Latency [len(LatencyBucketsMicros) + 1]int
 }
+
+// LatencyBucketsMicros are the upper bounds, in microseconds, of the
+// decision-time histogram (a 1-2.5-5 ladder from 0.1 ms to 50 ms).
+var LatencyBucketsMicros = [...]int64{100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000}
 
 func newPart() *Part {
 	return &Part{
@@ -488,6 +496,13 @@ func (s *Stats) emitted(e events.Event, em *events.Emitted) {
 	agent := "main"
 	if e.Agent != "" {
 		agent = "subagent"
+	}
+	if us := em.DecideMicros; us > 0 {
+		i := 0
+		for i < len(LatencyBucketsMicros) && us > LatencyBucketsMicros[i] {
+			i++
+		}
+		p.Latency[i]++
 	}
 	c.rows = []*Row{row(p.ByTool, em.Tool), row(p.ByFamily, Family(em.Tool, em.Source)), row(p.BySession, e.Session),
 		row(p.ByHost, c.host), row(p.ByAgent, agent), row(p.ByProject, e.Project)}
