@@ -166,7 +166,7 @@ func (d *dashboard) page(w http.ResponseWriter, r *http.Request) {
 		"TimeChart": timeChart(a.Series), "ToolChart": barChart(a.ByTool, "bytes saved"),
 		"FamilyChart": barChart(fam, "bytes saved"), "TopFamilies": topFamilies, "FoldChart": foldChart(a.Folds),
 		"LatencyChart": latencyChart(a.DecideLatency),
-		"Version": version, "Built": d.now().UTC().Format(time.RFC3339),
+		"Version":      version, "Built": d.now().UTC().Format(time.RFC3339),
 	}
 	var b bytes.Buffer
 	if err := d.tmpl.Execute(&b, data); err != nil {

@@ -54,12 +54,12 @@ type PartReport struct {
 	ByAgent   []RowReport `json:"by_agent"`
 	ByProject []RowReport `json:"by_project"`
 	// Folds is the calibration per marker kind, sorted by kind.
-	Folds     []FoldReport   `json:"folds"`
+	Folds []FoldReport `json:"folds"`
 	// DecideLatency is the histogram of the engine's decision time per
 	// invocation (measured in the daemon; hook process start not included).
-	DecideLatency LatencyReport `json:"decide_latency"`
-	Lifetimes LifetimeReport `json:"lifetimes"`
-	Series    SeriesReport   `json:"series"`
+	DecideLatency LatencyReport  `json:"decide_latency"`
+	Lifetimes     LifetimeReport `json:"lifetimes"`
+	Series        SeriesReport   `json:"series"`
 }
 
 // Mechanisms are the per-mechanism figures.
