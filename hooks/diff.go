@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/replay"
@@ -12,6 +13,10 @@ import (
 
 // ErrNoDelivery: the sequence holds no invocation that delivered text.
 var ErrNoDelivery = errors.New("no invocation that delivered text")
+
+// ErrWithheld: the invocation's raw input was not stored because it held
+// credentials, so its raw text cannot be shown.
+var ErrWithheld = errors.New("its raw input was withheld from the log because it held credentials")
 
 // DiffResult is the raw and delivered text of one recorded invocation.
 type DiffResult struct {
@@ -91,6 +96,9 @@ func Diff(ctx context.Context, log events.Log, seq events.Seq) (DiffResult, erro
 	r.Time, r.Reader, r.Project = timeStr(inv.Time), inv.Reader().String(), inv.Project
 	r.Door, r.Tool, r.Source, r.Reason = string(inv.Invoked.Door), em.Tool, em.Source, em.Reason
 
+	if strings.HasPrefix(inv.Invoked.Params["input"], "withheld") {
+		return r, fmt.Errorf("diff: sequence %d: %w (recorded: %d B raw, %d B delivered)", seq, ErrWithheld, em.RawBytes, em.DeliveredBytes)
+	}
 	e := newEngine(log, Options{})
 	e.dry = true
 	if _, err := replay.Fold(ctx, log, 0, seq, e.ledger, e.stats, e.session); err != nil {

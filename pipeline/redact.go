@@ -48,8 +48,7 @@ func Redact(text string) (string, int) {
 	var b strings.Builder
 	changed := false
 	count := 0
-	inKey := false    // inside a private key block
-	bodyDone := false // the block's body was replaced already
+	inKey := false // inside a private key block
 	blockCounted := false
 	pos := 0
 	for pos < len(text) {
@@ -71,16 +70,11 @@ func Redact(text string) (string, int) {
 				inKey = false
 				break
 			}
+			// Every body line becomes [REDACTED] on its own line, so the
+			// text keeps its line count (a Read's numbering holds).
 			changedHere := false
-			switch {
-			case bodyDone:
-				out, eol = "", "" // the rest of the body goes
-				changedHere = true
-			case strings.TrimSpace(body) == Redacted:
-				bodyDone = true // already redacted
-			default:
+			if strings.TrimSpace(body) != Redacted {
 				out = leadingBlanks(body) + Redacted
-				bodyDone = true
 				changedHere = out != body
 			}
 			if changedHere {
@@ -91,9 +85,11 @@ func Redact(text string) (string, int) {
 					n = -1 // changed, counted with its block
 				}
 			}
-		case strings.Contains(body, "-----BEGIN ") && strings.Contains(body, "PRIVATE KEY") &&
-			!strings.Contains(body, "-----END ") && !strings.Contains(body, `\n`):
-			inKey, bodyDone, blockCounted = true, false, false
+		case pemKeyHeader(body) && strings.Contains(text[end:], "-----END "):
+			// A header that is the whole line (after a line-number prefix),
+			// with an END line somewhere below: a key block. A line that
+			// merely mentions the header (code, JSON strings) is not one.
+			inKey, blockCounted = true, false
 		default:
 			out, n = redactLine(body)
 		}
@@ -473,6 +469,10 @@ func redactableValue(key, v string, weak, colon bool) bool {
 	if colon && (lv == "true" || lv == "false" || lv == "yes" || lv == "no" || lv == "on" || lv == "off" || isCount(v)) {
 		return false
 	}
+	if colon && statusWord[lv] {
+		// "token: expired", "password: required": a state, not a value.
+		return false
+	}
 	if weak && (strings.HasPrefix(v, "{") || plainIdentifier(v) || strings.ContainsAny(v, " \t")) {
 		// (a key, not a credential: an identifier, code, or words)
 		return false
@@ -565,6 +565,12 @@ func redactAuthorization(s string) (string, int) {
 		}
 		tok := s[cs:ce]
 		if tok == "" || isShellExpansion(tok) {
+			continue
+		}
+		// With a scheme word, it must be an HTTP auth scheme; without one,
+		// the value must look like a credential (long, not a plain word):
+		// "authorization: failed for user bob" states no credential.
+		if cs > j && !authScheme(s[j:k]) || cs == j && (len(tok) < 16 || plainWord(tok)) {
 			continue
 		}
 		s = s[:cs] + Redacted + s[ce:]
@@ -755,7 +761,7 @@ func redactKnownTokens(s string) (string, int) {
 			for e < len(s) && tokenByte(s[e]) {
 				e++
 			}
-			if e-i-len(kp.prefix) >= kp.min {
+			if e-i-len(kp.prefix) >= kp.min && keyShaped(s[i+len(kp.prefix):e], kp.min) {
 				s = s[:i] + Redacted + s[e:]
 				n++
 				from = i + len(Redacted)
@@ -765,4 +771,66 @@ func redactKnownTokens(s string) (string, int) {
 		}
 	}
 	return s, n
+}
+
+// pemKeyHeader reports a line that is a private key's PEM header and
+// nothing else (after indentation or a Read/cat -n/grep -n line prefix).
+func pemKeyHeader(line string) bool {
+	h := strings.TrimSpace(line[skipLinePrefix(line):])
+	return strings.HasPrefix(h, "-----BEGIN ") && strings.HasSuffix(h, "PRIVATE KEY-----")
+}
+
+// statusWord lists words that, after `name:`, state a condition rather than
+// give a credential (logs and validation messages print them).
+var statusWord = map[string]bool{
+	"required": true, "missing": true, "expired": true, "invalid": true, "empty": true, "set": true,
+	"unset": true, "ok": true, "present": true, "absent": true, "hidden": true, "redacted": true,
+	"n/a": true, "na": true, "unknown": true, "optional": true, "disabled": true, "enabled": true,
+	"valid": true, "revoked": true, "denied": true, "failed": true, "error": true, "none.": true,
+}
+
+// authScheme reports an HTTP authentication scheme word.
+func authScheme(w string) bool {
+	switch strings.ToLower(w) {
+	case "bearer", "basic", "token", "digest", "bot", "apikey", "api-key", "negotiate", "ntlm", "hoba", "mutual",
+		"aws4-hmac-sha256", "key", "sso-key", "splunk", "dpop", "gssapi":
+		return true
+	}
+	return false
+}
+
+// plainWord reports lowercase letters only (a word, not a token).
+func plainWord(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 'a' || s[i] > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// keyShaped reports whether the body of a vendor token looks like a key and
+// not like a kebab-case name ("sk-learn-classification-notes"): letters and
+// digits both, at most three separators, and one run without a separator
+// of at least min characters.
+func keyShaped(body string, min int) bool {
+	letters, digits, seps, run, best := 0, 0, 0, 0, 0
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		switch {
+		case c >= '0' && c <= '9':
+			digits++
+			run++
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			letters++
+			run++
+		case c == '-' || c == '_':
+			seps++
+			run = 0
+		default:
+			return false
+		}
+		best = max(best, run)
+	}
+	return letters > 0 && digits > 0 && seps <= 3 && best >= min
 }

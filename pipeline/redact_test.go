@@ -69,14 +69,15 @@ func TestRedactTable(t *testing.T) {
 
 func TestRedactPrivateKeyBlock(t *testing.T) {
 	in := "key:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEow\nIBAAKC\n-----END RSA PRIVATE KEY-----\ncert:\n-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
-	want := "key:\n-----BEGIN RSA PRIVATE KEY-----\n[REDACTED]\n-----END RSA PRIVATE KEY-----\ncert:\n-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
+	// One [REDACTED] per body line: the text keeps its line count.
+	want := "key:\n-----BEGIN RSA PRIVATE KEY-----\n[REDACTED]\n[REDACTED]\n-----END RSA PRIVATE KEY-----\ncert:\n-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
 	got, n := Redact(in)
 	if got != want || n != 1 {
 		t.Fatalf("got %q, %d", got, n)
 	}
 	// Indented inside a YAML block scalar: the body keeps its indentation.
 	in = "tls.key: |\n  -----BEGIN PRIVATE KEY-----\n  AAAA\n  BBBB\n  -----END PRIVATE KEY-----\n"
-	want = "tls.key: |\n  -----BEGIN PRIVATE KEY-----\n  [REDACTED]\n  -----END PRIVATE KEY-----\n"
+	want = "tls.key: |\n  -----BEGIN PRIVATE KEY-----\n  [REDACTED]\n  [REDACTED]\n  -----END PRIVATE KEY-----\n"
 	if got, n = Redact(in); got != want || n != 1 {
 		t.Fatalf("got %q, %d", got, n)
 	}
@@ -137,6 +138,50 @@ func TestRedactKnownTokens(t *testing.T) {
 	} {
 		got, _ := Redact(in + "\n")
 		if got != want+"\n" && !(want == in && got == in+"\n") {
+			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestRedactPEMMentionIsNotABlock: a line that only mentions a PEM header
+// (code, a JSON string) starts no key block, and no line is lost.
+func TestRedactPEMMentionIsNotABlock(t *testing.T) {
+	for _, in := range []string{
+		"package x\n\nconst hdr = \"-----BEGIN RSA PRIVATE KEY-----\"\nfunc a() {}\nfunc b() {}\n",
+		"{\n  \"pem\": [\"-----BEGIN PRIVATE KEY-----\", \"MIIE\", \"-----END PRIVATE KEY-----\"]\n}\n",
+		"-----BEGIN PRIVATE KEY-----\nno end line follows\n",
+	} {
+		got, _ := Redact(in)
+		if strings.Count(got, "\n") != strings.Count(in, "\n") {
+			t.Errorf("Redact changed the line count of %q: %q", in, got)
+		}
+		if strings.Contains(in, "func b") && got != in {
+			t.Errorf("Redact(%q) = %q", in, got)
+		}
+	}
+}
+
+// TestRedactNoFalsePositives: words that only look like credentials stay.
+func TestRedactNoFalsePositives(t *testing.T) {
+	for _, in := range []string{
+		"authorization: failed for user bob",
+		"    auth_test.go:10: Authorization: header missing in request",
+		"token: expired",
+		"password: required",
+		"see sk-learn-classification-tutorial-notes for details",
+		"deploy cluster sk-prod-eu-west-1-nodepool-a done",
+	} {
+		if got, n := Redact(in + "\n"); n != 0 || got != in+"\n" {
+			t.Errorf("Redact(%q) = %q, %d; want it unchanged", in, got, n)
+		}
+	}
+	for in, want := range map[string]string{
+		"Authorization: Bearer abcdef0123456789":      "Authorization: Bearer [REDACTED]",
+		"authorization: Basic dXNlcjpwYXNzd29yZA==":   "authorization: Basic [REDACTED]",
+		"Authorization: 9f8e7d6c5b4a39281706f5e4d3c2": "Authorization: [REDACTED]",
+		"password: hunter2":                           "password: [REDACTED]",
+	} {
+		if got, _ := Redact(in + "\n"); got != want+"\n" {
 			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
 		}
 	}

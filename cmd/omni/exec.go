@@ -115,6 +115,9 @@ func runExec(ctx context.Context, s streams, session, agent string, quiet, keepS
 			return &exitError{code: 127, msg: fmt.Sprintf("omni exec: %v", err)}
 		}
 		code = ee.ExitCode()
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			code = 128 + int(ws.Signal()) // as a shell reports a command killed by a signal
+		}
 	}
 	text := out.String()
 	delivered := deliverCall(ctx, hooks.CallInput{Door: events.DoorExec, Command: command, Text: text,
