@@ -39,6 +39,19 @@ type entry struct {
 
 type shown map[uint64]entry
 
+// holder is a reader shown a marker naming a handle, and when (unix s).
+type holder struct {
+	r events.Reader
+	t int64
+}
+
+// debt is the whole deliveries owed for one handle, and when the last
+// retrieve asked (unix s).
+type debt struct {
+	n int
+	t int64
+}
+
 // Block says where an archived handle's bytes live.
 type Block struct {
 	// Seq and Index locate the Archived event in the log.
@@ -56,8 +69,8 @@ type Ledger struct {
 	sources  []string
 	srcIndex map[string]int32
 	blocks   map[string]Block
-	holders  map[string][]events.Reader
-	owed     map[events.Reader]map[string]int
+	holders  map[string][]holder
+	owed     map[events.Reader]map[string]debt
 	last     events.Seq
 	pruned   int64
 }
@@ -70,8 +83,8 @@ func New() *Ledger {
 		sources:  []string{""},
 		srcIndex: map[string]int32{"": 0},
 		blocks:   map[string]Block{},
-		holders:  map[string][]events.Reader{},
-		owed:     map[events.Reader]map[string]int{},
+		holders:  map[string][]holder{},
+		owed:     map[events.Reader]map[string]debt{},
 	}
 }
 
@@ -106,10 +119,10 @@ func (l *Ledger) Apply(e events.Event) {
 		}
 		for _, h := range em.Paid {
 			if m := l.owed[r]; m != nil {
-				if m[h] <= 1 {
+				if d := m[h]; d.n <= 1 {
 					delete(m, h)
 				} else {
-					m[h]--
+					m[h] = debt{n: d.n - 1, t: d.t}
 				}
 			}
 		}
@@ -151,12 +164,13 @@ func (l *Ledger) Apply(e events.Event) {
 	case events.KindFolded:
 		if f := e.Folded; f != nil {
 			hs := l.holders[f.Handle]
-			for _, x := range hs {
-				if x == r {
+			for i := range hs {
+				if hs[i].r == r {
+					hs[i].t = now
 					return
 				}
 			}
-			l.holders[f.Handle] = append(hs, r)
+			l.holders[f.Handle] = append(hs, holder{r: r, t: now})
 		}
 	case events.KindRetrieved:
 		rt := e.Retrieved
@@ -164,11 +178,11 @@ func (l *Ledger) Apply(e events.Event) {
 			return
 		}
 		if e.Session != "" {
-			l.owe(r, rt.Handle)
+			l.owe(r, rt.Handle, now)
 			return
 		}
 		for _, x := range l.holders[rt.Handle] {
-			l.owe(x, rt.Handle)
+			l.owe(x.r, rt.Handle, now)
 		}
 	}
 }
@@ -181,13 +195,13 @@ func record(s shown, k uint64, src int32, now, cut int64) {
 	s[k] = entry{src: src, t: now}
 }
 
-func (l *Ledger) owe(r events.Reader, h string) {
+func (l *Ledger) owe(r events.Reader, h string, now int64) {
 	m := l.owed[r]
 	if m == nil {
-		m = map[string]int{}
+		m = map[string]debt{}
 		l.owed[r] = m
 	}
-	m[h]++
+	m[h] = debt{n: m[h].n + 1, t: now}
 }
 
 // prune drops entries older than Window plus one pruneEvery of slack, so a
@@ -214,6 +228,31 @@ func (l *Ledger) prune(now int64) {
 		}
 		if len(s) == 0 {
 			delete(l.projects, p)
+		}
+	}
+	// Markers shown and debts asked more than Window ago are forgotten too,
+	// so these maps stay bounded by a month of folds and retrieves.
+	for h, hs := range l.holders {
+		kept := hs[:0]
+		for _, x := range hs {
+			if x.t >= cut {
+				kept = append(kept, x)
+			}
+		}
+		if len(kept) == 0 {
+			delete(l.holders, h)
+		} else {
+			l.holders[h] = kept
+		}
+	}
+	for rd, m := range l.owed {
+		for h, d := range m {
+			if d.t < cut {
+				delete(m, h)
+			}
+		}
+		if len(m) == 0 {
+			delete(l.owed, rd)
 		}
 	}
 }
@@ -256,7 +295,7 @@ func (l *Ledger) Holds(r events.Reader, now time.Time) bool {
 }
 
 // Owed reports how many whole deliveries of handle h reader r is owed.
-func (l *Ledger) Owed(r events.Reader, h string) int { return l.owed[r][h] }
+func (l *Ledger) Owed(r events.Reader, h string) int { return l.owed[r][h].n }
 
 // Block returns where handle h's bytes are archived, and whether they are.
 func (l *Ledger) Block(h string) (Block, bool) {

@@ -521,3 +521,27 @@ func FuzzApply(f *testing.F) {
 		}
 	})
 }
+
+// TestPruneForgetsOldMarkersAndDebts: a marker shown, and a debt asked, more
+// than Window (plus the prune slack) ago are pruned, so an unknown reader's
+// retrieve of an old handle owes nobody and old debts stop counting.
+func TestPruneForgetsOldMarkersAndDebts(t *testing.T) {
+	l := newLT()
+	l.folded(main1, "aaaaaaaaaaaaaaaa", t0)
+	l.retrieved(main2, "bbbbbbbbbbbbbbbb", true, t0)
+	late := t0.Add(Window + 2*pruneEvery + time.Hour)
+	l.emit(sub1, "p", "ls", late, 9) // any event this late prunes
+	l.retrieved(events.Reader{}, "aaaaaaaaaaaaaaaa", true, late)
+	if n := l.Owed(main1, "aaaaaaaaaaaaaaaa"); n != 0 {
+		t.Fatalf("a marker shown a month ago still makes its reader owed: %d", n)
+	}
+	if n := l.Owed(main2, "bbbbbbbbbbbbbbbb"); n != 0 {
+		t.Fatalf("a month-old debt is still owed: %d", n)
+	}
+	// A recent marker still counts.
+	l.folded(main1, "cccccccccccccccc", late)
+	l.retrieved(events.Reader{}, "cccccccccccccccc", true, late.Add(time.Minute))
+	if n := l.Owed(main1, "cccccccccccccccc"); n != 1 {
+		t.Fatalf("a fresh marker's retrieve owes %d, want 1", n)
+	}
+}
