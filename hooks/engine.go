@@ -191,6 +191,8 @@ type view struct {
 	now     time.Time
 }
 
+// Lookup answers pipeline.View: the scope and first source of a line key
+// for this reader, project and time (session wins over project).
 func (v view) Lookup(k uint64) pipeline.Seen {
 	s, src := v.l.Lookup(v.r, v.project, k, v.now)
 	switch s {
@@ -202,8 +204,13 @@ func (v view) Lookup(k uint64) pipeline.Seen {
 	return pipeline.Seen{}
 }
 
+// Owed answers pipeline.View: whether this reader retrieved h and is owed
+// one whole delivery of its block.
 func (v view) Owed(h string) bool { return v.l.Owed(v.r, h) > 0 }
-func (v view) Empty() bool        { return !v.l.Holds(v.r, v.now) }
+
+// Empty answers pipeline.View: whether this reader holds no line delivered
+// within the ledger's window (fresh, or just compacted).
+func (v view) Empty() bool { return !v.l.Holds(v.r, v.now) }
 
 var _ pipeline.View = view{}
 
