@@ -68,13 +68,18 @@ type Engine struct {
 	// measure is true when the clock is the real one: only then is the
 	// decision time recorded (Emitted.DecideMicros).
 	measure bool
+	// applied is the sequence of the newest batch folded, firstID the ID of
+	// its first event (Checkpoint); restored the checkpoint's sequence when
+	// the Engine started from one (NewFromCheckpoint).
+	applied, restored events.Seq
+	firstID           string
 }
 
 // New folds the whole log into fresh projections and returns an Engine
 // ready to append. Errors are the log's read errors, wrapped.
 func New(ctx context.Context, log events.Log, opt Options) (*Engine, error) {
 	e := newEngine(log, opt)
-	if _, err := replay.Fold(ctx, log, 0, 0, e.ledger, e.stats, e.session); err != nil {
+	if _, err := replay.Fold(ctx, log, 0, 0, e.ledger, e.stats, e.session, (*batchMark)(e)); err != nil {
 		return nil, fmt.Errorf("fold log: %w", err)
 	}
 	return e, nil
@@ -138,6 +143,9 @@ func (e *Engine) LedgerSize() (readerLines, projectLines, blocks int) {
 // apply folds a batch that was appended (or, in replay, read) into every
 // projection.
 func (e *Engine) apply(batch []events.Event) {
+	if len(batch) > 0 && batch[0].Seq > e.applied {
+		e.applied, e.firstID = batch[0].Seq, batch[0].ID
+	}
 	for _, ev := range batch {
 		e.ledger.Apply(ev)
 		e.stats.Apply(ev)

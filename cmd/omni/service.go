@@ -52,7 +52,7 @@ type callResp struct {
 }
 
 func newService(ctx context.Context, log events.Log, home string) (*service, error) {
-	eng, err := hooks.New(ctx, log, hooks.Options{ProjectOf: projectOf, Logf: homeLogf(home),
+	eng, err := newEngineFromCheckpoint(ctx, log, home, hooks.Options{ProjectOf: projectOf, Logf: homeLogf(home),
 		KeepSecrets: os.Getenv("OMNI_KEEP_SECRETS") == "1"})
 	if err != nil {
 		return nil, err
@@ -256,10 +256,16 @@ func projectOf(dir string) string {
 
 func init() {
 	daemonHandlerFactory = func(ctx context.Context, log events.Log) (rpcHandler, func() error, error) {
-		svc, err := newService(ctx, log, omniHome())
+		home := omniHome()
+		svc, err := newService(ctx, log, home)
 		if err != nil {
 			return nil, nil, err
 		}
-		return svc.handle, func() error { return nil }, nil
+		cp := newCheckpointer(home, svc.engine, homeLogf(home))
+		handle := func(ctx context.Context, method string, req []byte) ([]byte, error) {
+			defer cp.maybe()
+			return svc.handle(ctx, method, req)
+		}
+		return handle, cp.close, nil
 	}
 }

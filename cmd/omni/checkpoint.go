@@ -1,0 +1,184 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/omnictx/omni/events"
+	"github.com/omnictx/omni/hooks"
+)
+
+// checkpointEvery is how many batches the daemon appends between two
+// checkpoint writes (besides the one at clean shutdown).
+var checkpointEvery events.Seq = 5000
+
+// checkpointPath is where the daemon keeps its projections' checkpoint.
+func checkpointPath(home string) string { return filepath.Join(home, "store", "checkpoint.bin") }
+
+// loadCheckpoint reads the checkpoint of home. A missing file is nil, nil;
+// an unreadable or corrupt one is logged and nil (never trusted: the
+// Engine validates even a well-formed one against the log).
+func loadCheckpoint(home string, logf func(string, ...any)) *hooks.Checkpoint {
+	b, err := os.ReadFile(checkpointPath(home))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		logf("checkpoint ignored: %v", err)
+		return nil
+	}
+	// The file starts with the build that wrote it: a checkpoint is the
+	// state of one binary's folds, and another build may fold differently.
+	want := checkpointHeader()
+	if len(b) < len(want) || string(b[:len(want)]) != want {
+		logf("checkpoint ignored: %s was written by another omni build", checkpointPath(home))
+		return nil
+	}
+	b = b[len(want):]
+	var cp hooks.Checkpoint
+	if err := cp.UnmarshalBinary(b); err != nil {
+		logf("checkpoint ignored: %s: %v", checkpointPath(home), err)
+		return nil
+	}
+	return &cp
+}
+
+// checkpointHeader names the build of this binary (its size and
+// modification time, read once): checkpoints from any other build are
+// ignored, so a changed fold never starts from a state it did not make.
+func checkpointHeader() string {
+	buildOnce.Do(func() {
+		build = "omni-checkpoint " + version + " unknown-build\n"
+		if exe, err := os.Executable(); err == nil {
+			if fi, err := os.Stat(exe); err == nil {
+				build = fmt.Sprintf("omni-checkpoint %s %d-%d\n", version, fi.Size(), fi.ModTime().UnixNano())
+			}
+		}
+	})
+	return build
+}
+
+var (
+	buildOnce sync.Once
+	build     string
+)
+
+// writeFileAtomic writes b to path through a temporary file in the same
+// directory, synced, then renamed over path.
+func writeFileAtomic(path string, b []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".checkpoint-*.tmp")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+	}
+	return err
+}
+
+// checkpointer writes the Engine's checkpoint for the daemon: after every
+// checkpointEvery batches (in the background, one write at a time) and at
+// clean shutdown. The snapshot is taken under the Engine's lock; encoding
+// and writing happen outside it.
+type checkpointer struct {
+	home string
+	eng  *hooks.Engine
+	logf func(string, ...any)
+
+	mu      sync.Mutex // one write at a time
+	pending sync.WaitGroup
+	busy    atomic.Bool   // a background write is running
+	written atomic.Uint64 // the sequence of the last checkpoint written (or started from)
+}
+
+func newCheckpointer(home string, eng *hooks.Engine, logf func(string, ...any)) *checkpointer {
+	c := &checkpointer{home: home, eng: eng, logf: logf}
+	c.written.Store(uint64(eng.Restored()))
+	return c
+}
+
+// maybe starts a background write when checkpointEvery batches were
+// appended since the last one.
+func (c *checkpointer) maybe() {
+	if uint64(c.eng.Applied()) < c.written.Load()+uint64(checkpointEvery) || !c.busy.CompareAndSwap(false, true) {
+		return
+	}
+	c.pending.Add(1)
+	go func() {
+		defer c.pending.Done()
+		defer c.busy.Store(false)
+		if err := c.write(); err != nil {
+			c.logf("checkpoint: %v", err)
+		}
+	}()
+}
+
+// write takes a checkpoint and stores it, unless one at the same sequence
+// was written already.
+func (c *checkpointer) write() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	start := time.Now()
+	if c.eng.Applied() == 0 {
+		return nil // an empty log: nothing to save
+	}
+	cp, err := c.eng.Checkpoint()
+	if err != nil || uint64(cp.Seq) == c.written.Load() {
+		return err
+	}
+	body, err := cp.MarshalBinary()
+	b := append([]byte(checkpointHeader()), body...)
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(checkpointPath(c.home), b); err != nil {
+		return fmt.Errorf("write %s: %w", checkpointPath(c.home), err)
+	}
+	c.written.Store(uint64(cp.Seq))
+	c.logf("checkpoint at %d written (%d bytes) in %s", cp.Seq, len(b), time.Since(start).Round(time.Microsecond))
+	return nil
+}
+
+// close waits for a background write and writes the final checkpoint. A
+// failed write is logged, never a failed shutdown: the next start folds
+// the log instead.
+func (c *checkpointer) close() error {
+	c.pending.Wait()
+	if err := c.write(); err != nil {
+		c.logf("checkpoint: %v", err)
+	}
+	return nil
+}
+
+// newEngineFromCheckpoint builds the Engine of home from its checkpoint and
+// the tail of log, logging how far the checkpoint took it.
+func newEngineFromCheckpoint(ctx context.Context, log events.Log, home string, opt hooks.Options) (*hooks.Engine, error) {
+	start := time.Now()
+	cp := loadCheckpoint(home, opt.Logf)
+	eng, err := hooks.NewFromCheckpoint(ctx, log, opt, cp)
+	if err != nil {
+		return nil, err
+	}
+	if eng.Restored() != 0 {
+		opt.Logf("engine from checkpoint %d, folded to %d in %s", cp.Seq, eng.Applied(), time.Since(start).Round(time.Microsecond))
+	}
+	return eng, nil
+}
