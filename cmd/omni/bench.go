@@ -152,7 +152,8 @@ since its last compaction) and the share of it the ledger captured, and the
 per-call pipeline time p50/p99. A progress bar shows on a terminal.
 
 --latency starts N hook processes per payload size (0.5, 16, 256 KB, built
-from corpus lines) against a warm daemon in a temporary home and prints
+from corpus lines) against a warm daemon in a temporary home (or --home, to
+time against a large existing store) and prints
 p50/p99 wall time per process beside a trivial Go binary's start time
 measured in the same run, and their ratio.
 
@@ -175,7 +176,7 @@ Exit codes: 0 done; 2 a corpus file or the store could not be read.`,
 				if o.asJSON {
 					w = nil
 				}
-				rep, err := runLatency(context.Background(), o.corpus, o.n, w)
+				rep, err := runLatency(context.Background(), o.corpus, o.n, o.home, w)
 				if err != nil {
 					return &exitError{code: 2, msg: "omni bench --latency: " + err.Error()}
 				}

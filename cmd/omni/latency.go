@@ -97,7 +97,7 @@ func quantile(d []time.Duration, q float64) float64 {
 // runLatency times `omni hook` processes against a warm daemon for 0.5, 16
 // and 256 KB Bash payloads built from the corpus, interleaved with a floor
 // binary in the same run (issue 5; JETSTREAM.md §3 for the floor).
-func runLatency(ctx context.Context, corpus []string, n int, w io.Writer) (*latencyReport, error) {
+func runLatency(ctx context.Context, corpus []string, n int, home string, w io.Writer) (*latencyReport, error) {
 	recs, err := loadCorpus(corpus)
 	if err != nil {
 		return nil, err
@@ -111,7 +111,9 @@ func runLatency(ctx context.Context, corpus []string, n int, w io.Writer) (*late
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	home := filepath.Join(tmp, "home")
+	if home == "" {
+		home = filepath.Join(tmp, "home")
+	}
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return nil, err
 	}
