@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestKillLoopDuringReplay replays real corpus calls through `omni hook`
+// processes while the daemon is killed with SIGKILL every few hundred
+// milliseconds (issue 5 §3). Afterwards every recorded invocation replays
+// byte for byte, and every handle a hook printed retrieves its bytes: no
+// acknowledged call is lost, no handle names missing bytes.
+func TestKillLoopDuringReplay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns and kills daemons")
+	}
+	files, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", "corpus", "sweagent-demos.jsonl"))
+	if len(files) == 0 {
+		t.Skip("../shared/corpus is absent")
+	}
+	recs, err := loadCorpus(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "omni")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	home := filepath.Join(dir, "home")
+	env := withoutEnv(append(os.Environ(), "OMNI_HOME="+home), "OMNI_NO_DAEMON")
+	t.Cleanup(func() {
+		c := exec.Command(bin, "daemon", "--stop")
+		c.Env = env
+		_ = c.Run()
+	})
+	stop := make(chan struct{})
+	killed := 0
+	go func() {
+		tick := time.NewTicker(250 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				for _, pid := range daemonsOf(bin) {
+					if syscall.Kill(pid, syscall.SIGKILL) == nil {
+						killed++
+					}
+				}
+			}
+		}
+	}()
+	handleRe := regexp.MustCompile(`omni retrieve ([0-9a-f]{16})`)
+	handles := map[string]bool{}
+	replies := 0
+	for _, r := range recs {
+		payload, _ := benchPayload(r, "demo")
+		stdin, _ := json.Marshal(payload)
+		c := exec.Command(bin, "hook")
+		c.Env = env
+		c.Stdin = bytes.NewReader(stdin)
+		var out bytes.Buffer
+		c.Stdout = &out
+		if err := c.Run(); err != nil {
+			t.Fatalf("hook exited %v (a hook must always exit 0)", err)
+		}
+		if out.Len() > 0 {
+			replies++
+			if !json.Valid(out.Bytes()) {
+				t.Fatalf("malformed reply: %q", out.String())
+			}
+			for _, m := range handleRe.FindAllStringSubmatch(out.String(), -1) {
+				if !strings.Contains(r.Output, m[0]) {
+					handles[m[1]] = true
+				}
+			}
+		}
+	}
+	close(stop)
+	t.Logf("%d calls, %d replies, %d handles, %d daemons killed", len(recs), replies, len(handles), killed)
+	if killed == 0 {
+		t.Fatal("no daemon was killed: the loop tested nothing")
+	}
+	for h := range handles {
+		c := exec.Command(bin, "retrieve", h)
+		c.Env = env
+		if out, err := c.Output(); err != nil || len(out) == 0 {
+			t.Errorf("handle %s printed by a hook does not retrieve: %v", h, err)
+		}
+	}
+	c := exec.Command(bin, "replay", "--verify")
+	c.Env = env
+	out, err := c.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "differing 0") {
+		t.Fatalf("replay --verify after the kill loop: %v\n%s", err, out)
+	}
+	t.Logf("%s", bytes.TrimSpace(out))
+}
