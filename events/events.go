@@ -56,10 +56,6 @@ const (
 	KindGoalSet Kind = "goal_set"
 	// KindRemembered records a fact to remember for a project.
 	KindRemembered Kind = "remembered"
-	// KindPruned records physical retention (omni gc): batches before
-	// Pruned.Before are about to be removed from the log, archived blocks
-	// with them.
-	KindPruned Kind = "pruned"
 )
 
 // Reader identifies one context window that receives tool output: a host
@@ -114,7 +110,6 @@ type Event struct {
 	Distilled     *Distilled     `json:"distilled,omitempty"`
 	GoalSet       *GoalSet       `json:"goal_set,omitempty"`
 	Remembered    *Remembered    `json:"remembered,omitempty"`
-	Pruned        *Pruned        `json:"pruned,omitempty"`
 }
 
 // Reader returns the event's reader (Session, Agent).
@@ -320,14 +315,6 @@ type GoalSet struct {
 // Remembered is the payload of KindRemembered.
 type Remembered struct {
 	Fact string `json:"fact"`
-}
-
-// Pruned is the payload of KindPruned.
-type Pruned struct {
-	// Before is the first sequence kept: every batch below it is removed.
-	Before Seq `json:"before"`
-	// Cutoff is the retention time asked for: batches older than it go.
-	Cutoff time.Time `json:"cutoff"`
 }
 
 // Keys is a list of 64-bit line keys. It encodes in JSON as one base64

@@ -114,33 +114,6 @@ func (s *service) handle(ctx context.Context, method string, req []byte) ([]byte
 			out.Replay = &r
 		}
 		return json.Marshal(out)
-	case "gc":
-		var in struct {
-			Before time.Duration `json:"before"`
-		}
-		if err := json.Unmarshal(req, &in); err != nil || in.Before <= 0 {
-			return nil, fmt.Errorf("gc request: a positive retention duration is required")
-		}
-		pr, ok := s.log.(hooks.Purger)
-		if !ok {
-			return nil, hooks.ErrNoPurge
-		}
-		plan, err := s.engine.PlanGC(ctx, time.Now().Add(-in.Before))
-		if err != nil {
-			return nil, err
-		}
-		if plan.Before != 0 {
-			// Checkpoint first: after the purge, only it holds what the
-			// removed batches taught the projections.
-			cp := &checkpointer{home: omniHome(), eng: s.engine, logf: homeLogf(omniHome())}
-			if err := cp.write(); err != nil {
-				return nil, fmt.Errorf("gc: checkpoint: %w (nothing removed)", err)
-			}
-			if err := pr.Purge(ctx, plan.Before); err != nil {
-				return nil, err
-			}
-		}
-		return json.Marshal(plan)
 	case "recent":
 		var in struct {
 			N int `json:"n"`

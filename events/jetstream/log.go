@@ -265,18 +265,3 @@ func (st *Store) mapErr(err error) error {
 	}
 	return err
 }
-
-// Purge removes every batch with a sequence below before from the stream
-// (physical retention, omni gc); sequences are never reused, and First
-// reports the new start.
-func (st *Store) Purge(ctx context.Context, before events.Seq) error {
-	if st.isClosed() {
-		return events.ErrClosed
-	}
-	ctx, cancel := opContext(ctx)
-	defer cancel()
-	if err := st.stream.Purge(ctx, js.WithPurgeSequence(uint64(before))); err != nil {
-		return fmt.Errorf("purge before %d: %w", before, st.mapErr(err))
-	}
-	return nil
-}

@@ -115,17 +115,3 @@ func (l *Log) Close() error {
 	l.mu.Unlock()
 	return nil
 }
-
-// Purge removes every batch with a sequence below before (physical
-// retention); sequences are never reused.
-func (l *Log) Purge(ctx context.Context, before events.Seq) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if before > l.first {
-		for i := l.first; i < before && int(i) <= len(l.batches); i++ {
-			l.batches[i-1] = nil
-		}
-		l.first = before
-	}
-	return nil
-}

@@ -149,18 +149,6 @@ func (l *Ledger) Apply(e events.Event) {
 			record(rs, k, src, now, cut)
 			record(ps, k, src, now, cut)
 		}
-	case events.KindPruned:
-		// The batches below Before (and the blocks archived in them) are
-		// gone from the log: forget their handles, so no marker ever names
-		// bytes the log no longer holds (a later fold archives them again).
-		if pr := e.Pruned; pr != nil {
-			for h, b := range l.blocks {
-				if b.Seq < pr.Before {
-					delete(l.blocks, h)
-					delete(l.holders, h)
-				}
-			}
-		}
 	case events.KindCompacted:
 		for rd := range l.readers {
 			if rd.Session == e.Session {
