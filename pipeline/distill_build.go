@@ -26,10 +26,7 @@ func distillCargoBuild(d *dctx) bool {
 			verdict, failing = true, true
 		}
 	}
-	if d.exit != 0 {
-		return verdict && failing
-	}
-	return verdict
+	return d.recognised(verdict, failing)
 }
 
 // ccPrograms are compiler and tool invocations echoed by make.
@@ -83,10 +80,7 @@ func distillMakeRun(d *dctx, compiler bool) bool {
 			d.drop(i)
 		}
 	}
-	if d.exit != 0 {
-		return verdict && failing
-	}
-	return verdict
+	return d.recognised(verdict, failing)
 }
 
 // cmakeProgress reports "[ 42%] Building C object …", "[ 50%] Linking …"
@@ -143,10 +137,7 @@ func distillDockerBuild(d *dctx) bool {
 			d.drop(i)
 		}
 	}
-	if d.exit != 0 {
-		return verdict && failing
-	}
-	return verdict
+	return d.recognised(verdict, failing)
 }
 
 // isHexish reports a layer id: hex digits, optionally after "sha256:".
@@ -211,10 +202,7 @@ func distillNpmInstall(d *dctx) bool {
 			verdict = true
 		}
 	}
-	if d.exit != 0 {
-		return verdict && failing
-	}
-	return verdict
+	return d.recognised(verdict, failing)
 }
 
 // npmVerdict reports a package manager's result line.
@@ -251,10 +239,7 @@ func distillPipInstall(d *dctx) bool {
 			d.drop(i)
 		}
 	}
-	if d.exit != 0 {
-		return verdict && failing
-	}
-	return verdict
+	return d.recognised(verdict, failing)
 }
 
 // distillApt: apt/apt-get install, upgrade, remove, update. Drops fetch,
@@ -279,10 +264,7 @@ func distillApt(d *dctx) bool {
 			d.drop(i)
 		}
 	}
-	if d.exit != 0 {
-		return verdict && failing
-	}
-	return verdict
+	return d.recognised(verdict, failing)
 }
 
 // distillTerraform: terraform/tofu apply, destroy, init, validate,
@@ -311,8 +293,5 @@ func distillTerraform(d *dctx) bool {
 			d.drop(i)
 		}
 	}
-	if d.exit != 0 {
-		return verdict && failing
-	}
-	return verdict
+	return d.recognised(verdict, failing)
 }

@@ -32,6 +32,17 @@ type dctx struct {
 // n is the number of lines.
 func (d *dctx) n() int { return len(d.lines) }
 
+// recognised is every distiller's verdict rule (issue 3 §2): a run is
+// claimed only when the runner's own verdict was seen, and a failing run
+// (non-zero exit) only when that verdict is a failing one; otherwise the raw
+// bytes pass.
+func (d *dctx) recognised(verdict, failing bool) bool {
+	if d.exit != 0 {
+		return verdict && failing
+	}
+	return verdict
+}
+
 // raw returns line i with its ending.
 func (d *dctx) raw(i int) string { return d.text[d.lines[i].Start:d.lines[i].End] }
 

@@ -207,8 +207,5 @@ func distillGitRemote(d *dctx) bool {
 			verdict, failing = true, true
 		}
 	}
-	if d.exit != 0 {
-		return verdict && failing
-	}
-	return verdict
+	return d.recognised(verdict, failing)
 }

@@ -251,10 +251,7 @@ func distillESLint(d *dctx) bool {
 			verdict, failing = true, true
 		}
 	}
-	if d.exit != 0 {
-		return verdict && failing
-	}
-	return verdict
+	return d.recognised(verdict, failing)
 }
 
 // tscDiagnostic reports a tsc diagnostic: "error TS1234:" after a location
@@ -303,10 +300,7 @@ func distillTsc(d *dctx) bool {
 		}
 	}
 	dropCodeFrames(d)
-	if d.exit != 0 {
-		return verdict && failing
-	}
-	return verdict
+	return d.recognised(verdict, failing)
 }
 
 // distillPrettier: prettier --check and --write (any other mode prints
@@ -350,10 +344,7 @@ func distillPrettier(d *dctx) bool {
 	if unchanged > 0 {
 		d.insert(firstUnchanged, "[OMNI: "+strconv.Itoa(unchanged)+" unchanged files not shown]")
 	}
-	if d.exit != 0 {
-		return verdict && failing
-	}
-	return verdict
+	return d.recognised(verdict, failing)
 }
 
 // prettierWritten reports a --write result line: "path 21ms", optionally
@@ -433,10 +424,7 @@ func distillRuff(d *dctx) bool {
 			d.drop(i)
 		}
 	}
-	if d.exit != 0 {
-		return verdict && failing
-	}
-	return verdict
+	return d.recognised(verdict, failing)
 }
 
 // distillGolangci: golangci-lint run (v1 and v2). Keeps every issue line
@@ -465,10 +453,7 @@ func distillGolangci(d *dctx) bool {
 		}
 	}
 	dropCodeFrames(d)
-	if d.exit != 0 {
-		return verdict && failing
-	}
-	return verdict
+	return d.recognised(verdict, failing)
 }
 
 // distillMypy: mypy and dmypy. Keeps every "path:line: error|note|warning:"
@@ -490,10 +475,7 @@ func distillMypy(d *dctx) bool {
 		}
 	}
 	dropCodeFrames(d)
-	if d.exit != 0 {
-		return verdict && failing
-	}
-	return verdict
+	return d.recognised(verdict, failing)
 }
 
 // flake8Finding reports "path:line:col: CODE message".

@@ -51,10 +51,7 @@ func distillGoTest(d *dctx) bool {
 			i++
 		}
 	}
-	if d.exit != 0 {
-		return verdict && failing
-	}
-	return verdict
+	return d.recognised(verdict, failing)
 }
 
 // goStructural reports a go test line that is the runner's own structure
@@ -122,10 +119,7 @@ func distillCargoTest(d *dctx) bool {
 			}
 		}
 	}
-	if d.exit != 0 {
-		return verdict && failing
-	}
-	return verdict
+	return d.recognised(verdict, failing)
 }
 
 // rustFrame reports a backtrace frame ("  4: symbol", optionally followed
@@ -342,10 +336,7 @@ func distillPytest(d *dctx) bool {
 			}
 		}
 	}
-	if d.exit != 0 {
-		return verdict && failing
-	}
-	return verdict
+	return d.recognised(verdict, failing)
 }
 
 // unittestDjangoNoise lists the Django test runner's database chatter.
@@ -388,10 +379,7 @@ func distillUnittest(d *dctx) bool {
 		}
 	}
 	ok := ran && verdict
-	if d.exit != 0 {
-		return ok && failing
-	}
-	return ok
+	return d.recognised(ok, failing)
 }
 
 // unittestDots reports a progress line of unittest outcome characters.
@@ -440,10 +428,7 @@ func distillSympy(d *dctx) bool {
 			d.drop(i)
 		}
 	}
-	if d.exit != 0 {
-		return verdict && failing
-	}
-	return verdict
+	return d.recognised(verdict, failing)
 }
 
 // sympyDots reports a sympy progress run: dots, f, s, w, T and an optional
@@ -485,10 +470,7 @@ func distillJest(d *dctx) bool {
 		}
 	}
 	dropEmptyGroups(d)
-	if d.exit != 0 {
-		return verdict && failing
-	}
-	return verdict
+	return d.recognised(verdict, failing)
 }
 
 // dropEmptyGroups drops the describe-block headers of a test tree (jest
@@ -561,10 +543,7 @@ func distillVitest(d *dctx) bool {
 			}
 		}
 	}
-	if d.exit != 0 {
-		return verdict && failing
-	}
-	return verdict
+	return d.recognised(verdict, failing)
 }
 
 // distillMocha: mocha. Drops ✓/✔ lines; keeps suites, failures with
@@ -586,10 +565,7 @@ func distillMocha(d *dctx) bool {
 		}
 	}
 	dropEmptyGroups(d)
-	if d.exit != 0 {
-		return verdict && failing
-	}
-	return verdict
+	return d.recognised(verdict, failing)
 }
 
 // tallyWord reports "N word" or "N word (time)" lines.
@@ -625,10 +601,7 @@ func distillPlaywright(d *dctx) bool {
 			}
 		}
 	}
-	if d.exit != 0 {
-		return verdict && failing
-	}
-	return verdict
+	return d.recognised(verdict, failing)
 }
 
 // distillBunTest: bun test. Drops "✓"/"(pass)" lines; keeps failures,
@@ -648,10 +621,7 @@ func distillBunTest(d *dctx) bool {
 			}
 		}
 	}
-	if d.exit != 0 {
-		return verdict && failing
-	}
-	return verdict
+	return d.recognised(verdict, failing)
 }
 
 // distillJSTest: `npm test` and friends, whose runner is a package script.
@@ -728,10 +698,7 @@ func distillDotnetTest(d *dctx) bool {
 			d.drop(i)
 		}
 	}
-	if d.exit != 0 {
-		return verdict && failing
-	}
-	return verdict
+	return d.recognised(verdict, failing)
 }
 
 // distillDotnetBuild: dotnet build/restore/publish. Drops progress and
@@ -750,10 +717,7 @@ func distillDotnetBuild(d *dctx) bool {
 			d.drop(i)
 		}
 	}
-	if d.exit != 0 {
-		return verdict && failing
-	}
-	return verdict
+	return d.recognised(verdict, failing)
 }
 
 // distillMaven: mvn. Drops downloads, transfer progress, "Running x",
@@ -784,10 +748,7 @@ func distillMaven(d *dctx) bool {
 			d.drop(i)
 		}
 	}
-	if d.exit != 0 {
-		return verdict && failing
-	}
-	return verdict
+	return d.recognised(verdict, failing)
 }
 
 // distillGradle: gradle. Drops "> Task" lines that did not fail,
@@ -813,10 +774,7 @@ func distillGradle(d *dctx) bool {
 			d.drop(i)
 		}
 	}
-	if d.exit != 0 {
-		return verdict && failing
-	}
-	return verdict
+	return d.recognised(verdict, failing)
 }
 
 // distillRspec: rspec. Drops progress-dot lines; keeps failures, "N
@@ -839,10 +797,7 @@ func distillRspec(d *dctx) bool {
 			d.drop(i)
 		}
 	}
-	if d.exit != 0 {
-		return verdict && failing
-	}
-	return verdict
+	return d.recognised(verdict, failing)
 }
 
 func rspecDots(t string) bool {
@@ -881,10 +836,7 @@ func distillPhpunit(d *dctx) bool {
 			d.drop(i)
 		}
 	}
-	if d.exit != 0 {
-		return verdict && failing
-	}
-	return verdict
+	return d.recognised(verdict, failing)
 }
 
 // phpunitProgress reports "..F.S   63 / 120 ( 52%)".

@@ -193,10 +193,7 @@ func distillTrivy(d *dctx) bool {
 	if rows > totals {
 		return false
 	}
-	if d.exit != 0 {
-		return verdict && failing
-	}
-	return verdict
+	return d.recognised(verdict, failing)
 }
 
 // severityRow reports a table row with a severity cell: one finding.
@@ -277,10 +274,7 @@ func distillSemgrep(d *dctx) bool {
 			d.drop(i)
 		}
 	}
-	if d.exit != 0 {
-		return verdict && failing
-	}
-	return verdict
+	return d.recognised(verdict, failing)
 }
 
 // gosecFrame reports a quoted source line under a gosec finding: "    40:
@@ -328,10 +322,7 @@ func distillGosec(d *dctx) bool {
 			failing = true
 		}
 	}
-	if d.exit != 0 {
-		return verdict && failing
-	}
-	return verdict
+	return d.recognised(verdict, failing)
 }
 
 // banditFrame reports a quoted source line under a bandit finding:
@@ -371,10 +362,7 @@ func distillBandit(d *dctx) bool {
 			verdict = true
 		}
 	}
-	if d.exit != 0 {
-		return verdict && failing
-	}
-	return verdict
+	return d.recognised(verdict, failing)
 }
 
 // distillNpmAudit: npm, pnpm, yarn and bun audit (--json passes whole).
@@ -402,8 +390,5 @@ func distillNpmAudit(d *dctx) bool {
 			d.drop(i)
 		}
 	}
-	if d.exit != 0 {
-		return verdict && failing
-	}
-	return verdict
+	return d.recognised(verdict, failing)
 }

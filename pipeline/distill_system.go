@@ -36,10 +36,7 @@ func distillCurl(d *dctx) bool {
 			d.drop(i)
 		}
 	}
-	if d.exit != 0 {
-		return verdict && failing
-	}
-	return verdict
+	return d.recognised(verdict, failing)
 }
 
 // curlProgressRow reports a progress-meter row: only digits, blanks,
@@ -79,10 +76,7 @@ func distillWget(d *dctx) bool {
 			d.drop(i)
 		}
 	}
-	if d.exit != 0 {
-		return verdict && failing
-	}
-	return verdict
+	return d.recognised(verdict, failing)
 }
 
 // wgetDots reports "    50K .......... .......... 50%  1.2M 0s".
