@@ -56,6 +56,11 @@ const (
 	KindGoalSet Kind = "goal_set"
 	// KindRemembered records a fact to remember for a project.
 	KindRemembered Kind = "remembered"
+	// KindPruned records physical retention (omni gc --before): the batches
+	// below Pruned.Before are about to be removed from the log, together
+	// with the blocks archived in them, except the blocks named in
+	// Pruned.Kept, which Archived events after it store again.
+	KindPruned Kind = "pruned"
 )
 
 // Reader identifies one context window that receives tool output: a host
@@ -110,6 +115,7 @@ type Event struct {
 	Distilled     *Distilled     `json:"distilled,omitempty"`
 	GoalSet       *GoalSet       `json:"goal_set,omitempty"`
 	Remembered    *Remembered    `json:"remembered,omitempty"`
+	Pruned        *Pruned        `json:"pruned,omitempty"`
 }
 
 // Reader returns the event's reader (Session, Agent).
@@ -205,6 +211,10 @@ type Emitted struct {
 	// text that this reader had already been delivered before this
 	// invocation (the available repetition the ledger could fold).
 	RepeatBytes int `json:"repeat_bytes,omitempty"`
+	// Handles lists every handle the delivered text names (ledger folds and
+	// the first-seen stages' blocks), each once, so the archive knows which
+	// blocks a retained event still points at (omni gc keeps those).
+	Handles []string `json:"handles,omitempty"`
 }
 
 // Scope is the claim a fold makes.
@@ -315,6 +325,18 @@ type GoalSet struct {
 // Remembered is the payload of KindRemembered.
 type Remembered struct {
 	Fact string `json:"fact"`
+}
+
+// Pruned is the payload of KindPruned (omni gc --before).
+type Pruned struct {
+	// Before is the first sequence kept: every batch below it is removed.
+	Before Seq `json:"before"`
+	// Cutoff is the retention time asked for; batches from before it go.
+	Cutoff time.Time `json:"cutoff"`
+	// Kept lists the handles archived below Before that a batch at or after
+	// Before still names: Archived events that follow (in this batch or the
+	// next ones) store them again, above Before, before anything is removed.
+	Kept []string `json:"kept,omitempty"`
 }
 
 // Keys is a list of 64-bit line keys. It encodes in JSON as one base64

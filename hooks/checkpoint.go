@@ -15,7 +15,7 @@ import (
 // whenever a projection's fold or snapshot layout changes, so that a
 // checkpoint written by another build is ignored (folded from the log)
 // instead of trusted.
-const CheckpointVersion byte = 1
+const CheckpointVersion byte = 2
 
 // Checkpoint is the Engine's projections as they were after folding every
 // batch up to and including Seq.
@@ -27,6 +27,10 @@ type Checkpoint struct {
 	FirstID string
 	// Ledger, Stats and Session are the projections' MarshalBinary bytes.
 	Ledger, Stats, Session []byte
+	// NextID is set on a base snapshot (omni gc): batch Seq was removed, and
+	// NextID is the ID of the first event of batch Seq+1, the oldest one
+	// kept, so a base is only ever used on the log it was cut from.
+	NextID string
 }
 
 // ErrBadCheckpoint wraps every reason a checkpoint's bytes cannot be used.
@@ -123,6 +127,10 @@ func NewFromCheckpoint(ctx context.Context, log events.Log, opt Options, cp *Che
 		e.opt.Logf("checkpoint ignored: %v", err)
 		return New(ctx, log, opt)
 	}
+	if cp.NextID != "" {
+		e.opt.Logf("checkpoint ignored: it is a base snapshot")
+		return New(ctx, log, opt)
+	}
 	if _, err := replay.Fold(ctx, log, cp.Seq+1, 0, e.ledger, e.stats, e.session, (*batchMark)(e)); err != nil {
 		return nil, fmt.Errorf("fold log after checkpoint %d: %w", cp.Seq, err)
 	}
@@ -141,6 +149,15 @@ func (e *Engine) restore(ctx context.Context, cp *Checkpoint) error {
 	if len(batch) == 0 || batch[0].ID != cp.FirstID {
 		return fmt.Errorf("%w: batch %d is not the one it was taken at (another log?)", ErrBadCheckpoint, cp.Seq)
 	}
+	if err := e.load(cp); err != nil {
+		return err
+	}
+	e.applied, e.restored, e.firstID = cp.Seq, cp.Seq, cp.FirstID
+	return nil
+}
+
+// load replaces the projections with cp's.
+func (e *Engine) load(cp *Checkpoint) error {
 	if err := e.ledger.UnmarshalBinary(cp.Ledger); err != nil {
 		return fmt.Errorf("%w: %v", ErrBadCheckpoint, err)
 	}
@@ -153,7 +170,6 @@ func (e *Engine) restore(ctx context.Context, cp *Checkpoint) error {
 	if e.ledger.Last() > cp.Seq {
 		return fmt.Errorf("%w: ledger is at %d, past the checkpoint's %d", ErrBadCheckpoint, e.ledger.Last(), cp.Seq)
 	}
-	e.applied, e.restored, e.firstID = cp.Seq, cp.Seq, cp.FirstID
 	return nil
 }
 

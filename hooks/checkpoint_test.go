@@ -108,7 +108,7 @@ func TestCheckpointPlusTailIsFullFold(t *testing.T) {
 	}
 	// Both keep deciding alike: the restored engine appends and folds on.
 	drive(t, fromCP, 80, 10)
-	s, err := Verify(ctx, log, nil)
+	s, err := Verify(ctx, log, nil, nil)
 	if err != nil || s.Identical != s.Compared || s.Compared != 90 {
 		t.Fatalf("verify %+v %v", s, err)
 	}

@@ -50,6 +50,9 @@ type Options struct {
 	// collapse, final cut): guard and ledger only (omni bench --ledger-only).
 	// Recorded in each Invoked event so replay reruns the same stages.
 	LedgerOnly bool
+	// Base loads the base snapshot omni gc saved, for a log that no longer
+	// starts at batch 1 (nil: none is stored).
+	Base BaseLoader
 }
 
 // Engine holds the projections and appends to the log. It is safe for
@@ -77,9 +80,20 @@ type Engine struct {
 
 // New folds the whole log into fresh projections and returns an Engine
 // ready to append. Errors are the log's read errors, wrapped.
+//
+// When omni gc removed the log's oldest batches, the fold starts from the
+// base snapshot opt.Base loads; if there is none, the Engine folds the
+// retained batches alone (what the removed ones taught is lost, said
+// through opt.Logf) rather than fail: hooks must keep working.
 func New(ctx context.Context, log events.Log, opt Options) (*Engine, error) {
 	e := newEngine(log, opt)
-	if _, err := replay.Fold(ctx, log, 0, 0, e.ledger, e.stats, e.session, (*batchMark)(e)); err != nil {
+	err := e.foldAll(ctx, 0, opt.Base, (*batchMark)(e))
+	if errors.Is(err, ErrNoBase) {
+		e.opt.Logf("%v: folding the retained batches only", err)
+		e = newEngine(log, opt)
+		_, err = replay.Fold(ctx, log, 0, 0, e.ledger, e.stats, e.session, (*batchMark)(e))
+	}
+	if err != nil {
 		return nil, fmt.Errorf("fold log: %w", err)
 	}
 	return e, nil
@@ -330,6 +344,17 @@ func (e *Engine) decide(d delivery, call string) (pipeline.Decision, []events.Ev
 	if !d.unrecorded && !d.noLedger {
 		em.Lines = events.Keys(dec.Delivered)
 	}
+	// Every handle the delivered text may name, including blocks archived
+	// by an earlier call (archive skipped them): omni gc keeps what a
+	// retained event names.
+	if sr != nil {
+		for _, b := range sr.Blocks {
+			em.Handles = appendOnce(em.Handles, b.Handle)
+		}
+	}
+	for _, f := range dec.Folds {
+		em.Handles = appendOnce(em.Handles, f.Handle)
+	}
 	ev.Emitted = em
 	evs = append(evs, ev)
 	dec.Reason = reason
@@ -414,6 +439,15 @@ func (e *Engine) BlockInfo(h string) (lines, bytes int, ok bool) {
 	defer e.mu.Unlock()
 	b, ok := e.ledger.Block(h)
 	return b.Lines, b.Bytes, ok
+}
+
+func appendOnce(xs []string, x string) []string {
+	for _, y := range xs {
+		if y == x {
+			return xs
+		}
+	}
+	return append(xs, x)
 }
 
 func isHex(s string) bool {

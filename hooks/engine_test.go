@@ -60,7 +60,7 @@ func TestIdenticalRerunOneMarker(t *testing.T) {
 	if r3.Reply != nil {
 		t.Fatalf("subagent first call folded: %q", r3.Delivered)
 	}
-	s, err := Verify(ctx, log, nil)
+	s, err := Verify(ctx, log, nil, nil)
 	if err != nil || s.Identical != s.Compared || s.Compared != 3 {
 		t.Fatalf("verify %+v %v", s, err)
 	}

@@ -273,7 +273,7 @@ func FuzzHook(f *testing.F) {
 		}
 		// Replay reruns every recorded invocation byte for byte (log2 has
 		// only e2's appends).
-		s, err := Verify(ctx, log2, nil)
+		s, err := Verify(ctx, log2, nil, nil)
 		if err != nil {
 			t.Fatalf("verify: %v", err)
 		}

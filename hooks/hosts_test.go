@@ -467,7 +467,7 @@ func TestHostRepliesMatchSchemas(t *testing.T) {
 			if batch[0].Invoked == nil || batch[0].Invoked.Host != c.host {
 				t.Fatalf("Invoked %+v", batch[0].Invoked)
 			}
-			s, err := Verify(context.Background(), log, nil)
+			s, err := Verify(context.Background(), log, nil, nil)
 			if err != nil || s.Identical != s.Compared {
 				t.Fatalf("verify %+v %v", s, err)
 			}

@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -9,6 +10,9 @@ import (
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/replay"
 )
+
+// ErrBeforeRetained: the sequence asked for was removed by omni gc.
+var ErrBeforeRetained = errors.New("before the retained range (omni gc removed the older batches)")
 
 // Replayed is the outcome of rerunning one recorded invocation.
 type Replayed struct {
@@ -32,10 +36,19 @@ type Replayed struct {
 // Replay rebuilds the projections from the batches before seq, reruns the
 // decision of the invocation at seq with its recorded time and project, and
 // reports whether the output is byte-identical to what was delivered.
-func Replay(ctx context.Context, log events.Log, seq events.Seq) (Replayed, error) {
+//
+// When omni gc removed the oldest batches, the state starts from the base
+// snapshot base loads; a seq below the retained range is ErrBeforeRetained,
+// and a missing base ErrNoBase (wrapped).
+func Replay(ctx context.Context, log events.Log, seq events.Seq, base BaseLoader) (Replayed, error) {
 	e := newEngine(log, Options{})
 	e.dry = true
-	if _, err := replay.Fold(ctx, log, 0, seq, e.ledger, e.stats, e.session); err != nil {
+	if first, err := log.First(ctx); err != nil {
+		return Replayed{}, err
+	} else if seq < first {
+		return Replayed{}, fmt.Errorf("%w: sequence %d, the log starts at %d", ErrBeforeRetained, seq, first)
+	}
+	if err := e.foldAll(ctx, seq, base); err != nil {
 		return Replayed{}, fmt.Errorf("fold before %d: %w", seq, err)
 	}
 	batch, err := log.Get(ctx, seq)
@@ -57,11 +70,22 @@ type VerifySummary struct {
 
 // Verify reruns every invocation in the log against the state before it, in
 // one pass, calling progress (if not nil) after each batch.
-func Verify(ctx context.Context, log events.Log, progress func(seq events.Seq)) (VerifySummary, error) {
+//
+// When omni gc removed the oldest batches, it starts from the base snapshot
+// base loads and covers the retained range; without one it fails with
+// ErrNoBase (wrapped).
+func Verify(ctx context.Context, log events.Log, base BaseLoader, progress func(seq events.Seq)) (VerifySummary, error) {
 	e := newEngine(log, Options{})
 	e.dry = true
 	var s VerifySummary
-	err := replay.Batches(ctx, log, 0, 0, func(batch []events.Event) error {
+	first, err := log.First(ctx)
+	if err != nil {
+		return s, err
+	}
+	if err := e.loadBase(ctx, first, base); err != nil {
+		return s, err
+	}
+	err = replay.Batches(ctx, log, first, 0, func(batch []events.Event) error {
 		s.Batches++
 		if hasInvoked(batch) {
 			r, err := e.rerun(ctx, batch)

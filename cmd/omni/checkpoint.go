@@ -182,3 +182,70 @@ func newEngineFromCheckpoint(ctx context.Context, log events.Log, home string, o
 	}
 	return eng, nil
 }
+
+// baseHeader starts every base snapshot file. Unlike the daemon's
+// checkpoint, a base is not tied to one build: it is the only record of
+// the batches omni gc removed, so it must outlive upgrades. Its format is
+// guarded by hooks.CheckpointVersion instead.
+const baseHeader = "omni-base 1\n"
+
+// basePath is where omni gc keeps the base snapshot of a log whose oldest
+// retained batch is first.
+func basePath(home string, first events.Seq) string {
+	return filepath.Join(home, "store", fmt.Sprintf("base-%d.bin", first))
+}
+
+// baseLoader reads the base snapshot omni gc saved in home: nil, nil when
+// there is none for that first batch.
+func baseLoader(home string) hooks.BaseLoader {
+	return func(first events.Seq) (*hooks.Checkpoint, error) {
+		b, err := os.ReadFile(basePath(home, first))
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(b) < len(baseHeader) || string(b[:len(baseHeader)]) != baseHeader {
+			return nil, fmt.Errorf("%s is not an omni base snapshot", basePath(home, first))
+		}
+		var cp hooks.Checkpoint
+		if err := cp.UnmarshalBinary(b[len(baseHeader):]); err != nil {
+			return nil, fmt.Errorf("%s: %w", basePath(home, first), err)
+		}
+		return &cp, nil
+	}
+}
+
+// saveBase writes cp as the base for the batch after cp.Seq, durably
+// (temporary file, fsync, rename, fsync of the directory).
+func saveBase(home string, cp hooks.Checkpoint) error {
+	body, err := cp.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	path := basePath(home, cp.Seq+1)
+	if err := writeFileAtomic(path, append([]byte(baseHeader), body...)); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if d, err := os.Open(filepath.Dir(path)); err == nil {
+		err = d.Sync()
+		d.Close()
+		if err != nil {
+			return fmt.Errorf("sync %s: %w", filepath.Dir(path), err)
+		}
+	}
+	return nil
+}
+
+// removeOtherBases deletes the base snapshots of home except the one for
+// first (older gc runs left them; the log no longer starts there).
+func removeOtherBases(home string, first events.Seq) {
+	keep := filepath.Base(basePath(home, first))
+	matches, _ := filepath.Glob(filepath.Join(home, "store", "base-*.bin"))
+	for _, m := range matches {
+		if filepath.Base(m) != keep {
+			_ = os.Remove(m)
+		}
+	}
+}

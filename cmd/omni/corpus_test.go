@@ -558,7 +558,7 @@ func TestCorpusReplayVerify(t *testing.T) {
 	}
 	defer closeFn()
 	t0 := time.Now()
-	sum, err := hooks.Verify(ctx, svc.log, nil)
+	sum, err := hooks.Verify(ctx, svc.log, svc.base(), nil)
 	if err != nil {
 		t.Fatalf("verify: %v", err)
 	}

@@ -109,7 +109,7 @@ differed; 2 usage or store errors.`,
 	root.SetIn(s.In)
 	root.SetOut(s.Out)
 	root.SetErr(s.Err)
-	root.AddCommand(newHookCmd(s), newExecCmd(s), newRetrieveCmd(s), newReplayCmd(s), newBenchCmd(s), newDaemonCmd(), newDistillCmd(s),
+	root.AddCommand(newHookCmd(s), newExecCmd(s), newRetrieveCmd(s), newReplayCmd(s), newBenchCmd(s), newDaemonCmd(), newDistillCmd(s), newGCCmd(s),
 		newInitCmd(s), newDoctorCmd(s), newMCPCmd(s), newPretoolCmd(s),
 		newStatsCmd(s), newDiffCmd(s), newExplainCmd(s), newDashboardCmd(s), newGoalCmd(s), newRememberCmd(s), newSessionCmd(s))
 	return root

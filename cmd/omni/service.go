@@ -22,6 +22,7 @@ import (
 type service struct {
 	log    events.Log
 	engine *hooks.Engine
+	home   string
 }
 
 // retrieveReq is the "retrieve" request.
@@ -53,12 +54,15 @@ type callResp struct {
 
 func newService(ctx context.Context, log events.Log, home string) (*service, error) {
 	eng, err := newEngineFromCheckpoint(ctx, log, home, hooks.Options{ProjectOf: projectOf, Logf: homeLogf(home),
-		KeepSecrets: os.Getenv("OMNI_KEEP_SECRETS") == "1"})
+		KeepSecrets: os.Getenv("OMNI_KEEP_SECRETS") == "1", Base: baseLoader(home)})
 	if err != nil {
 		return nil, err
 	}
-	return &service{log: log, engine: eng}, nil
+	return &service{log: log, engine: eng, home: home}, nil
 }
+
+// base loads the base snapshot omni gc left in the service's home.
+func (s *service) base() hooks.BaseLoader { return baseLoader(s.home) }
 
 // handle serves one method. Errors become RemoteErrors for daemon clients.
 func (s *service) handle(ctx context.Context, method string, req []byte) ([]byte, error) {
@@ -85,7 +89,13 @@ func (s *service) handle(ctx context.Context, method string, req []byte) ([]byte
 		if err := json.Unmarshal(req, &in); err != nil {
 			return nil, fmt.Errorf("retrieve request: %w", err)
 		}
-		return s.engine.Retrieve(ctx, in.Handle, events.Reader{Session: in.Session, Agent: in.Agent})
+		b, err := s.engine.Retrieve(ctx, in.Handle, events.Reader{Session: in.Session, Agent: in.Agent})
+		if errors.Is(err, hooks.ErrUnknownHandle) {
+			if first, ferr := s.log.First(ctx); ferr == nil && first > 1 {
+				return nil, fmt.Errorf("%w, or it was only named by batches omni gc removed (the log starts at seq %d)", err, first)
+			}
+		}
+		return b, err
 	case "replay":
 		var in replayReq
 		if err := json.Unmarshal(req, &in); err != nil {
@@ -95,7 +105,7 @@ func (s *service) handle(ctx context.Context, method string, req []byte) ([]byte
 		out.First, _ = s.log.First(ctx)
 		out.Last, _ = s.log.Last(ctx)
 		if in.Verify {
-			sum, err := hooks.Verify(ctx, s.log, nil)
+			sum, err := hooks.Verify(ctx, s.log, s.base(), nil)
 			if err != nil {
 				return nil, err
 			}
@@ -107,13 +117,15 @@ func (s *service) handle(ctx context.Context, method string, req []byte) ([]byte
 			if in.At < out.First {
 				return nil, fmt.Errorf("sequence %d is before the retained range (%d..%d)", in.At, out.First, out.Last)
 			}
-			r, err := hooks.Replay(ctx, s.log, in.At)
+			r, err := hooks.Replay(ctx, s.log, in.At, s.base())
 			if err != nil {
 				return nil, err
 			}
 			out.Replay = &r
 		}
 		return json.Marshal(out)
+	case "gc":
+		return s.gc(ctx, req)
 	case "recent":
 		var in struct {
 			N int `json:"n"`

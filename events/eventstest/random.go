@@ -81,6 +81,9 @@ func RandomBatches(seed int64, n int) []events.Event {
 			if rng.Intn(4) == 0 {
 				em.Paid = []string{handles[rng.Intn(len(handles))]}
 			}
+			if rng.Intn(3) == 0 {
+				em.Handles = []string{handles[rng.Intn(len(handles))]}
+			}
 			ev := base
 			ev.Call, ev.Kind, ev.Emitted = call, events.KindEmitted, em
 			add(ev)
@@ -107,6 +110,18 @@ func RandomBatches(seed int64, n int) []events.Event {
 			ev.Remembered = &events.Remembered{Fact: pick("uses gob", "tests are slow")}
 			add(ev)
 		default:
+			if rng.Intn(3) == 0 { // omni gc: a cut, a kept block archived again
+				ev := base
+				ev.Kind = events.KindPruned
+				kept := handles[rng.Intn(len(handles))]
+				ev.Pruned = &events.Pruned{Before: seq - events.Seq(rng.Intn(int(seq))), Cutoff: t.Add(-24 * time.Hour), Kept: []string{kept}}
+				add(ev)
+				ev = base
+				ev.Kind = events.KindArchived
+				ev.Archived = &events.Archived{Handle: kept, Lines: rng.Intn(50), Bytes: rng.Intn(5000)}
+				add(ev)
+				break
+			}
 			ev := base
 			ev.Kind = events.KindSessionEnded
 			ev.SessionEnded = &events.SessionEnded{Reason: pick("", "exit")}

@@ -107,4 +107,43 @@ func Run(t *testing.T, newLog func(t *testing.T) events.Log) {
 			t.Fatalf("Read returned %v after %d events; want stop after 1", err, n)
 		}
 	})
+	t.Run("Purge", func(t *testing.T) {
+		l := newLog(t)
+		p, ok := l.(interface {
+			Purge(context.Context, events.Seq) error
+		})
+		if !ok {
+			t.Skip("this log cannot remove batches")
+		}
+		for i := 0; i < 5; i++ {
+			if _, err := l.Append(ctx, []events.Event{mk(i, events.KindCompacted)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := p.Purge(ctx, 3); err != nil {
+			t.Fatal(err)
+		}
+		first, err := l.First(ctx)
+		if err != nil || first != 3 {
+			t.Fatalf("First after Purge(3) = %d, %v; want 3", first, err)
+		}
+		if _, err := l.Get(ctx, 2); !errors.Is(err, events.ErrNotFound) {
+			t.Fatalf("Get(2) after Purge(3): %v, want ErrNotFound", err)
+		}
+		var seqs []events.Seq
+		if err := l.Read(ctx, 0, func(e events.Event) error { seqs = append(seqs, e.Seq); return nil }); err != nil ||
+			fmt.Sprint(seqs) != "[3 4 5]" {
+			t.Fatalf("Read after Purge(3) = %v, %v; want [3 4 5]", seqs, err)
+		}
+		// The newest batch is never removed; sequences are never reused.
+		if err := p.Purge(ctx, 99); err != nil {
+			t.Fatal(err)
+		}
+		if first, _ := l.First(ctx); first != 5 {
+			t.Fatalf("First after Purge(99) = %d, want 5 (the newest batch stays)", first)
+		}
+		if seq, err := l.Append(ctx, []events.Event{mk(9, events.KindCompacted)}); err != nil || seq != 6 {
+			t.Fatalf("Append after Purge = %d, %v; want 6", seq, err)
+		}
+	})
 }

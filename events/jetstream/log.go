@@ -265,3 +265,25 @@ func (st *Store) mapErr(err error) error {
 	}
 	return err
 }
+
+// Purge removes every batch with a sequence below before from the stream
+// (physical retention, omni gc). Sequences are never reused; First reports
+// the new start and Get of a removed batch is events.ErrNotFound. The
+// newest batch is never removed: before is capped at Last. Errors: the
+// stream's, wrapped, or events.ErrClosed.
+func (st *Store) Purge(ctx context.Context, before events.Seq) error {
+	last, err := st.Last(ctx)
+	if err != nil {
+		return err
+	}
+	before = min(before, last)
+	if before <= 1 {
+		return nil
+	}
+	ctx, cancel := opContext(ctx)
+	defer cancel()
+	if err := st.stream.Purge(ctx, js.WithPurgeSequence(uint64(before))); err != nil {
+		return fmt.Errorf("purge below %d: %w", before, st.mapErr(err))
+	}
+	return nil
+}

@@ -115,3 +115,20 @@ func (l *Log) Close() error {
 	l.mu.Unlock()
 	return nil
 }
+
+// Purge removes every batch with a sequence below before (physical
+// retention, omni gc); sequences are never reused, First reports the new
+// start, and Get of a removed batch is events.ErrNotFound. The newest
+// batch is never removed: before is capped at Last.
+func (l *Log) Purge(ctx context.Context, before events.Seq) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return events.ErrClosed
+	}
+	before = min(before, events.Seq(len(l.batches)))
+	for ; l.first < before; l.first++ {
+		l.batches[l.first-1] = nil
+	}
+	return nil
+}

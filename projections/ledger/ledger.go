@@ -19,6 +19,7 @@
 package ledger
 
 import (
+	"slices"
 	"time"
 
 	"github.com/omnictx/omni/events"
@@ -59,6 +60,11 @@ type Block struct {
 	Index int
 	// Lines and Bytes measure the uncompressed block.
 	Lines, Bytes int
+	// Ref is the newest sequence that names the handle: its Archived event,
+	// a Folded event, or an Emitted event's Handles. omni gc keeps (archives
+	// again above the cutoff) every block archived below the cutoff whose
+	// Ref is at or above it.
+	Ref events.Seq
 }
 
 // Ledger is the fold state. The zero value is not usable; call New. It is
@@ -73,6 +79,9 @@ type Ledger struct {
 	owed     map[events.Reader]map[string]debt
 	last     events.Seq
 	pruned   int64
+	// purged is the newest Pruned.Before folded: blocks archived below it
+	// are stored again by the Archived events that follow the Pruned one.
+	purged events.Seq
 }
 
 // New returns an empty ledger.
@@ -126,6 +135,9 @@ func (l *Ledger) Apply(e events.Event) {
 				}
 			}
 		}
+		for _, h := range em.Handles {
+			l.ref(h, e.Seq)
+		}
 		if len(em.Lines) == 0 {
 			return
 		}
@@ -157,12 +169,21 @@ func (l *Ledger) Apply(e events.Event) {
 		}
 	case events.KindArchived:
 		if a := e.Archived; a != nil {
-			if _, ok := l.blocks[a.Handle]; !ok {
-				l.blocks[a.Handle] = Block{Seq: e.Seq, Index: e.Index, Lines: a.Lines, Bytes: a.Bytes}
+			// A block archived below the last gc cutoff is stored again by
+			// the gc's own Archived events: the newer copy is the one kept.
+			if b, ok := l.blocks[a.Handle]; !ok || b.Seq < l.purged {
+				l.blocks[a.Handle] = Block{Seq: e.Seq, Index: e.Index, Lines: a.Lines, Bytes: a.Bytes, Ref: max(e.Seq, b.Ref)}
+			} else {
+				l.ref(a.Handle, e.Seq)
 			}
+		}
+	case events.KindPruned:
+		if p := e.Pruned; p != nil && p.Before > l.purged {
+			l.purge(p)
 		}
 	case events.KindFolded:
 		if f := e.Folded; f != nil {
+			l.ref(f.Handle, e.Seq)
 			hs := l.holders[f.Handle]
 			for i := range hs {
 				if hs[i].r == r {
@@ -185,6 +206,61 @@ func (l *Ledger) Apply(e events.Event) {
 			l.owe(x.r, rt.Handle, now)
 		}
 	}
+}
+
+// ref notes that the event at seq names handle h.
+func (l *Ledger) ref(h string, seq events.Seq) {
+	if b, ok := l.blocks[h]; ok && seq > b.Ref {
+		b.Ref = seq
+		l.blocks[h] = b
+	}
+}
+
+// purge folds a Pruned event: the blocks archived below p.Before are
+// forgotten with the markers and debts naming them, except the kept ones,
+// which the Archived events after it move above the cutoff. No marker ever
+// names bytes the log no longer holds; a later fold archives them anew.
+func (l *Ledger) purge(p *events.Pruned) {
+	l.purged = p.Before
+	kept := make(map[string]bool, len(p.Kept))
+	for _, h := range p.Kept {
+		kept[h] = true
+	}
+	for h, b := range l.blocks {
+		if b.Seq >= p.Before || kept[h] {
+			continue
+		}
+		delete(l.blocks, h)
+		delete(l.holders, h)
+		for _, m := range l.owed {
+			delete(m, h)
+		}
+	}
+}
+
+// Kept returns, sorted, the handles archived below before that an event at
+// or after before names (Block.Ref): what omni gc must store again before
+// it removes the batches below before.
+func (l *Ledger) Kept(before events.Seq) []string {
+	var out []string
+	for h, b := range l.blocks {
+		if b.Seq < before && b.Ref >= before {
+			out = append(out, h)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Below counts the archived blocks stored below sequence before.
+func (l *Ledger) Below(before events.Seq) int {
+	n := 0
+	for _, b := range l.blocks {
+		if b.Seq < before {
+			n++
+		}
+	}
+	return n
 }
 
 func record(s shown, k uint64, src int32, now, cut int64) {

@@ -291,7 +291,7 @@ func TestBlockFromArchived(t *testing.T) {
 	b.Archived = &events.Archived{Handle: "abcdefabcdefabcd", Lines: 3, Bytes: 120}
 	l.Apply(b)
 	got, ok := l.Block("abcdefabcdefabcd")
-	if !ok || got != (Block{Seq: 5, Index: 2, Lines: 3, Bytes: 120}) {
+	if !ok || got != (Block{Seq: 5, Index: 2, Lines: 3, Bytes: 120, Ref: 9}) {
 		t.Fatalf("Block = %+v %v", got, ok)
 	}
 	if _, ok := l.Block("0000000000000000"); ok {

@@ -23,6 +23,8 @@ type Snapshot struct {
 	Owed     []OwedSnapshot   // sorted by Reader
 	Last     events.Seq
 	Pruned   int64
+	// Purged is the newest gc cutoff folded (Pruned.Before), 0 if none.
+	Purged events.Seq
 }
 
 // ShownSnapshot is one shown-set: a reader's or a project's.
@@ -125,7 +127,7 @@ func (l *Ledger) Snapshot() Snapshot {
 		out.Owed = append(out.Owed, x)
 	}
 	slices.SortFunc(out.Owed, func(a, b OwedSnapshot) int { return readerCmp(a.Reader, b.Reader) })
-	out.Last, out.Pruned = l.last, l.pruned
+	out.Last, out.Pruned, out.Purged = l.last, l.pruned, l.purged
 	return out
 }
 
@@ -201,7 +203,7 @@ func FromSnapshot(x Snapshot) (*Ledger, error) {
 		}
 		l.owed[x.Reader] = m
 	}
-	l.last, l.pruned = x.Last, x.Pruned
+	l.last, l.pruned, l.purged = x.Last, x.Pruned, x.Purged
 	return l, nil
 }
 
