@@ -77,7 +77,7 @@ var daemonHomeCheck = 2 * time.Second
 
 // daemonMethods are the methods a daemon serves. "ping" and "stop" are
 // answered by the daemon itself; the others go to the rpcHandler.
-var daemonMethods = [...]string{"hook", "call", "retrieve", "replay", "stats", "ping", "stop", "explain", "recent", "diff", "goal", "session", "distill", "gc"}
+var daemonMethods = [...]string{"hook", "call", "retrieve", "replay", "stats", "ping", "stop", "explain", "recent", "diff", "goal", "session", "distill", "gc", "health"}
 
 // errNoDaemon is returned (wrapped) by callDaemon when no daemon of this
 // protocol could be reached (none running, a stale address, one of another

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/omnictx/omni/events/jetstream"
 	"github.com/omnictx/omni/hooks"
 )
 
@@ -145,4 +146,34 @@ func parseRetention(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("--before %q: must be positive", s)
 	}
 	return d, nil
+}
+
+// storeHealth is the "health" answer: the stream's own state, and whether
+// the base snapshot a trimmed log needs is there.
+type storeHealth struct {
+	jetstream.Health
+	// BaseMissing is set when the log no longer starts at 1 (omni gc) and
+	// store/base-FIRST.bin cannot be loaded: replay cannot be exact.
+	BaseMissing string `json:"base_missing,omitempty"`
+}
+
+// health serves the "health" method (omni doctor).
+func (s *service) health(ctx context.Context) ([]byte, error) {
+	st, ok := s.log.(*jetstream.Store)
+	if !ok {
+		return nil, fmt.Errorf("health: not a JetStream store")
+	}
+	h, err := st.Health(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := storeHealth{Health: h}
+	if h.First > 1 {
+		if cp, err := s.base()(h.First); err != nil {
+			out.BaseMissing = err.Error()
+		} else if cp == nil {
+			out.BaseMissing = basePath(s.home, h.First) + " does not exist"
+		}
+	}
+	return json.Marshal(out)
 }

@@ -24,6 +24,10 @@ type latencyRow struct {
 	FloorP50ms  float64 `json:"floor_p50_ms"`
 	RatioP50    float64 `json:"ratio_p50"`
 	RepliedPart float64 `json:"replied_share"`
+	// HookRSSMiB is the largest peak RSS of one hook process (its VmHWM),
+	// DaemonRSSMiB the daemon's (VmHWM) after the row.
+	HookRSSMiB   float64 `json:"hook_peak_rss_mib"`
+	DaemonRSSMiB float64 `json:"daemon_peak_rss_mib,omitempty"`
 }
 
 type latencyReport struct {
@@ -55,6 +59,18 @@ func floorBinary(dir string) (path, label string) {
 // (whole lines, in corpus order), so the hook sees realistic lines.
 func corpusText(recs []corpusRecord, size int) string {
 	var b strings.Builder
+	for b.Len() < size {
+		n := b.Len()
+		if corpusFill(&b, recs, size) || b.Len() == n {
+			break
+		}
+	}
+	return b.String()
+}
+
+// corpusFill appends the corpus's Bash output lines to b while they fit in
+// size bytes, and reports whether one did not fit.
+func corpusFill(b *strings.Builder, recs []corpusRecord, size int) bool {
 	for _, r := range recs {
 		if r.Tool != "Bash" || r.IsError {
 			continue
@@ -64,24 +80,78 @@ func corpusText(recs []corpusRecord, size int) string {
 				if b.Len() == 0 {
 					continue
 				}
-				return b.String()
+				return true
 			}
 			b.WriteString(line)
 		}
 	}
-	return b.String()
+	return false
 }
 
 func timeProc(bin string, args []string, env []string, stdin []byte) (time.Duration, []byte, error) {
+	d, out, _, err := timeProcRSS(bin, args, env, stdin)
+	return d, out, err
+}
+
+// timeProcRSS runs bin once and returns its wall time, stdout, and the
+// peak RSS in KiB that an omni hook reports on stderr under
+// OMNI_REPORT_RSS=1 (its own VmHWM: a child's ru_maxrss on Linux starts at
+// the spawner's, here the bench's, so it cannot be used); 0 if none.
+func timeProcRSS(bin string, args []string, env []string, stdin []byte) (time.Duration, []byte, int64, error) {
 	c := exec.Command(bin, args...)
 	c.Env = env
 	c.Stdin = bytes.NewReader(stdin)
-	var out bytes.Buffer
+	var out, errOut bytes.Buffer
 	c.Stdout = &out
-	c.Stderr = io.Discard
+	c.Stderr = &errOut
 	t0 := time.Now()
 	err := c.Run()
-	return time.Since(t0), out.Bytes(), err
+	d := time.Since(t0)
+	var rss int64
+	if _, after, ok := strings.Cut(errOut.String(), "omni: peak RSS "); ok {
+		fmt.Sscanf(after, "%d", &rss)
+	}
+	return d, out.Bytes(), rss, err
+}
+
+// peakRSS returns a process's peak resident set in KiB (VmHWM in
+// /proc/PID/status), 0 when unknown.
+func peakRSS(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			var kb int64
+			fmt.Sscanf(strings.TrimSpace(v), "%d", &kb)
+			return kb
+		}
+	}
+	return 0
+}
+
+// corpusLines returns the first n lines of the corpus's Bash outputs.
+func corpusLines(recs []corpusRecord, n int) string {
+	var b strings.Builder
+	for _, r := range recs {
+		if r.Tool != "Bash" || r.IsError {
+			continue
+		}
+		for _, line := range strings.SplitAfter(r.Output, "\n") {
+			if line == "" {
+				continue
+			}
+			if !strings.HasSuffix(line, "\n") {
+				line += "\n"
+			}
+			b.WriteString(line)
+			if n--; n == 0 {
+				return b.String()
+			}
+		}
+	}
+	return b.String()
 }
 
 func quantile(d []time.Duration, q float64) float64 {
@@ -117,7 +187,7 @@ func runLatency(ctx context.Context, corpus []string, n int, home string, w io.W
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return nil, err
 	}
-	env := append(os.Environ(), "OMNI_HOME="+home)
+	env := append(os.Environ(), "OMNI_HOME="+home, "OMNI_REPORT_RSS=1")
 	floor, label := floorBinary(tmp)
 	rep := &latencyReport{Floor: label, Binary: self}
 	defer stopDaemon(context.Background(), home, 5*time.Second)
@@ -134,35 +204,52 @@ func runLatency(ctx context.Context, corpus []string, n int, home string, w io.W
 	}
 	rep.ColdFirst = float64(d.Microseconds()) / 1000
 	var floorAll []time.Duration
+	// The last two rows measure memory more than time (issue 5 §4): a
+	// 20,000-line output and a 15 MiB one (a 16 MiB text makes a hook payload
+	// over hooks.MaxInput, which the hook leaves to the host), with fewer
+	// processes.
 	for _, sz := range []struct {
-		name string
-		n    int
-	}{{"0.5 KB", 512}, {"16 KB", 16 << 10}, {"256 KB", 256 << 10}} {
+		name  string
+		n     int
+		lines int
+	}{{"0.5 KB", 512, 0}, {"16 KB", 16 << 10, 0}, {"256 KB", 256 << 10, 0}, {"20k ln", 0, 20000}, {"15 MiB", 15 << 20, 0}} {
 		text := corpusText(recs, sz.n)
+		runs := n
+		if sz.lines > 0 {
+			text = corpusLines(recs, sz.lines)
+		}
+		if len(text) > 1<<20 || sz.lines > 0 {
+			runs = min(n, 8)
+		}
 		var hook, fl []time.Duration
 		replied := 0
-		for i := 0; i < n; i++ {
-			d, out, err := timeProc(self, []string{"hook"}, env, payload(text, i))
+		var rss int64
+		for i := 0; i < runs; i++ {
+			d, out, kb, err := timeProcRSS(self, []string{"hook"}, env, payload(text, i))
 			if err != nil {
 				return nil, fmt.Errorf("hook %s: %w", sz.name, err)
 			}
 			if len(out) > 0 {
 				replied++
 			}
+			rss = max(rss, kb)
 			hook = append(hook, d)
 			fd, _, _ := timeProc(floor, nil, env, nil)
 			fl = append(fl, fd)
 		}
 		floorAll = append(floorAll, fl...)
-		row := latencyRow{Name: sz.name, Bytes: len(text), N: n, P50ms: quantile(hook, 0.5), P99ms: quantile(hook, 0.99),
-			FloorP50ms: quantile(fl, 0.5), RepliedPart: float64(replied) / float64(n)}
+		row := latencyRow{Name: sz.name, Bytes: len(text), N: runs, P50ms: quantile(hook, 0.5), P99ms: quantile(hook, 0.99),
+			FloorP50ms: quantile(fl, 0.5), RepliedPart: float64(replied) / float64(runs), HookRSSMiB: float64(rss) / 1024}
 		if row.FloorP50ms > 0 {
 			row.RatioP50 = row.P50ms / row.FloorP50ms
 		}
+		if ad, err := readDaemonAddr(home); err == nil {
+			row.DaemonRSSMiB = float64(peakRSS(ad.PID)) / 1024
+		}
 		rep.Rows = append(rep.Rows, row)
 		if w != nil {
-			fmt.Fprintf(w, "%-7s %7d B  hook p50 %6.2f ms  p99 %6.2f ms   floor p50 %5.2f ms   ratio %.2fx  (%d processes, %.0f%% replied)\n",
-				row.Name, row.Bytes, row.P50ms, row.P99ms, row.FloorP50ms, row.RatioP50, n, 100*row.RepliedPart)
+			fmt.Fprintf(w, "%-7s %9d B  hook p50 %7.2f ms  p99 %7.2f ms   floor p50 %5.2f ms   ratio %5.2fx  peak RSS hook %5.1f MiB, daemon %6.1f MiB  (%d processes, %.0f%% replied)\n",
+				row.Name, row.Bytes, row.P50ms, row.P99ms, row.FloorP50ms, row.RatioP50, row.HookRSSMiB, row.DaemonRSSMiB, runs, 100*row.RepliedPart)
 		}
 	}
 	rep.FloorP50, rep.FloorP99 = quantile(floorAll, 0.5), quantile(floorAll, 0.99)

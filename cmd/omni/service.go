@@ -126,6 +126,8 @@ func (s *service) handle(ctx context.Context, method string, req []byte) ([]byte
 		return json.Marshal(out)
 	case "gc":
 		return s.gc(ctx, req)
+	case "health":
+		return s.health(ctx)
 	case "recent":
 		var in struct {
 			N int `json:"n"`

@@ -287,3 +287,39 @@ func (st *Store) Purge(ctx context.Context, before events.Seq) error {
 	}
 	return nil
 }
+
+// Health is what the stream says about itself, for omni doctor.
+type Health struct {
+	// First and Last are the oldest and newest stored sequences; Batches
+	// the number stored and Bytes their size on disk.
+	First, Last events.Seq
+	Batches     uint64
+	Bytes       uint64
+	// Lost lists sequences the server found damaged and dropped while
+	// recovering the store (a truncated or corrupt block file), at most
+	// the first 100; LostBatches counts them all and LostBytes their size.
+	Lost        []events.Seq
+	LostBatches int
+	LostBytes   uint64
+	// Deleted counts sequences missing inside [First, Last].
+	Deleted int
+}
+
+// Health reports the stream's state. Errors as for Last.
+func (st *Store) Health(ctx context.Context) (Health, error) {
+	s, err := st.state(ctx)
+	if err != nil {
+		return Health{}, err
+	}
+	h := Health{Batches: s.Msgs, Bytes: s.Bytes, Deleted: s.NumDeleted}
+	if s.Msgs > 0 {
+		h.First, h.Last = events.Seq(s.FirstSeq), events.Seq(s.LastSeq)
+	}
+	if s.Lost != nil {
+		h.LostBatches, h.LostBytes = len(s.Lost.Msgs), s.Lost.Bytes
+		for _, q := range s.Lost.Msgs[:min(len(s.Lost.Msgs), 100)] {
+			h.Lost = append(h.Lost, events.Seq(q))
+		}
+	}
+	return h, nil
+}
