@@ -17,7 +17,7 @@ import (
 // fails when a payload field is added to Event without being listed here,
 // so the round trip below covers it.
 var allKinds = []Kind{KindInvoked, KindEmitted, KindFolded, KindArchived, KindCompacted, KindRetrieved,
-	KindReaderStarted, KindSessionEnded, KindDistilled, KindGoalSet, KindRemembered, KindPruned}
+	KindReaderStarted, KindSessionEnded, KindDistilled, KindGoalSet, KindRemembered, KindPruned, KindLost}
 
 var codecTime = time.Date(2026, 11, 29, 12, 34, 56, 789012345, time.UTC)
 
@@ -55,6 +55,14 @@ func fill(v reflect.Value, name string, seed int) {
 		case reflect.Uint8:
 			v.SetBytes([]byte{0, 1, 0xff, '"', byte(seed)})
 		case reflect.Uint64:
+			if !reflect.TypeFor[[]uint64]().ConvertibleTo(v.Type()) {
+				s := reflect.MakeSlice(v.Type(), 2, 2)
+				for i := 0; i < 2; i++ {
+					fill(s.Index(i), name, seed+i)
+				}
+				v.Set(s)
+				return
+			}
 			v.Set(reflect.ValueOf([]uint64{0, 1, 1 << 63, math.MaxUint64, uint64(seed)}).Convert(v.Type()))
 		default:
 			s := reflect.MakeSlice(v.Type(), 2, 2)

@@ -61,6 +61,10 @@ const (
 	// with the blocks archived in them, except the blocks named in
 	// Pruned.Kept, which Archived events after it store again.
 	KindPruned Kind = "pruned"
+	// KindLost records batches the store can no longer read (a damaged or
+	// truncated store file), found by omni gc --repair or at daemon start:
+	// the blocks archived in them are forgotten.
+	KindLost Kind = "lost"
 )
 
 // Reader identifies one context window that receives tool output: a host
@@ -116,6 +120,7 @@ type Event struct {
 	GoalSet       *GoalSet       `json:"goal_set,omitempty"`
 	Remembered    *Remembered    `json:"remembered,omitempty"`
 	Pruned        *Pruned        `json:"pruned,omitempty"`
+	Lost          *Lost          `json:"lost,omitempty"`
 }
 
 // Reader returns the event's reader (Session, Agent).
@@ -325,6 +330,15 @@ type GoalSet struct {
 // Remembered is the payload of KindRemembered.
 type Remembered struct {
 	Fact string `json:"fact"`
+}
+
+// Lost is the payload of KindLost.
+type Lost struct {
+	// Seqs are the sequences whose batches could not be read, sorted.
+	Seqs []Seq `json:"seqs"`
+	// Reason says how they were found ("unreadable", "missing", or
+	// "truncated: …").
+	Reason string `json:"reason"`
 }
 
 // Pruned is the payload of KindPruned (omni gc --before).

@@ -29,6 +29,10 @@ var (
 	ErrReservedHandle = errors.New("0000000000000000 is the documentation example, not a real handle")
 	// ErrUnknownHandle: no archived block has this handle.
 	ErrUnknownHandle = errors.New("no archived content for this handle")
+	// ErrArchiveUnreadable: the handle is known but the batch holding its
+	// bytes cannot be read (a damaged store file). omni gc --repair records
+	// the batch as lost; the next repeat archives the bytes again.
+	ErrArchiveUnreadable = errors.New("the stored bytes of this handle cannot be read (a damaged store file: run 'omni gc --repair')")
 	// ErrBadHandle: not 16 hex characters.
 	ErrBadHandle = errors.New("a handle is 16 hex characters")
 )
@@ -392,7 +396,8 @@ func (e *Engine) withholdSecrets(inv *events.Event, evs []events.Event, raw stri
 // Retrieve returns the exact archived bytes of handle h and records a
 // Retrieved event for reader r (an empty r.Session means "unknown reader":
 // the debt goes to every reader shown a marker with h). Errors:
-// ErrBadHandle, ErrReservedHandle, ErrUnknownHandle, or a wrapped store error.
+// ErrBadHandle, ErrReservedHandle, ErrUnknownHandle, ErrArchiveUnreadable
+// (wrapped), or a wrapped store error.
 func (e *Engine) Retrieve(ctx context.Context, h string, r events.Reader) ([]byte, error) {
 	if len(h) != pipeline.HandleLen || !isHex(h) {
 		return nil, ErrBadHandle
@@ -407,6 +412,9 @@ func (e *Engine) Retrieve(ctx context.Context, h string, r events.Reader) ([]byt
 		return nil, ErrUnknownHandle
 	}
 	evs, err := e.log.Get(ctx, b.Seq)
+	if errors.Is(err, events.ErrNotFound) {
+		return nil, fmt.Errorf("%w: batch %d", ErrArchiveUnreadable, b.Seq)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read archive %s: %w", h, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/omnictx/omni/events"
@@ -265,4 +266,42 @@ func (e *Engine) foldAll(ctx context.Context, to events.Seq, load BaseLoader, ps
 	all := append([]replay.Projection{e.ledger, e.stats, e.session}, ps...)
 	_, err = replay.Fold(ctx, e.log, first, to, all...)
 	return err
+}
+
+// RecordLost appends a Lost event for the batches in seqs that the ledger
+// does not already know as lost, so the blocks archived in them are
+// forgotten (a later fold archives them anew instead of naming bytes the
+// store cannot read). It returns the sequences recorded now. Errors: the
+// log's.
+func (e *Engine) RecordLost(ctx context.Context, seqs []events.Seq, reason string) ([]events.Seq, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	known := map[events.Seq]bool{}
+	for _, q := range e.ledger.LostSeqs() {
+		known[q] = true
+	}
+	var fresh []events.Seq
+	for _, q := range seqs {
+		if !known[q] {
+			known[q] = true
+			fresh = append(fresh, q)
+		}
+	}
+	if len(fresh) == 0 {
+		return nil, nil
+	}
+	slices.Sort(fresh)
+	now := e.opt.Now().UTC()
+	ev := events.Event{ID: e.newID(now), Kind: events.KindLost, Time: now, Lost: &events.Lost{Seqs: fresh, Reason: reason}}
+	if err := e.append(ctx, []events.Event{ev}); err != nil {
+		return nil, fmt.Errorf("record lost batches: %w", err)
+	}
+	return fresh, nil
+}
+
+// LostSeqs returns, sorted, the sequences recorded as lost (Lost events).
+func (e *Engine) LostSeqs() []events.Seq {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.ledger.LostSeqs()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -215,5 +216,74 @@ func TestGCFailureRemovesNothing(t *testing.T) {
 	}
 	if b, err := w.e.Retrieve(ctx, w.gone, events.Reader{}); err != nil || len(b) == 0 {
 		t.Fatalf("a failed gc lost a handle: %v", err)
+	}
+}
+
+// TestRecordLostForgetsBlocks: once the batch that archived a block is
+// recorded as lost, the handle is unknown (never named again without its
+// bytes), the next repeat archives the same bytes anew and folds with a
+// handle that retrieves; recording the same batch again appends nothing;
+// a later Lost event does not forget blocks stored since under reused
+// numbers.
+func TestRecordLostForgetsBlocks(t *testing.T) {
+	ctx := context.Background()
+	log := memlog.New()
+	e, err := New(ctx, log, Options{Now: fixedClock()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := explainText("lost", 40)
+	e.HookResult(ctx, HookInput{Stdin: bashPayload("s1", "", "./gen", text)})
+	r, _ := e.HookResult(ctx, HookInput{Stdin: bashPayload("s1", "", "./gen", text)})
+	if len(r.Folds) != 1 {
+		t.Fatal("no fold")
+	}
+	h := r.Folds[0].Handle
+	blk, _ := e.ledger.Block(h)
+	got, err := e.RecordLost(ctx, []events.Seq{blk.Seq}, "unreadable")
+	if err != nil || len(got) != 1 {
+		t.Fatalf("RecordLost: %v %v", got, err)
+	}
+	if again, _ := e.RecordLost(ctx, []events.Seq{blk.Seq}, "unreadable"); len(again) != 0 {
+		t.Fatalf("recorded twice: %v", again)
+	}
+	if _, err := e.Retrieve(ctx, h, events.Reader{}); !errors.Is(err, ErrUnknownHandle) {
+		t.Fatalf("retrieve of a block in a lost batch: %v", err)
+	}
+	r2, _ := e.HookResult(ctx, HookInput{Stdin: bashPayload("s1", "", "./gen", text)})
+	if len(r2.Folds) != 1 || r2.Folds[0].Handle != h {
+		t.Fatalf("repeat after the loss: %+v", r2.Folds)
+	}
+	if b, err := e.Retrieve(ctx, h, events.Reader{}); err != nil || string(b) != text {
+		t.Fatalf("the block was not archived again: %v", err)
+	}
+	// A truncated log: the numbers after its end are recorded lost, then
+	// reused by new batches; a later Lost event must not forget the blocks
+	// those new batches archived.
+	last, _ := log.Last(ctx)
+	var ahead []events.Seq
+	for q := last + 1; q <= last+10; q++ {
+		ahead = append(ahead, q)
+	}
+	if _, err := e.RecordLost(ctx, ahead, "truncated"); err != nil {
+		t.Fatal(err)
+	}
+	other := explainText("reused", 40)
+	e.HookResult(ctx, HookInput{Stdin: bashPayload("s1", "", "./other", other)})
+	r3, _ := e.HookResult(ctx, HookInput{Stdin: bashPayload("s1", "", "./other", other)})
+	if len(r3.Folds) != 1 {
+		t.Fatal("no fold of the new output")
+	}
+	if b, _ := e.ledger.Block(r3.Folds[0].Handle); !slices.Contains(ahead, b.Seq) {
+		t.Fatalf("the new block is at %d, not at a reused number", b.Seq)
+	}
+	if _, err := e.RecordLost(ctx, []events.Seq{1000}, "unreadable"); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := e.Retrieve(ctx, r3.Folds[0].Handle, events.Reader{}); err != nil || string(b) != other {
+		t.Fatalf("a later Lost event forgot a good block stored under a reused number: %v", err)
+	}
+	if got := e.LostSeqs(); len(got) != 12 {
+		t.Fatalf("LostSeqs = %v", got)
 	}
 }

@@ -66,6 +66,15 @@ type VerifySummary struct {
 	Batches, Invocations, Compared, Identical, Withheld int
 	// Mismatches lists the sequences that did not match (at most 100).
 	Mismatches []events.Seq
+	// Missing lists sequences inside the retained range that the log could
+	// not give back (a damaged store file; at most 100), MissingCount counts
+	// them all. The log never removes a single batch, so each is a loss,
+	// and the decisions after it may not replay exactly.
+	Missing      []events.Seq `json:",omitempty"`
+	MissingCount int          `json:",omitempty"`
+	// RecordedLost counts the batches Lost events in the log record as
+	// lost (omni gc --repair, or a truncation noticed at daemon start).
+	RecordedLost int `json:",omitempty"`
 }
 
 // Verify reruns every invocation in the log against the state before it, in
@@ -82,11 +91,28 @@ func Verify(ctx context.Context, log events.Log, base BaseLoader, progress func(
 	if err != nil {
 		return s, err
 	}
+	last, err := log.Last(ctx)
+	if err != nil {
+		return s, err
+	}
 	if err := e.loadBase(ctx, first, base); err != nil {
 		return s, err
 	}
+	next := first
 	err = replay.Batches(ctx, log, first, 0, func(batch []events.Event) error {
+		for q := next; q < batch[0].Seq; q++ {
+			s.MissingCount++
+			if len(s.Missing) < 100 {
+				s.Missing = append(s.Missing, q)
+			}
+		}
+		next = batch[0].Seq + 1
 		s.Batches++
+		for _, ev := range batch {
+			if ev.Lost != nil {
+				s.RecordedLost += len(ev.Lost.Seqs)
+			}
+		}
 		if hasInvoked(batch) {
 			r, err := e.rerun(ctx, batch)
 			if err != nil {
@@ -111,6 +137,12 @@ func Verify(ctx context.Context, log events.Log, base BaseLoader, progress func(
 		}
 		return nil
 	})
+	for q := next; err == nil && first > 0 && q <= last; q++ {
+		s.MissingCount++
+		if len(s.Missing) < 100 {
+			s.Missing = append(s.Missing, q)
+		}
+	}
 	return s, err
 }
 

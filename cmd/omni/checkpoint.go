@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -48,6 +49,25 @@ func loadCheckpoint(home string, logf func(string, ...any)) *hooks.Checkpoint {
 		return nil
 	}
 	return &cp
+}
+
+// checkpointSeq returns the batch the checkpoint file of home was taken
+// at, whichever build wrote it (0 when there is none or it cannot be
+// read): only to notice a log that lost its newest batches.
+func checkpointSeq(home string) events.Seq {
+	b, err := os.ReadFile(checkpointPath(home))
+	if err != nil {
+		return 0
+	}
+	i := bytes.IndexByte(b, '\n')
+	if i < 0 {
+		return 0
+	}
+	var cp hooks.Checkpoint
+	if cp.UnmarshalBinary(b[i+1:]) != nil {
+		return 0
+	}
+	return cp.Seq
 }
 
 // checkpointHeader names the build of this binary (its size and
@@ -176,6 +196,23 @@ func newEngineFromCheckpoint(ctx context.Context, log events.Log, home string, o
 	eng, err := hooks.NewFromCheckpoint(ctx, log, opt, cp)
 	if err != nil {
 		return nil, err
+	}
+	// A checkpoint taken past the end of the log means the store lost its
+	// newest batches (a truncated file dropped while recovering). Record
+	// them, so the blocks archived in them are forgotten and the loss shows
+	// in omni doctor and replay; the next appends reuse those numbers.
+	cpSeq := checkpointSeq(home)
+	if last, lerr := log.Last(ctx); lerr == nil && cpSeq > last {
+		seqs := make([]events.Seq, 0, cpSeq-last)
+		for q := last + 1; q <= cpSeq; q++ {
+			seqs = append(seqs, q)
+		}
+		reason := fmt.Sprintf("truncated: the checkpoint was taken at batch %d, the log ends at %d", cpSeq, last)
+		if _, err := eng.RecordLost(ctx, seqs, reason); err != nil {
+			opt.Logf("store: %s; recording it failed: %v", reason, err)
+		} else {
+			opt.Logf("store: %s; batches %d..%d recorded as lost", reason, last+1, cpSeq)
+		}
 	}
 	if eng.Restored() != 0 {
 		opt.Logf("engine from checkpoint %d, folded to %d in %s", cp.Seq, eng.Applied(), time.Since(start).Round(time.Microsecond))

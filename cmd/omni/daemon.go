@@ -77,7 +77,7 @@ var daemonHomeCheck = 2 * time.Second
 
 // daemonMethods are the methods a daemon serves. "ping" and "stop" are
 // answered by the daemon itself; the others go to the rpcHandler.
-var daemonMethods = [...]string{"hook", "call", "retrieve", "replay", "stats", "ping", "stop", "explain", "recent", "diff", "goal", "session", "distill", "gc", "health"}
+var daemonMethods = [...]string{"hook", "call", "retrieve", "replay", "stats", "ping", "stop", "explain", "recent", "diff", "goal", "session", "distill", "gc", "health", "repair"}
 
 // errNoDaemon is returned (wrapped) by callDaemon when no daemon of this
 // protocol could be reached (none running, a stale address, one of another
@@ -178,6 +178,7 @@ func runDaemon(ctx context.Context, home string, idle time.Duration, logf func(f
 
 	var act activity
 	act.touch()
+	act.broken = st.Broken
 	stopCh := make(chan string, 1)
 	requestStop := func(why string) {
 		select {
@@ -274,6 +275,9 @@ func shutdownDaemon(home string, ad daemonAddr, st *jetstream.Store, closeHandle
 type activity struct {
 	last    atomic.Int64 // unix nanoseconds of the last request start or end
 	running atomic.Int64 // requests being handled
+	// broken, when set, reports a store that stopped storing
+	// (jetstream.ErrBroken, e.g. after a full disk): the daemon exits.
+	broken func() error
 }
 
 func (a *activity) touch() { a.last.Store(time.Now().UnixNano()) }
@@ -313,6 +317,11 @@ func (a *activity) waitExit(ctx context.Context, stop <-chan string, idle time.D
 				return fmt.Sprintf("idle for %s", idle)
 			}
 		case <-homeTick.C:
+			if a.broken != nil {
+				if err := a.broken(); err != nil {
+					return "store: " + err.Error() + " (the next hook starts a new daemon)"
+				}
+			}
 			if _, err := os.Stat(home); errors.Is(err, os.ErrNotExist) {
 				return "home " + home + " was removed"
 			}

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/omnictx/omni/events/jetstream"
 )
 
 // doctorLogLines is how many recent hook errors doctor shows.
@@ -38,6 +40,11 @@ type doctorReport struct {
 	// calls it holds.
 	Store string `json:"store"`
 	Calls int    `json:"calls"`
+	// Log is the stream's own state (sequences, size, batches lost to a
+	// damaged file, a missing gc base); nil when the store did not answer.
+	Log *storeHealth `json:"log,omitempty"`
+	// DiskFreeMiB is the space left on the file system of Home.
+	DiskFreeMiB uint64 `json:"disk_free_mib"`
 	// Daemon says whether the daemon answers, and its pid and version.
 	Daemon string `json:"daemon"`
 	// Hosts has one row per supported host.
@@ -163,6 +170,37 @@ func runDoctor(o initOptions) doctorReport {
 		}
 		_ = json.Unmarshal(b, &st)
 		rep.Store, rep.Calls = "ok", st.Agent.Calls+st.Terminal.Calls
+	}
+	if err == nil {
+		// A health check reads every batch: give it its own time.
+		hctx, hcancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		hb, herr := callOrLocal(hctx, home, "health", nil)
+		hcancel()
+		if herr == nil {
+			var h storeHealth
+			if json.Unmarshal(hb, &h) == nil {
+				rep.Log = &h
+				if h.LostBatches > 0 {
+					problem("the store dropped %d batches (%d B; seq %v) it found damaged when it recovered: the rest is readable and 'omni replay --verify' checks it; handles archived in those batches no longer retrieve",
+						h.LostBatches, h.LostBytes, h.Lost)
+				}
+				if len(h.Unrecorded) > 0 {
+					problem("%d batches inside the log cannot be read (seq %s): a damaged store file. Hooks keep working; run 'omni gc --repair' to record them as lost (the readable rest is kept)",
+						len(h.Unrecorded), seqList(h.Unrecorded, len(h.Unrecorded)))
+				}
+				if h.BaseMissing != "" {
+					problem("the log starts at seq %d (omni gc removed older batches) but its base snapshot is unusable (%s): replay cannot rebuild the retained range exactly; restore %s from a backup",
+						h.First, h.BaseMissing, basePath(home, h.First))
+				}
+			}
+		}
+	}
+	if free, ferr := jetstream.FreeBytes(home); ferr == nil {
+		rep.DiskFreeMiB = free >> 20
+		if free < 2*jetstream.MinFreeBytes {
+			problem("the disk holding %s has %d MiB free; under %d MiB omni stops recording and hooks pass output through unfolded: free space, or remove old events with 'omni gc --before 90d'",
+				home, free>>20, jetstream.MinFreeBytes>>20)
+		}
 	}
 	switch {
 	case os.Getenv("OMNI_NO_DAEMON") != "":
@@ -383,6 +421,12 @@ func printDoctor(w io.Writer, rep doctorReport) {
 	}
 	fmt.Fprintf(tw, "omni\t%s, %s; %s\n", rep.Version, rep.Binary, onPath)
 	fmt.Fprintf(tw, "store\t%s (%s, %d calls)\n", rep.Store, filepath.Join(rep.Home, "store"), rep.Calls)
+	if h := rep.Log; h != nil {
+		fmt.Fprintf(tw, "log\tseq %d..%d, %d batches, %d MiB on disk, %d MiB free\n", h.First, h.Last, h.Batches, h.Bytes>>20, rep.DiskFreeMiB)
+		if h.RecordedLost > 0 {
+			fmt.Fprintf(tw, "\t%d batches recorded as lost (a damaged store file, omni gc --repair)\n", h.RecordedLost)
+		}
+	}
 	fmt.Fprintf(tw, "daemon\t%s\n", rep.Daemon)
 	tw.Flush()
 	fmt.Fprintln(w)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/events/jetstream"
 	"github.com/omnictx/omni/hooks"
 )
@@ -52,9 +53,9 @@ func (s *service) gc(ctx context.Context, req []byte) ([]byte, error) {
 
 func newGCCmd(s streams) *cobra.Command {
 	var before string
-	var asJSON, dryRun bool
+	var asJSON, dryRun, repair bool
 	cmd := &cobra.Command{
-		Use:   "gc --before DURATION",
+		Use:   "gc (--before DURATION | --repair)",
 		Short: "Remove events older than DURATION from the log (physical retention)",
 		Long: `Removes every batch of events older than DURATION (e.g. 90d, 2160h) from the
 event log, with the blocks archived in them. This is physical retention,
@@ -76,12 +77,28 @@ the retained range; 'omni retrieve' of a handle only named in removed
 events says it is unknown. Keep store/base-*.bin: without it, replay of the
 retained range cannot be exact.
 
-Exit codes: 0 done (or nothing old enough); 2 bad duration or store error.`,
+--repair reads every batch of the store and records the ones it can no
+longer give back (a damaged or truncated store file; 'omni doctor' reports
+them) as lost: the blocks archived in them are forgotten, so no marker ever
+names bytes the store cannot return (a later fold archives them again), and
+they are dropped from the stream's count. Everything readable is kept as
+it is. Decisions recorded after a lost batch may no longer replay exactly;
+'omni replay --verify' lists the missing batches.
+
+Exit codes: 0 done (or nothing old enough, or nothing unreadable); 2 bad
+duration or store error.`,
 		Example: `  omni gc --before 90d --dry-run
   omni gc --before 90d
-  omni gc --before 2160h --json`,
+  omni gc --before 2160h --json
+  omni gc --repair`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
+			if repair {
+				if before != "" || dryRun {
+					return &exitError{code: 2, msg: "omni gc: --repair takes no --before or --dry-run"}
+				}
+				return runRepair(s, asJSON)
+			}
 			d, err := parseRetention(before)
 			if err != nil {
 				return &exitError{code: 2, msg: "omni gc: " + err.Error()}
@@ -119,6 +136,7 @@ Exit codes: 0 done (or nothing old enough); 2 bad duration or store error.`,
 	}
 	cmd.Flags().StringVar(&before, "before", "", "remove batches older than this (a Go duration such as 2160h, or days such as 90d)")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "say what would be removed, change nothing")
+	cmd.Flags().BoolVar(&repair, "repair", false, "record the batches a damaged store can no longer give back as lost, keep the rest")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the plan as JSON")
 	return cmd
 }
@@ -155,6 +173,12 @@ type storeHealth struct {
 	// BaseMissing is set when the log no longer starts at 1 (omni gc) and
 	// store/base-FIRST.bin cannot be loaded: replay cannot be exact.
 	BaseMissing string `json:"base_missing,omitempty"`
+	// Check is a scan of every batch; Unrecorded the unreadable ones not
+	// yet recorded as lost (omni gc --repair records them); RecordedLost
+	// how many are.
+	Check        jetstream.CheckResult `json:"check"`
+	Unrecorded   []events.Seq          `json:"unrecorded,omitempty"`
+	RecordedLost int                   `json:"recorded_lost,omitempty"`
 }
 
 // health serves the "health" method (omni doctor).
@@ -168,6 +192,20 @@ func (s *service) health(ctx context.Context) ([]byte, error) {
 		return nil, err
 	}
 	out := storeHealth{Health: h}
+	if out.Check, err = st.Check(ctx); err != nil {
+		return nil, err
+	}
+	lost := s.engine.LostSeqs()
+	out.RecordedLost = len(lost)
+	known := make(map[events.Seq]bool, len(lost))
+	for _, q := range lost {
+		known[q] = true
+	}
+	for _, q := range out.Check.Missing {
+		if !known[q] {
+			out.Unrecorded = append(out.Unrecorded, q)
+		}
+	}
 	if h.First > 1 {
 		if cp, err := s.base()(h.First); err != nil {
 			out.BaseMissing = err.Error()
@@ -176,4 +214,74 @@ func (s *service) health(ctx context.Context) ([]byte, error) {
 		}
 	}
 	return json.Marshal(out)
+}
+
+// repairResult is the "repair" answer (omni gc --repair).
+type repairResult struct {
+	// Check is the scan of the store.
+	Check jetstream.CheckResult `json:"check"`
+	// Recorded are the unreadable batches recorded lost now; Known how many
+	// were recorded by an earlier repair or daemon start.
+	Recorded []events.Seq `json:"recorded"`
+	Known    int          `json:"known"`
+}
+
+// repair serves "repair": scan the store, record the unreadable batches
+// as Lost (the ledger forgets the blocks archived in them, so no marker
+// names bytes the store cannot give back), drop them from the stream's
+// count, and write a checkpoint. What is readable stays as it is.
+func (s *service) repair(ctx context.Context) ([]byte, error) {
+	st, ok := s.log.(*jetstream.Store)
+	if !ok {
+		return nil, fmt.Errorf("repair: not a JetStream store")
+	}
+	var out repairResult
+	var err error
+	if out.Check, err = st.Check(ctx); err != nil {
+		return nil, fmt.Errorf("repair: check: %w", err)
+	}
+	if out.Recorded, err = s.engine.RecordLost(ctx, out.Check.Missing, "unreadable: found by omni gc --repair"); err != nil {
+		return nil, fmt.Errorf("repair: %w", err)
+	}
+	out.Known = len(out.Check.Missing) - len(out.Recorded)
+	if _, err := st.DeleteBatches(ctx, out.Check.Missing); err != nil {
+		homeLogf(s.home)("repair: %v (the batches stay counted, and stay recorded as lost)", err)
+	}
+	if len(out.Recorded) > 0 {
+		cp := &checkpointer{home: s.home, eng: s.engine, logf: homeLogf(s.home)}
+		if err := cp.write(); err != nil {
+			homeLogf(s.home)("repair: checkpoint: %v", err)
+		}
+	}
+	return json.Marshal(out)
+}
+
+// runRepair is omni gc --repair.
+func runRepair(s streams, asJSON bool) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	b, err := callOrLocal(ctx, omniHome(), "repair", nil)
+	if err != nil {
+		return &exitError{code: 2, msg: "omni gc --repair: " + err.Error()}
+	}
+	if asJSON {
+		fmt.Fprintf(s.Out, "%s\n", b)
+		return nil
+	}
+	var r repairResult
+	if err := json.Unmarshal(b, &r); err != nil {
+		return err
+	}
+	c := r.Check
+	fmt.Fprintf(s.Out, "checked seq %d..%d: %d batches readable, %d unreadable\n", c.First, c.Last, c.Readable, c.MissingCount)
+	switch {
+	case c.MissingCount == 0:
+		fmt.Fprintln(s.Out, "nothing to repair")
+	case len(r.Recorded) == 0:
+		fmt.Fprintf(s.Out, "all %d were already recorded as lost\n", r.Known)
+	default:
+		fmt.Fprintf(s.Out, "recorded %d as lost (seq %s); the blocks archived in them no longer retrieve and will be archived again when they come back\n",
+			len(r.Recorded), seqList(r.Recorded, len(r.Recorded)))
+	}
+	return nil
 }

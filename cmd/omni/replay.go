@@ -26,8 +26,9 @@ byte-identical to what was delivered then.
 --verify does it for every invocation in the log, in one pass, and prints a
 summary.
 
-Exit codes: 0 identical; 1 a difference, or SEQ holds no invocation; 2 the
-store could not be read.`,
+Exit codes: 0 identical; 1 a difference, a batch missing from the log (a
+damaged store file), or SEQ holds no invocation; 2 the store could not be
+read.`,
 		Example: `  omni replay --at 42
   omni replay --verify --json`,
 		Args: cobra.NoArgs,
@@ -61,7 +62,14 @@ store could not be read.`,
 						fmt.Fprintf(s.Out, "differs: seq %d (omni replay --at %d)\n", q, q)
 					}
 				}
-				if sm.Identical != sm.Compared {
+				if sm.RecordedLost > 0 && !asJSON {
+					fmt.Fprintf(s.Out, "%d batches are recorded as lost (a damaged store file): decisions recorded after them were made with what they held\n", sm.RecordedLost)
+				}
+				if sm.MissingCount > 0 && !asJSON {
+					fmt.Fprintf(s.Out, "missing %d batches inside the log (seq %s): the store could not give them back (a damaged file); decisions after them may differ; see 'omni doctor' and 'omni gc --repair'\n",
+						sm.MissingCount, seqList(sm.Missing, sm.MissingCount))
+				}
+				if sm.Identical != sm.Compared || sm.MissingCount > 0 {
 					return &exitError{code: 1}
 				}
 				return nil
@@ -90,4 +98,27 @@ store could not be read.`,
 	cmd.Flags().BoolVar(&verify, "verify", false, "replay every invocation and print a summary")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return cmd
+}
+
+// seqList renders sequences compactly ("5, 7..9"), with "…" when only some
+// of total are listed.
+func seqList(seqs []events.Seq, total int) string {
+	var parts []string
+	for i := 0; i < len(seqs); {
+		j := i
+		for j+1 < len(seqs) && seqs[j+1] == seqs[j]+1 {
+			j++
+		}
+		if j > i {
+			parts = append(parts, fmt.Sprintf("%d..%d", seqs[i], seqs[j]))
+		} else {
+			parts = append(parts, fmt.Sprint(seqs[i]))
+		}
+		i = j + 1
+	}
+	out := strings.Join(parts, ", ")
+	if total > len(seqs) {
+		out += ", …"
+	}
+	return out
 }

@@ -25,7 +25,8 @@ time it would fold.
 
 HANDLE may also be written omni_retrieve("HANDLE") or quoted.
 
-Exit codes: 0 printed; 1 unknown handle, or the reserved documentation example
+Exit codes: 0 printed; 1 unknown handle, a handle whose stored bytes a damaged
+store can no longer read, or the reserved documentation example
 0000000000000000; 2 the store could not be reached.`,
 		Example: `  omni retrieve 819dd12d2d605079`,
 		Args:    cobra.ExactArgs(1),
@@ -45,6 +46,9 @@ Exit codes: 0 printed; 1 unknown handle, or the reserved documentation example
 				msg := err.Error()
 				if strings.Contains(msg, "no archived content") || strings.Contains(msg, "16 hex") || strings.Contains(msg, "documentation example") {
 					return &exitError{code: 1, msg: fmt.Sprintf("omni retrieve: no archived content for `%s` (%s)", h, remoteMsg(err))}
+				}
+				if strings.Contains(msg, "cannot be read (a damaged store file") {
+					return &exitError{code: 1, msg: fmt.Sprintf("omni retrieve: `%s`: %s", h, remoteMsg(err))}
 				}
 				return &exitError{code: 2, msg: "omni retrieve: " + msg}
 			}

@@ -34,6 +34,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -101,6 +102,7 @@ func TestScript(t *testing.T) {
 			"status":    cmdStatus,
 			"expand":    cmdExpand,
 			"unescape":  cmdUnescape,
+			"damage":    cmdDamage,
 		},
 	})
 }
@@ -438,4 +440,54 @@ func cmdUnescape(ts *testscript.TestScript, neg bool, args []string) {
 		return []byte{byte(b)}
 	})
 	ts.Check(os.WriteFile(ts.MkAbs(args[1]), out, 0o666))
+}
+
+// cmdDamage: damage [-rebuild] STOREDIR SEQ flips 16 bytes in the middle
+// of the record of batch SEQ in the JetStream message blocks under STOREDIR
+// (a damaged disk, for the store-repair scripts); -rebuild also removes the
+// blocks' index, so the server rebuilds it on open and drops everything
+// from the damaged record on (a truncated log). Records are the server's
+// file format: total length (4 bytes, high bit = has headers), sequence (8),
+// timestamp (8), subject length (2), ... hash (8). The store must not be
+// open.
+func cmdDamage(ts *testscript.TestScript, neg bool, args []string) {
+	rebuild := len(args) > 0 && args[0] == "-rebuild"
+	if rebuild {
+		args = args[1:]
+	}
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: damage [-rebuild] STOREDIR SEQ")
+	}
+	if rebuild { // no index: the server rebuilds the block on open
+		idx, _ := filepath.Glob(filepath.Join(ts.MkAbs(args[0]), "js", "jetstream", "*", "streams", "*", "msgs", "index.db"))
+		for _, f := range idx {
+			ts.Check(os.Remove(f))
+		}
+	}
+	want, err := strconv.ParseUint(args[1], 10, 64)
+	ts.Check(err)
+	blks, _ := filepath.Glob(filepath.Join(ts.MkAbs(args[0]), "js", "jetstream", "*", "streams", "*", "msgs", "*.blk"))
+	for _, blk := range blks {
+		b, err := os.ReadFile(blk)
+		ts.Check(err)
+		for off := 0; off+22 <= len(b); {
+			rl := int(binary.LittleEndian.Uint32(b[off:]) &^ (1 << 31))
+			seq := binary.LittleEndian.Uint64(b[off+4:]) &^ (1 << 63)
+			if rl < 22 || off+rl > len(b) {
+				break
+			}
+			if seq == want {
+				if rl < 80 {
+					ts.Fatalf("damage: record %d has only %d bytes", want, rl)
+				}
+				for i := off + rl/2; i < off+rl/2+16; i++ {
+					b[i] ^= 0xff
+				}
+				ts.Check(os.WriteFile(blk, b, 0o600))
+				return
+			}
+			off += rl
+		}
+	}
+	ts.Fatalf("damage: no record of batch %d under %s", want, args[0])
 }

@@ -128,6 +128,8 @@ func (s *service) handle(ctx context.Context, method string, req []byte) ([]byte
 		return s.gc(ctx, req)
 	case "health":
 		return s.health(ctx)
+	case "repair":
+		return s.repair(ctx)
 	case "recent":
 		var in struct {
 			N int `json:"n"`

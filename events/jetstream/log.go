@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
+	"syscall"
 
 	"github.com/nats-io/nats.go"
 	js "github.com/nats-io/nats.go/jetstream"
@@ -54,13 +56,83 @@ func (st *Store) Append(ctx context.Context, batch []events.Event) (events.Seq, 
 	if err != nil {
 		return 0, err
 	}
+	if err := st.Broken(); err != nil {
+		return 0, err
+	}
+	if err := st.checkSpace(len(data)); err != nil {
+		return 0, err
+	}
 	ctx, cancel := opContext(ctx)
 	defer cancel()
 	ack, err := st.js.Publish(ctx, Subject, data, js.WithExpectStream(StreamName))
 	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) && st.srv != nil {
+			st.timeouts.Add(1)
+		}
 		return 0, fmt.Errorf("append: %w", st.mapErr(err))
 	}
+	st.timeouts.Store(0)
 	return events.Seq(ack.Sequence), nil
+}
+
+// MinFreeBytes is the free space Append leaves on the store's file system,
+// beyond the batch itself: room for a new 8 MiB message block
+// (JETSTREAM.md §4.4) and its index, with slack. Measured (2026-11-29, a
+// 12 MiB tmpfs): once a write fails for lack of space, the embedded
+// server's publishes time out, and keep timing out after space is freed,
+// until the server restarts. So omni refuses the append first.
+const MinFreeBytes = 32 << 20
+
+// ErrDiskFull: the store's file system has less than the batch plus
+// MinFreeBytes free. Nothing was written.
+var ErrDiskFull = errors.New("the store's disk is (nearly) full")
+
+// ErrBroken: brokenAfter appends in a row timed out; the embedded server no
+// longer stores (this is what a full disk leaves behind). The owner should
+// close the store and open it again (the daemon exits, and the next hook
+// starts a new one).
+var ErrBroken = errors.New("the store stopped acknowledging appends")
+
+// brokenAfter is how many consecutive append timeouts break the store.
+const brokenAfter = 2
+
+// Broken returns ErrBroken once the store stopped acknowledging appends,
+// nil otherwise.
+func (st *Store) Broken() error {
+	if st.timeouts.Load() >= brokenAfter {
+		return ErrBroken
+	}
+	return nil
+}
+
+// checkSpace fails with ErrDiskFull when the file system of the store has
+// less than n + MinFreeBytes free. It is one statfs call (microseconds);
+// a store reached through Options.URL is not checked.
+func (st *Store) checkSpace(n int) error {
+	if st.dataDir == "" {
+		return nil
+	}
+	free, err := freeBytes(st.dataDir)
+	if err != nil {
+		return nil // cannot tell: let the server decide
+	}
+	if free < uint64(n)+MinFreeBytes {
+		return fmt.Errorf("%w: %d MiB free in %s, %d MiB needed", ErrDiskFull, free>>20, st.dataDir, (uint64(n)+MinFreeBytes)>>20)
+	}
+	return nil
+}
+
+// freeBytes is FreeBytes; tests replace it to simulate a full disk.
+var freeBytes = FreeBytes
+
+// FreeBytes returns the bytes available to this user on the file system
+// holding path (statfs f_bavail × f_bsize).
+func FreeBytes(path string) (uint64, error) {
+	var fs syscall.Statfs_t
+	if err := syscall.Statfs(path, &fs); err != nil {
+		return 0, err
+	}
+	return fs.Bavail * uint64(fs.Bsize), nil
 }
 
 // Read calls fn for every event of every batch from sequence from
@@ -323,3 +395,108 @@ func (st *Store) Health(ctx context.Context) (Health, error) {
 	}
 	return h, nil
 }
+
+// CheckResult is what Check found.
+type CheckResult struct {
+	// First and Last bound the stream; Readable counts the batches read.
+	First, Last events.Seq
+	Readable    int
+	// Missing lists, sorted, the sequences in [First, Last] that could not
+	// be read: removed by the server while recovering a damaged file, or
+	// still counted but failing their checksum. The log never deletes a
+	// single batch, so every one is a loss. At most maxMissing are listed;
+	// MissingCount counts them all.
+	Missing      []events.Seq
+	MissingCount int
+}
+
+// maxMissing caps CheckResult.Missing.
+const maxMissing = 100000
+
+// Check reads every stored batch (without decoding it) and reports the
+// sequences inside the stream's range that cannot be read. It costs one
+// pass over the store (batched direct gets of up to 8 MiB). Errors: the
+// store's, or ctx's.
+func (st *Store) Check(ctx context.Context) (CheckResult, error) {
+	var r CheckResult
+	if st.isClosed() {
+		return r, events.ErrClosed
+	}
+	state, err := st.state(ctx)
+	if err != nil {
+		return r, err
+	}
+	if state.Msgs == 0 && state.LastSeq == 0 {
+		return r, nil
+	}
+	r.First, r.Last = events.Seq(state.FirstSeq), events.Seq(state.LastSeq)
+	inbox := st.nc.NewInbox()
+	sub, err := st.nc.SubscribeSync(inbox)
+	if err != nil {
+		return r, fmt.Errorf("check: %w", st.mapErr(err))
+	}
+	defer func() { _ = sub.Unsubscribe() }()
+	_ = sub.SetPendingLimits(-1, -1)
+	miss := func(from, to events.Seq) { // [from, to)
+		for q := from; q < to; q++ {
+			r.MissingCount++
+			if len(r.Missing) < maxMissing {
+				r.Missing = append(r.Missing, q)
+			}
+		}
+	}
+	seq := r.First
+	for seq <= r.Last {
+		if err := ctx.Err(); err != nil {
+			return r, err
+		}
+		msgs, err := st.fetch(ctx, sub, inbox, seq, int(min(events.Seq(readBatch), r.Last-seq+1)))
+		if err != nil {
+			return r, err
+		}
+		if len(msgs) == 0 {
+			break
+		}
+		for _, m := range msgs {
+			if m.seq > r.Last {
+				break
+			}
+			miss(seq, m.seq)
+			r.Readable++
+			seq = m.seq + 1
+		}
+	}
+	miss(seq, r.Last+1)
+	return r, nil
+}
+
+// DeleteBatches removes the given batches from the stream's count (a
+// repair after Check: they are unreadable anyway) and returns how many it
+// removed. A batch already gone is not an error; nor is one whose stored
+// bytes fail their checksum (JetStream error 10057: the server cannot
+// delete what it cannot load), which stays counted.
+func (st *Store) DeleteBatches(ctx context.Context, seqs []events.Seq) (int, error) {
+	if st.isClosed() {
+		return 0, events.ErrClosed
+	}
+	n := 0
+	for _, q := range seqs {
+		c, cancel := opContext(ctx)
+		err := st.stream.DeleteMsg(c, uint64(q))
+		cancel()
+		switch {
+		case err == nil:
+			n++
+		case errors.Is(err, js.ErrMsgNotFound):
+		// nats.go flattens the API error of a failed delete into text.
+		case errors.Is(err, js.ErrMsgDeleteUnsuccessful) && strings.Contains(err.Error(), fmt.Sprintf("err_code=%d", errCorruptMessage)):
+		default:
+			return n, fmt.Errorf("delete batch %d: %w", q, st.mapErr(err))
+		}
+	}
+	return n, nil
+}
+
+// errCorruptMessage is JetStream's error code for a stored message that
+// fails its checksum ("malformed or corrupt message").
+const errCorruptMessage js.ErrorCode = 10057

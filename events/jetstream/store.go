@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -104,6 +105,13 @@ type Store struct {
 	// (after closeGrace) so handlers that outlive it are told to stop.
 	baseCtx    context.Context
 	cancelBase context.CancelFunc
+
+	// dataDir is the JetStream directory ("" with Options.URL): Append
+	// checks the free space of its file system first.
+	dataDir string
+	// timeouts counts consecutive appends that timed out; at
+	// brokenAfter the store is broken (Broken) and Append fails at once.
+	timeouts atomic.Int32
 
 	mu      sync.Mutex
 	closing bool // Close has started
@@ -248,7 +256,7 @@ func startEmbedded(ctx context.Context, o Options) (*Store, error) {
 		srv.WaitForShutdown()
 		return nil, fmt.Errorf("connect in-process: %w", err)
 	}
-	st := &Store{srv: srv, nc: nc}
+	st := &Store{srv: srv, nc: nc, dataDir: opts.StoreDir}
 	if o.Listen {
 		if a := srv.Addr(); a != nil {
 			st.addr = a.String()

@@ -82,6 +82,8 @@ type Ledger struct {
 	// purged is the newest Pruned.Before folded: blocks archived below it
 	// are stored again by the Archived events that follow the Pruned one.
 	purged events.Seq
+	// lost holds the sequences recorded as unreadable (Lost events).
+	lost map[events.Seq]bool
 }
 
 // New returns an empty ledger.
@@ -181,6 +183,10 @@ func (l *Ledger) Apply(e events.Event) {
 		if p := e.Pruned; p != nil && p.Before > l.purged {
 			l.purge(p)
 		}
+	case events.KindLost:
+		if x := e.Lost; x != nil {
+			l.forgetLost(x.Seqs)
+		}
 	case events.KindFolded:
 		if f := e.Folded; f != nil {
 			l.ref(f.Handle, e.Seq)
@@ -236,6 +242,42 @@ func (l *Ledger) purge(p *events.Pruned) {
 			delete(m, h)
 		}
 	}
+}
+
+// forgetLost folds a Lost event: the blocks archived in those batches are
+// forgotten, with the markers and debts naming them, so no later marker
+// names bytes the store can no longer read (a later fold archives them
+// anew); the sequences are remembered (LostSeqs).
+func (l *Ledger) forgetLost(seqs []events.Seq) {
+	if l.lost == nil {
+		l.lost = map[events.Seq]bool{}
+	}
+	these := make(map[events.Seq]bool, len(seqs))
+	for _, q := range seqs {
+		l.lost[q] = true
+		these[q] = true
+	}
+	// Only this event's sequences: a truncated log reuses the sequences of
+	// an earlier Lost event for new batches, whose blocks are good.
+	for h, b := range l.blocks {
+		if these[b.Seq] {
+			delete(l.blocks, h)
+			delete(l.holders, h)
+			for _, m := range l.owed {
+				delete(m, h)
+			}
+		}
+	}
+}
+
+// LostSeqs returns, sorted, the sequences recorded as unreadable.
+func (l *Ledger) LostSeqs() []events.Seq {
+	out := make([]events.Seq, 0, len(l.lost))
+	for q := range l.lost {
+		out = append(out, q)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Kept returns, sorted, the handles archived below before that an event at

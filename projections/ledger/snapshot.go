@@ -25,6 +25,8 @@ type Snapshot struct {
 	Pruned   int64
 	// Purged is the newest gc cutoff folded (Pruned.Before), 0 if none.
 	Purged events.Seq
+	// Lost is the sequences recorded as unreadable, sorted.
+	Lost []events.Seq
 }
 
 // ShownSnapshot is one shown-set: a reader's or a project's.
@@ -128,6 +130,9 @@ func (l *Ledger) Snapshot() Snapshot {
 	}
 	slices.SortFunc(out.Owed, func(a, b OwedSnapshot) int { return readerCmp(a.Reader, b.Reader) })
 	out.Last, out.Pruned, out.Purged = l.last, l.pruned, l.purged
+	if len(l.lost) > 0 {
+		out.Lost = l.LostSeqs()
+	}
 	return out
 }
 
@@ -204,6 +209,12 @@ func FromSnapshot(x Snapshot) (*Ledger, error) {
 		l.owed[x.Reader] = m
 	}
 	l.last, l.pruned, l.purged = x.Last, x.Pruned, x.Purged
+	if len(x.Lost) > 0 {
+		l.lost = make(map[events.Seq]bool, len(x.Lost))
+		for _, q := range x.Lost {
+			l.lost[q] = true
+		}
+	}
 	return l, nil
 }
 
