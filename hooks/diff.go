@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/omnictx/omni/events"
-	"github.com/omnictx/omni/replay"
 )
 
 // ErrNoDelivery: the sequence holds no invocation that delivered text.
@@ -58,7 +57,9 @@ func LastDelivery(ctx context.Context, log events.Log) (events.Seq, error) {
 // its recorded input, time and project, nothing appended — and returns the
 // raw text beside the delivered one. Errors: ErrNoDelivery (wrapped), or a
 // wrapped log or rerun error.
-func Diff(ctx context.Context, log events.Log, seq events.Seq) (DiffResult, error) {
+//
+// After omni gc the projections start from the base snapshot base loads.
+func Diff(ctx context.Context, log events.Log, seq events.Seq, base BaseLoader) (DiffResult, error) {
 	if seq == 0 {
 		var err error
 		if seq, err = LastDelivery(ctx, log); err != nil {
@@ -101,7 +102,7 @@ func Diff(ctx context.Context, log events.Log, seq events.Seq) (DiffResult, erro
 	}
 	e := newEngine(log, Options{})
 	e.dry = true
-	if _, err := replay.Fold(ctx, log, 0, seq, e.ledger, e.stats, e.session); err != nil {
+	if err := e.foldAll(ctx, seq, base); err != nil {
 		return r, fmt.Errorf("diff: fold before %d: %w", seq, err)
 	}
 	input := inv.Invoked.Input

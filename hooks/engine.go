@@ -63,6 +63,7 @@ type Options struct {
 // concurrent use; invocations are serialised.
 type Engine struct {
 	mu      sync.Mutex
+	gcMu    sync.Mutex // one GC at a time
 	log     events.Log
 	opt     Options
 	ledger  *ledger.Ledger

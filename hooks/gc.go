@@ -99,6 +99,8 @@ type GCPlan struct {
 // Errors: ErrNoPurge, ErrNoBase, SaveBase's, the log's; on any error
 // before step 4 nothing was removed.
 func (e *Engine) GC(ctx context.Context, cutoff time.Time, o GCOptions) (GCPlan, error) {
+	e.gcMu.Lock() // one gc at a time: each one's base must match the log it leaves
+	defer e.gcMu.Unlock()
 	p := GCPlan{Cutoff: cutoff.UTC(), DryRun: o.DryRun}
 	pr, ok := e.log.(Purger)
 	if !ok {
@@ -152,6 +154,10 @@ func (e *Engine) GC(ctx context.Context, cutoff time.Time, o GCOptions) (GCPlan,
 	e.mu.Lock()
 	kept := e.ledger.Kept(p.Before)
 	p.Kept = len(kept)
+	for _, h := range kept {
+		b, _ := e.ledger.Block(h)
+		p.KeptBytes += int64(b.Bytes)
+	}
 	p.Forgotten = e.ledger.Below(p.Before) - len(kept)
 	e.mu.Unlock()
 	if o.DryRun {
@@ -175,7 +181,7 @@ func (e *Engine) GC(ctx context.Context, cutoff time.Time, o GCOptions) (GCPlan,
 		return p, fmt.Errorf("gc: save base (nothing removed): %w", err)
 	}
 	// 3. Keep what retained batches name, then record the cut.
-	if p.KeptBytes, err = e.keep(ctx, p); err != nil {
+	if p.Kept, p.KeptBytes, err = e.keep(ctx, p); err != nil {
 		return p, fmt.Errorf("gc: keep blocks (nothing removed): %w", err)
 	}
 	// 4. Remove.
@@ -187,8 +193,8 @@ func (e *Engine) GC(ctx context.Context, cutoff time.Time, o GCOptions) (GCPlan,
 
 // keep appends the Pruned batch and the Archived events that store the
 // kept blocks again, under the Engine's lock (so no hook names a block
-// between the list and the cut), and returns the kept bytes.
-func (e *Engine) keep(ctx context.Context, p GCPlan) (int64, error) {
+// between the list and the cut), and returns the kept blocks and bytes.
+func (e *Engine) keep(ctx context.Context, p GCPlan) (int, int64, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	kept := e.ledger.Kept(p.Before)
@@ -200,15 +206,15 @@ func (e *Engine) keep(ctx context.Context, p GCPlan) (int64, error) {
 		blk, _ := e.ledger.Block(h)
 		evs, err := e.log.Get(ctx, blk.Seq)
 		if err != nil {
-			return total, fmt.Errorf("read archive %s: %w", h, err)
+			return 0, total, fmt.Errorf("read archive %s: %w", h, err)
 		}
 		if blk.Index >= len(evs) || evs[blk.Index].Archived == nil || evs[blk.Index].Archived.Handle != h {
-			return total, fmt.Errorf("read archive %s: event %d.%d is not its Archived event", h, blk.Seq, blk.Index)
+			return 0, total, fmt.Errorf("read archive %s: event %d.%d is not its Archived event", h, blk.Seq, blk.Index)
 		}
 		a := *evs[blk.Index].Archived
 		if size > 0 && size+len(a.Data) > gcBatchBytes {
 			if err := e.append(ctx, batch); err != nil {
-				return total, err
+				return 0, total, err
 			}
 			batch, size = nil, 0
 		}
@@ -216,7 +222,7 @@ func (e *Engine) keep(ctx context.Context, p GCPlan) (int64, error) {
 		size += len(a.Data)
 		total += int64(a.Bytes)
 	}
-	return total, e.append(ctx, batch)
+	return len(kept), total, e.append(ctx, batch)
 }
 
 // loadBase prepares fresh projections for a log whose oldest batch is
@@ -304,4 +310,24 @@ func (e *Engine) LostSeqs() []events.Seq {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.ledger.LostSeqs()
+}
+
+// EmptyBase returns a base snapshot of empty projections for a log whose
+// oldest retained batch is first: the recovery when the base omni gc saved
+// is lost or damaged. What the removed batches taught is gone, so replay of
+// the retained range folds from nothing and may differ where they
+// mattered; hooks, replay and gc work again. Errors: the log's, wrapped.
+func EmptyBase(ctx context.Context, log events.Log, first events.Seq) (Checkpoint, error) {
+	batch, err := log.Get(ctx, first)
+	if err != nil || len(batch) == 0 {
+		return Checkpoint{}, fmt.Errorf("empty base: read batch %d: %v", first, err)
+	}
+	e := newEngine(log, Options{})
+	cp := Checkpoint{Seq: first - 1, NextID: batch[0].ID}
+	if cp.Ledger, err = e.ledger.MarshalBinary(); err == nil {
+		if cp.Stats, err = e.stats.MarshalBinary(); err == nil {
+			cp.Session, err = e.session.MarshalBinary()
+		}
+	}
+	return cp, err
 }

@@ -169,6 +169,9 @@ func TestGCReplayFromBase(t *testing.T) {
 		if err != nil || (r.Compared && !r.Match) {
 			t.Fatalf("replay --at %d: %+v %v", seq, r, err)
 		}
+		if d, err := Diff(ctx, w.log, seq, bs.load); err == nil && !d.Match {
+			t.Fatalf("diff %d after gc does not rerun to what was delivered", seq)
+		}
 	}
 	if _, err := Replay(ctx, w.log, 1, bs.load); !errors.Is(err, ErrBeforeRetained) {
 		t.Fatalf("replay below the retained range: %v", err)
@@ -285,5 +288,43 @@ func TestRecordLostForgetsBlocks(t *testing.T) {
 	}
 	if got := e.LostSeqs(); len(got) != 12 {
 		t.Fatalf("LostSeqs = %v", got)
+	}
+}
+
+// TestGCKeepsRetrievedBlock: a block named before the cutoff and retrieved
+// after it is kept (the retrieve's debt names it): it still retrieves, and
+// the owed whole delivery is still paid.
+func TestGCKeepsRetrievedBlock(t *testing.T) {
+	ctx := context.Background()
+	log := memlog.New()
+	clock := &jumpClock{t: time.Date(2026, 9, 1, 9, 0, 0, 0, time.UTC)}
+	e, err := New(ctx, log, Options{Now: clock.now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := explainText("owed", 40)
+	e.HookResult(ctx, HookInput{Stdin: bashPayload("s1", "", "./gen", text)})
+	r, _ := e.HookResult(ctx, HookInput{Stdin: bashPayload("s1", "", "./gen", text)})
+	if len(r.Folds) != 1 {
+		t.Fatal("no fold")
+	}
+	h := r.Folds[0].Handle
+	clock.t = clock.t.Add(2 * time.Hour)
+	if _, err := e.Retrieve(ctx, h, events.Reader{Session: "s1"}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := e.GC(ctx, clock.t.Add(-time.Hour), GCOptions{SaveBase: bases{}.save})
+	if err != nil || p.Kept != 1 {
+		t.Fatalf("gc %+v %v: the retrieved block was not kept", p, err)
+	}
+	if b, err := e.Retrieve(ctx, h, events.Reader{}); err != nil || string(b) != text {
+		t.Fatalf("retrieve after gc: %v", err)
+	}
+	// Two retrieves by s1 now: two whole deliveries owed.
+	for i := 0; i < 2; i++ {
+		r2, _ := e.HookResult(ctx, HookInput{Stdin: bashPayload("s1", "", "./gen", text)})
+		if len(r2.Folds) != 0 {
+			t.Fatalf("delivery %d after gc folded although a whole delivery was owed", i)
+		}
 	}
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -42,7 +44,11 @@ func loadCheckpoint(home string, logf func(string, ...any)) *hooks.Checkpoint {
 		logf("checkpoint ignored: %s was written by another omni build", checkpointPath(home))
 		return nil
 	}
-	b = b[len(want):]
+	b, err = unseal(b[len(want):])
+	if err != nil {
+		logf("checkpoint ignored: %s: %v", checkpointPath(home), err)
+		return nil
+	}
 	var cp hooks.Checkpoint
 	if err := cp.UnmarshalBinary(b); err != nil {
 		logf("checkpoint ignored: %s: %v", checkpointPath(home), err)
@@ -63,8 +69,12 @@ func checkpointSeq(home string) events.Seq {
 	if i < 0 {
 		return 0
 	}
+	body, err := unseal(b[i+1:])
+	if err != nil {
+		return 0
+	}
 	var cp hooks.Checkpoint
-	if cp.UnmarshalBinary(b[i+1:]) != nil {
+	if cp.UnmarshalBinary(body) != nil {
 		return 0
 	}
 	return cp.Seq
@@ -165,10 +175,10 @@ func (c *checkpointer) write() error {
 		return err
 	}
 	body, err := cp.MarshalBinary()
-	b := append([]byte(checkpointHeader()), body...)
 	if err != nil {
 		return err
 	}
+	b := seal(checkpointHeader(), body)
 	if err := writeFileAtomic(checkpointPath(c.home), b); err != nil {
 		return fmt.Errorf("write %s: %w", checkpointPath(c.home), err)
 	}
@@ -224,7 +234,7 @@ func newEngineFromCheckpoint(ctx context.Context, log events.Log, home string, o
 // checkpoint, a base is not tied to one build: it is the only record of
 // the batches omni gc removed, so it must outlive upgrades. Its format is
 // guarded by hooks.CheckpointVersion instead.
-const baseHeader = "omni-base 1\n"
+const baseHeader = "omni-base 2\n"
 
 // basePath is where omni gc keeps the base snapshot of a log whose oldest
 // retained batch is first.
@@ -246,8 +256,12 @@ func baseLoader(home string) hooks.BaseLoader {
 		if len(b) < len(baseHeader) || string(b[:len(baseHeader)]) != baseHeader {
 			return nil, fmt.Errorf("%s is not an omni base snapshot", basePath(home, first))
 		}
+		body, err := unseal(b[len(baseHeader):])
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", basePath(home, first), err)
+		}
 		var cp hooks.Checkpoint
-		if err := cp.UnmarshalBinary(b[len(baseHeader):]); err != nil {
+		if err := cp.UnmarshalBinary(body); err != nil {
 			return nil, fmt.Errorf("%s: %w", basePath(home, first), err)
 		}
 		return &cp, nil
@@ -262,7 +276,7 @@ func saveBase(home string, cp hooks.Checkpoint) error {
 		return err
 	}
 	path := basePath(home, cp.Seq+1)
-	if err := writeFileAtomic(path, append([]byte(baseHeader), body...)); err != nil {
+	if err := writeFileAtomic(path, seal(baseHeader, body)); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if d, err := os.Open(filepath.Dir(path)); err == nil {
@@ -275,14 +289,48 @@ func saveBase(home string, cp hooks.Checkpoint) error {
 	return nil
 }
 
-// removeOtherBases deletes the base snapshots of home except the one for
-// first (older gc runs left them; the log no longer starts there).
-func removeOtherBases(home string, first events.Seq) {
-	keep := filepath.Base(basePath(home, first))
+// removeOldBases deletes the base snapshots omni gc wrote for a first
+// batch below first (the log no longer starts there). The base for first,
+// bases for later batches (a gc that stopped before its purge) and any
+// other file are kept.
+func removeOldBases(home string, first events.Seq) {
 	matches, _ := filepath.Glob(filepath.Join(home, "store", "base-*.bin"))
 	for _, m := range matches {
-		if filepath.Base(m) != keep {
+		var seq uint64
+		name := filepath.Base(m)
+		if n, err := fmt.Sscanf(name, "base-%d.bin", &seq); err != nil || n != 1 || name != fmt.Sprintf("base-%d.bin", seq) {
+			continue
+		}
+		if events.Seq(seq) < first {
 			_ = os.Remove(m)
 		}
 	}
+}
+
+// seal returns header, a line "sha256 <hex of body>", then body: the form
+// of the checkpoint and base files, so a damaged file is refused rather
+// than trusted (a byte flip can still decode).
+func seal(header string, body []byte) []byte {
+	sum := sha256.Sum256(body)
+	out := make([]byte, 0, len(header)+8+64+1+len(body))
+	out = append(out, header...)
+	out = append(out, "sha256 "...)
+	out = append(out, hex.EncodeToString(sum[:])...)
+	out = append(out, '\n')
+	return append(out, body...)
+}
+
+// unseal checks the "sha256 <hex>" line that starts b against the rest and
+// returns the rest.
+func unseal(b []byte) ([]byte, error) {
+	line, body, ok := bytes.Cut(b, []byte{'\n'})
+	hexSum, found := bytes.CutPrefix(line, []byte("sha256 "))
+	if !ok || !found {
+		return nil, errors.New("no checksum line")
+	}
+	sum := sha256.Sum256(body)
+	if string(hexSum) != hex.EncodeToString(sum[:]) {
+		return nil, errors.New("checksum mismatch: the file is damaged")
+	}
+	return body, nil
 }

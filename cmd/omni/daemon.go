@@ -79,6 +79,10 @@ var daemonHomeCheck = 2 * time.Second
 // answered by the daemon itself; the others go to the rpcHandler.
 var daemonMethods = [...]string{"hook", "call", "retrieve", "replay", "stats", "ping", "stop", "explain", "recent", "diff", "goal", "session", "distill", "gc", "health", "repair"}
 
+// onceMethods change the store in ways a retry must not repeat blindly
+// (the reply of the first attempt is lost, not its effect).
+var onceMethods = []string{"gc", "repair"}
+
 // errNoDaemon is returned (wrapped) by callDaemon when no daemon of this
 // protocol could be reached (none running, a stale address, one of another
 // protocol, one shutting down) and none could be spawned in time.
@@ -449,6 +453,12 @@ func callDaemon(ctx context.Context, home, method string, req []byte, spawn bool
 		c.Close()
 		if cerr == nil || !daemonGone(cerr) {
 			return resp, wrapCallErr(method, cerr)
+		}
+		// The connection was lost after the request went out: a method
+		// that changes the store may have run, so it is not sent again
+		// (here or in-process by callOrLocal).
+		if slices.Contains(onceMethods, method) && errors.Is(cerr, jetstream.ErrConnClosed) {
+			return nil, fmt.Errorf("daemon %s: the daemon stopped while answering, so %s may or may not have run: check with 'omni doctor' before running it again", method, method)
 		}
 		err = cerr
 	}

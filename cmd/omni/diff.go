@@ -32,7 +32,7 @@ func (s *service) diffMethod(ctx context.Context, req []byte) ([]byte, error) {
 			return nil, fmt.Errorf("diff request: %w", err)
 		}
 	}
-	d, err := hooks.Diff(ctx, s.log, in.Seq)
+	d, err := hooks.Diff(ctx, s.log, in.Seq, s.base())
 	if err != nil {
 		return nil, err
 	}
@@ -84,9 +84,9 @@ Exit codes: 0 printed; 1 SEQ holds no invocation that delivered text;
 			b, err := callOrLocal(ctx, omniHome(), "diff", req)
 			if err != nil {
 				if strings.Contains(err.Error(), hooks.ErrNoDelivery.Error()) || errors.Is(err, hooks.ErrNoDelivery) {
-					return &exitError{code: 1, msg: "omni diff: " + err.Error()}
+					return &exitError{code: 1, msg: "omni diff: " + errMsg(err)}
 				}
-				return &exitError{code: 2, msg: "omni diff: " + err.Error()}
+				return &exitError{code: 2, msg: "omni diff: " + errMsg(err)}
 			}
 			if o.asJSON {
 				_, err := s.Out.Write(append(b, '\n'))

@@ -189,7 +189,7 @@ func runDoctor(o initOptions) doctorReport {
 						len(h.Unrecorded), seqList(h.Unrecorded, len(h.Unrecorded)))
 				}
 				if h.BaseMissing != "" {
-					problem("the log starts at seq %d (omni gc removed older batches) but its base snapshot is unusable (%s): replay cannot rebuild the retained range exactly; restore %s from a backup",
+					problem("the log starts at seq %d (omni gc removed older batches) but its base snapshot is unusable (%s): replay cannot rebuild the retained range; restore %s from a backup, or run 'omni gc --repair' to start it from an empty state",
 						h.First, h.BaseMissing, basePath(home, h.First))
 				}
 			}

@@ -66,9 +66,9 @@ malformed; 2 the store could not be read.`,
 			b, err := callOrLocal(ctx, omniHome(), "explain", req)
 			if err != nil {
 				if errors.Is(err, hooks.ErrNoFold) || strings.Contains(err.Error(), hooks.ErrNoFold.Error()) {
-					return &exitError{code: 1, msg: "omni explain: " + err.Error()}
+					return &exitError{code: 1, msg: "omni explain: " + errMsg(err)}
 				}
-				return &exitError{code: 2, msg: "omni explain: " + err.Error()}
+				return &exitError{code: 2, msg: "omni explain: " + errMsg(err)}
 			}
 			if asJSON {
 				_, err := s.Out.Write(append(b, '\n'))

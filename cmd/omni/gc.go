@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -44,7 +46,9 @@ func (s *service) gc(ctx context.Context, req []byte) ([]byte, error) {
 		if err := cp.write(); err != nil {
 			logf("gc: checkpoint: %v (the next start folds from the base)", err)
 		}
-		removeOtherBases(s.home, plan.Before)
+		if first, err := s.log.First(ctx); err == nil {
+			removeOldBases(s.home, first)
+		}
 		logf("gc: removed batches %d..%d (older than %s), kept %d blocks", plan.First, plan.Before-1,
 			plan.Cutoff.Format(time.RFC3339), plan.Kept)
 	}
@@ -83,7 +87,10 @@ them) as lost: the blocks archived in them are forgotten, so no marker ever
 names bytes the store cannot return (a later fold archives them again), and
 they are dropped from the stream's count. Everything readable is kept as
 it is. Decisions recorded after a lost batch may no longer replay exactly;
-'omni replay --verify' lists the missing batches.
+'omni replay --verify' lists the missing batches. When the base snapshot of
+the log's first batch is missing or damaged (a damaged one is kept as
+.damaged), --repair replaces it by an empty state so replay and gc work
+again.
 
 Exit codes: 0 done (or nothing old enough, or nothing unreadable); 2 bad
 duration or store error.`,
@@ -101,14 +108,14 @@ duration or store error.`,
 			}
 			d, err := parseRetention(before)
 			if err != nil {
-				return &exitError{code: 2, msg: "omni gc: " + err.Error()}
+				return &exitError{code: 2, msg: "omni gc: " + errMsg(err)}
 			}
 			req, _ := json.Marshal(gcReq{Before: d, DryRun: dryRun})
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 			defer cancel()
 			b, err := callOrLocal(ctx, omniHome(), "gc", req)
 			if err != nil {
-				return &exitError{code: 2, msg: "omni gc: " + err.Error()}
+				return &exitError{code: 2, msg: "omni gc: " + errMsg(err)}
 			}
 			if asJSON {
 				fmt.Fprintf(s.Out, "%s\n", b)
@@ -141,6 +148,9 @@ duration or store error.`,
 	return cmd
 }
 
+// maxRetentionDays is the largest "Nd" that fits a time.Duration.
+const maxRetentionDays = int64(math.MaxInt64 / int64(24*time.Hour))
+
 // parseRetention reads a positive Go duration or "Nd" (days).
 func parseRetention(s string) (time.Duration, error) {
 	s = strings.TrimSpace(s)
@@ -149,9 +159,12 @@ func parseRetention(s string) (time.Duration, error) {
 	}
 	var d time.Duration
 	if n, ok := strings.CutSuffix(s, "d"); ok {
-		days, err := strconv.Atoi(n)
+		days, err := strconv.ParseInt(n, 10, 64)
 		if err != nil {
 			return 0, fmt.Errorf("--before %q: not a number of days", s)
+		}
+		if days > maxRetentionDays {
+			return 0, fmt.Errorf("--before %q: at most %dd (about 290 years, the range of a duration)", s, maxRetentionDays)
 		}
 		d = time.Duration(days) * 24 * time.Hour
 	} else {
@@ -224,6 +237,10 @@ type repairResult struct {
 	// were recorded by an earlier repair or daemon start.
 	Recorded []events.Seq `json:"recorded"`
 	Known    int          `json:"known"`
+	// BaseReplaced says why the gc base of the log's first batch was
+	// replaced by an empty one (missing or damaged; a damaged file is kept
+	// beside it as .damaged), "" when it was usable or not needed.
+	BaseReplaced string `json:"base_replaced,omitempty"`
 }
 
 // repair serves "repair": scan the store, record the unreadable batches
@@ -244,6 +261,27 @@ func (s *service) repair(ctx context.Context) ([]byte, error) {
 		return nil, fmt.Errorf("repair: %w", err)
 	}
 	out.Known = len(out.Check.Missing) - len(out.Recorded)
+	if first := out.Check.First; first > 1 {
+		cp, berr := s.base()(first)
+		if berr != nil || cp == nil {
+			path := basePath(s.home, first)
+			out.BaseReplaced = path + " does not exist"
+			if berr != nil {
+				out.BaseReplaced = berr.Error()
+				if err := os.Rename(path, path+".damaged"); err != nil {
+					return nil, fmt.Errorf("repair: keep the damaged base: %w", err)
+				}
+			}
+			empty, err := hooks.EmptyBase(ctx, s.log, first)
+			if err != nil {
+				return nil, fmt.Errorf("repair: %w", err)
+			}
+			if err := saveBase(s.home, empty); err != nil {
+				return nil, fmt.Errorf("repair: %w", err)
+			}
+			homeLogf(s.home)("repair: base for seq %d replaced by an empty one (%s)", first, out.BaseReplaced)
+		}
+	}
 	if _, err := st.DeleteBatches(ctx, out.Check.Missing); err != nil {
 		homeLogf(s.home)("repair: %v (the batches stay counted, and stay recorded as lost)", err)
 	}
@@ -262,7 +300,7 @@ func runRepair(s streams, asJSON bool) error {
 	defer cancel()
 	b, err := callOrLocal(ctx, omniHome(), "repair", nil)
 	if err != nil {
-		return &exitError{code: 2, msg: "omni gc --repair: " + err.Error()}
+		return &exitError{code: 2, msg: "omni gc --repair: " + errMsg(err)}
 	}
 	if asJSON {
 		fmt.Fprintf(s.Out, "%s\n", b)
@@ -274,6 +312,10 @@ func runRepair(s streams, asJSON bool) error {
 	}
 	c := r.Check
 	fmt.Fprintf(s.Out, "checked seq %d..%d: %d batches readable, %d unreadable\n", c.First, c.Last, c.Readable, c.MissingCount)
+	if r.BaseReplaced != "" {
+		fmt.Fprintf(s.Out, "the gc base for seq %d was unusable (%s): replaced by an empty state; replay of the retained range now folds from nothing and may differ where the removed batches mattered\n",
+			c.First, r.BaseReplaced)
+	}
 	switch {
 	case c.MissingCount == 0:
 		fmt.Fprintln(s.Out, "nothing to repair")

@@ -130,7 +130,7 @@ func (f *projectFlags) resolve() (string, error) {
 func goalCall(s streams, f *projectFlags, op, text string, render func(io.Writer, goalResp)) error {
 	project, err := f.resolve()
 	if err != nil {
-		return &exitError{code: 2, msg: "omni goal: " + err.Error()}
+		return &exitError{code: 2, msg: "omni goal: " + errMsg(err)}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

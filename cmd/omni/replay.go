@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -41,7 +42,11 @@ read.`,
 			defer cancel()
 			b, err := callOrLocal(ctx, omniHome(), "replay", req)
 			if err != nil {
-				return &exitError{code: 1, msg: "omni replay: " + err.Error()}
+				code := 1 // SEQ holds no invocation, or is not in the log
+				if m := err.Error(); strings.Contains(m, "base snapshot is missing") || errors.Is(err, errNoDaemon) {
+					code = 2 // the store (or the base gc left) could not be read
+				}
+				return &exitError{code: code, msg: "omni replay: " + errMsg(err)}
 			}
 			var r replayResp
 			if err := json.Unmarshal(b, &r); err != nil {

@@ -9,6 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
+
+	"github.com/omnictx/omni/events/jetstream"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -113,4 +115,14 @@ differed; 2 usage or store errors.`,
 		newInitCmd(s), newDoctorCmd(s), newMCPCmd(s), newPretoolCmd(s),
 		newStatsCmd(s), newDiffCmd(s), newExplainCmd(s), newDashboardCmd(s), newGoalCmd(s), newRememberCmd(s), newSessionCmd(s))
 	return root
+}
+
+// errMsg renders an error for the user: a daemon handler's error without
+// the transport's "v1.method: remote: " prefix.
+func errMsg(err error) string {
+	var re *jetstream.RemoteError
+	if errors.As(err, &re) {
+		return re.Msg
+	}
+	return err.Error()
 }

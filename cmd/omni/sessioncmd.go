@@ -130,7 +130,7 @@ Exit codes: 0 printed; 2 a bad flag, or the store could not be reached.`,
 			}
 			project, err := f.resolve()
 			if err != nil {
-				return &exitError{code: 2, msg: "omni session: " + err.Error()}
+				return &exitError{code: 2, msg: "omni session: " + errMsg(err)}
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
@@ -141,7 +141,7 @@ Exit codes: 0 printed; 2 a bad flag, or the store could not be reached.`,
 			req, _ := json.Marshal(sessionReq{Op: op, Project: project, Session: sess, All: all})
 			b, err := callOrLocal(ctx, omniHome(), "session", req)
 			if err != nil {
-				return &exitError{code: 2, msg: "omni session: " + err.Error()}
+				return &exitError{code: 2, msg: "omni session: " + errMsg(err)}
 			}
 			if f.asJSON {
 				_, err := s.Out.Write(append(b, '\n'))

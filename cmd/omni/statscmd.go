@@ -80,14 +80,14 @@ func statsRun(ctx context.Context, s streams, o statsOptions) error {
 	if o.since != "" {
 		var err error
 		if since, err = parseSince(o.since, time.Now()); err != nil {
-			return &exitError{code: 2, msg: "omni stats: " + err.Error()}
+			return &exitError{code: 2, msg: "omni stats: " + errMsg(err)}
 		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
 	rep, err := fetchStats(ctx, omniHome(), since)
 	if err != nil {
-		return &exitError{code: 2, msg: "omni stats: " + err.Error()}
+		return &exitError{code: 2, msg: "omni stats: " + errMsg(err)}
 	}
 	if o.asJSON {
 		return writeStatsJSON(s.Out, rep)

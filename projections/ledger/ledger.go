@@ -204,6 +204,7 @@ func (l *Ledger) Apply(e events.Event) {
 		if rt == nil || !rt.Found {
 			return
 		}
+		l.ref(rt.Handle, e.Seq) // the debt names the block: gc keeps it
 		if e.Session != "" {
 			l.owe(r, rt.Handle, now)
 			return
