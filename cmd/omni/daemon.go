@@ -38,14 +38,12 @@ import (
 
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/events/jetstream"
+	"github.com/omnictx/omni/events/jetstream/wire"
 )
 
 // daemonProtocol is the version of the request protocol between clients and
-// the daemon. Every request carries it in its subject (omni.rpc.v1.<method>),
-// so a daemon of another protocol does not answer (no responders) and the
-// client replaces it. Bump it on any incompatible change of a method's
-// request or reply.
-const daemonProtocol = 1
+// the daemon (wire.Protocol).
+const daemonProtocol = wire.Protocol
 
 const (
 	// defaultDaemonIdle is how long a daemon waits without a request before
@@ -111,22 +109,14 @@ var daemonSpawnCommand = func(home string) (*exec.Cmd, error) {
 	return exec.Command(self, "daemon"), nil
 }
 
-// daemonAddr is the content of <home>/daemon.addr.
-type daemonAddr struct {
-	Addr     string `json:"addr"`     // "127.0.0.1:port"
-	Token    string `json:"token"`    // auth token, 32 hex digits
-	PID      int    `json:"pid"`      // daemon process id
-	Protocol int    `json:"protocol"` // daemonProtocol of the daemon
-	Version  string `json:"version"`  // omni version of the daemon binary (main.version)
-}
+// daemonAddr is the content of <home>/daemon.addr (wire.Addr).
+type daemonAddr = wire.Addr
 
 func daemonStoreDir(home string) string { return filepath.Join(home, "store") }
-func daemonAddrPath(home string) string { return filepath.Join(home, "daemon.addr") }
+func daemonAddrPath(home string) string { return filepath.Join(home, wire.AddrFile) }
 
 // daemonSubject is the versioned RPC name of method.
-func daemonSubject(method string) string {
-	return "v" + strconv.Itoa(daemonProtocol) + "." + method
-}
+func daemonSubject(method string) string { return wire.Subject(method) }
 
 // pongReply is the reply of "ping".
 func pongReply() []byte { return []byte("pong " + strconv.Itoa(daemonProtocol)) }
@@ -372,20 +362,7 @@ func writeDaemonAddr(home string, ad daemonAddr) error {
 }
 
 // readDaemonAddr reads <home>/daemon.addr.
-func readDaemonAddr(home string) (daemonAddr, error) {
-	var ad daemonAddr
-	b, err := os.ReadFile(daemonAddrPath(home))
-	if err != nil {
-		return ad, fmt.Errorf("daemon addr: %w", err)
-	}
-	if err := json.Unmarshal(b, &ad); err != nil {
-		return ad, fmt.Errorf("daemon addr: %w", err)
-	}
-	if ad.Addr == "" {
-		return ad, errors.New("daemon addr: empty address")
-	}
-	return ad, nil
-}
+func readDaemonAddr(home string) (daemonAddr, error) { return wire.ReadAddr(home) }
 
 // daemonDialer connects to the daemon of home, remembering daemons of
 // another protocol it already asked to stop.

@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -553,7 +554,11 @@ func applyHookEntries(src []byte, entries []hookEntry, omni string, install bool
 
 // groupValue is the matcher group omni writes for e.
 func groupValue(e hookEntry, omni string) omap {
-	h := omap{{"type", "command"}, {"command", quoteArg(omni) + " " + e.sub}}
+	cmd := quoteArg(omni) + " " + e.sub
+	if hb := hookBinary(omni); hb != "" && e.sub == "hook" {
+		cmd = quoteArg(hb) // the thin client: the same hook, started faster
+	}
+	h := omap{{"type", "command"}, {"command", cmd}}
 	if e.timeout > 0 {
 		h = append(h, kv{"timeout", e.timeout})
 	}
@@ -602,13 +607,33 @@ func omniHandlers(src []byte, arr *jnode, omni string, subs ...string) []handler
 	return out
 }
 
+// hookBinaryName is the thin hook client (cmd/omni-hook): `omni init`
+// registers it in place of `omni hook` when it sits beside the omni binary.
+const hookBinaryName = "omni-hook"
+
+// hookBinary returns the thin hook client beside the omni binary, or "".
+func hookBinary(omni string) string {
+	if omni == "" {
+		return ""
+	}
+	p := filepath.Join(filepath.Dir(omni), hookBinaryName)
+	if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+		return p
+	}
+	return ""
+}
+
 // isOmniCommand reports whether a shell command line runs omni (its base
-// name, or the binary path) with one of subs as its subcommand.
+// name, or the binary path) with one of subs as its subcommand, or runs the
+// thin hook client (omni-hook) and subs holds "hook".
 func isOmniCommand(cmd, omni string, subs ...string) bool {
 	w := shellWords(cmd)
 	i := 0
 	for i < len(w) && strings.Contains(w[i], "=") && !strings.Contains(w[i], "/") {
 		i++
+	}
+	if i < len(w) && filepath.Base(w[i]) == hookBinaryName {
+		return slices.Contains(subs, "hook")
 	}
 	if i+1 >= len(w) || !isOmniProgram(w[i], omni) {
 		return false
@@ -1639,10 +1664,17 @@ func binariesIn(src []byte) []string {
 		}
 		if shell {
 			w := shellWords(s)
-			if len(w) < 2 || (w[1] != "hook" && w[1] != "pretool") {
+			switch {
+			case len(w) >= 1 && filepath.Base(w[0]) == hookBinaryName:
+				s = w[0]
+			case len(w) < 2 || (w[1] != "hook" && w[1] != "pretool"):
 				return
+			default:
+				s = w[0]
 			}
-			s = w[0]
+		}
+		if filepath.Base(s) == hookBinaryName { // the thin client stands for the omni beside it
+			s = filepath.Join(filepath.Dir(s), "omni")
 		}
 		if filepath.Base(s) == "omni" && !slicesContainsString(out, s) {
 			out = append(out, s)

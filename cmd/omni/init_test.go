@@ -786,3 +786,49 @@ func TestOpenCodePluginWithOmni(t *testing.T) {
 		t.Fatal("failure shortened")
 	}
 }
+
+// TestInitRegistersThinHookClient: with omni-hook beside the omni binary,
+// the hook entries run it (the pretool entry still runs omni), installing
+// again changes nothing, the registration reads back as omni's (for
+// doctor and uninstall), and uninstall removes every entry.
+func TestInitRegistersThinHookClient(t *testing.T) {
+	dir := t.TempDir()
+	omni := filepath.Join(dir, "omni")
+	for _, name := range []string{"omni", "omni-hook"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	entries := claudeEntries(true)
+	out, err := applyHookEntries(nil, entries, omni, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(out)
+	if !strings.Contains(text, `"command": "`+filepath.Join(dir, "omni-hook")+`"`) {
+		t.Fatalf("hook entries do not run omni-hook:\n%s", text)
+	}
+	if !strings.Contains(text, `"command": "`+omni+` pretool"`) {
+		t.Fatalf("the pretool entry does not run omni:\n%s", text)
+	}
+	again, err := applyHookEntries(out, entries, omni, true)
+	if err != nil || !bytes.Equal(again, out) {
+		t.Fatalf("a second install changed the file (%v)", err)
+	}
+	if got := binariesIn(out); len(got) != 1 || got[0] != omni {
+		t.Fatalf("binariesIn = %v, want [%s]", got, omni)
+	}
+	back, err := applyHookEntries(out, nil, omni, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(back), "omni") {
+		t.Fatalf("uninstall left omni entries:\n%s", back)
+	}
+	// Without omni-hook beside it, the entries run omni hook, as before.
+	os.Remove(filepath.Join(dir, "omni-hook"))
+	plain, _ := applyHookEntries(nil, entries, omni, true)
+	if strings.Contains(string(plain), "omni-hook") || !strings.Contains(string(plain), omni+` hook"`) {
+		t.Fatalf("without omni-hook:\n%s", plain)
+	}
+}

@@ -17,6 +17,7 @@ import (
 // latencyRow is one payload size of `omni bench --latency`.
 type latencyRow struct {
 	Name        string  `json:"name"`
+	Client      string  `json:"client"` // "omni hook" or "omni-hook" (the thin client)
 	Bytes       int     `json:"payload_bytes"`
 	N           int     `json:"processes"`
 	P50ms       float64 `json:"p50_ms"`
@@ -204,6 +205,17 @@ func runLatency(ctx context.Context, corpus []string, n int, home string, w io.W
 	}
 	rep.ColdFirst = float64(d.Microseconds()) / 1000
 	var floorAll []time.Duration
+	// The clients timed: `omni hook`, and the thin client when it sits
+	// beside this binary (cmd/omni-hook; what omni init registers then).
+	type client struct {
+		name string
+		bin  string
+		args []string
+	}
+	clients := []client{{"omni hook", self, []string{"hook"}}}
+	if thin := hookBinary(self); thin != "" {
+		clients = append(clients, client{"omni-hook", thin, nil})
+	}
 	// The last two rows measure memory more than time (issue 5 §4): a
 	// 20,000-line output and a 15 MiB one (a 16 MiB text makes a hook payload
 	// over hooks.MaxInput, which the hook leaves to the host), with fewer
@@ -221,35 +233,46 @@ func runLatency(ctx context.Context, corpus []string, n int, home string, w io.W
 		if len(text) > 1<<20 || sz.lines > 0 {
 			runs = min(n, 8)
 		}
-		var hook, fl []time.Duration
-		replied := 0
-		var rss int64
+		// Each client in turn, interleaved with the floor binary, so all
+		// three see the same machine load.
+		type sample struct {
+			d       []time.Duration
+			replied int
+			rss     int64
+		}
+		samples := make([]sample, len(clients))
+		var fl []time.Duration
 		for i := 0; i < runs; i++ {
-			d, out, kb, err := timeProcRSS(self, []string{"hook"}, env, payload(text, i))
-			if err != nil {
-				return nil, fmt.Errorf("hook %s: %w", sz.name, err)
+			for ci, c := range clients {
+				d, out, kb, err := timeProcRSS(c.bin, c.args, env, payload(text, i))
+				if err != nil {
+					return nil, fmt.Errorf("%s %s: %w", c.name, sz.name, err)
+				}
+				if len(out) > 0 {
+					samples[ci].replied++
+				}
+				samples[ci].rss = max(samples[ci].rss, kb)
+				samples[ci].d = append(samples[ci].d, d)
 			}
-			if len(out) > 0 {
-				replied++
-			}
-			rss = max(rss, kb)
-			hook = append(hook, d)
 			fd, _, _ := timeProc(floor, nil, env, nil)
 			fl = append(fl, fd)
 		}
 		floorAll = append(floorAll, fl...)
-		row := latencyRow{Name: sz.name, Bytes: len(text), N: runs, P50ms: quantile(hook, 0.5), P99ms: quantile(hook, 0.99),
-			FloorP50ms: quantile(fl, 0.5), RepliedPart: float64(replied) / float64(runs), HookRSSMiB: float64(rss) / 1024}
-		if row.FloorP50ms > 0 {
-			row.RatioP50 = row.P50ms / row.FloorP50ms
-		}
-		if ad, err := readDaemonAddr(home); err == nil {
-			row.DaemonRSSMiB = float64(peakRSS(ad.PID)) / 1024
-		}
-		rep.Rows = append(rep.Rows, row)
-		if w != nil {
-			fmt.Fprintf(w, "%-7s %9d B  hook p50 %7.2f ms  p99 %7.2f ms   floor p50 %5.2f ms   ratio %5.2fx  peak RSS hook %5.1f MiB, daemon %6.1f MiB  (%d processes, %.0f%% replied)\n",
-				row.Name, row.Bytes, row.P50ms, row.P99ms, row.FloorP50ms, row.RatioP50, row.HookRSSMiB, row.DaemonRSSMiB, runs, 100*row.RepliedPart)
+		for ci, c := range clients {
+			sm := samples[ci]
+			row := latencyRow{Name: sz.name, Client: c.name, Bytes: len(text), N: runs, P50ms: quantile(sm.d, 0.5), P99ms: quantile(sm.d, 0.99),
+				FloorP50ms: quantile(fl, 0.5), RepliedPart: float64(sm.replied) / float64(runs), HookRSSMiB: float64(sm.rss) / 1024}
+			if row.FloorP50ms > 0 {
+				row.RatioP50 = row.P50ms / row.FloorP50ms
+			}
+			if ad, err := readDaemonAddr(home); err == nil {
+				row.DaemonRSSMiB = float64(peakRSS(ad.PID)) / 1024
+			}
+			rep.Rows = append(rep.Rows, row)
+			if w != nil {
+				fmt.Fprintf(w, "%-7s %-9s %9d B  p50 %7.2f ms  p99 %7.2f ms   floor p50 %5.2f ms   ratio %5.2fx  peak RSS hook %5.1f MiB, daemon %6.1f MiB  (%d processes, %.0f%% replied)\n",
+					row.Name, row.Client, row.Bytes, row.P50ms, row.P99ms, row.FloorP50ms, row.RatioP50, row.HookRSSMiB, row.DaemonRSSMiB, runs, 100*row.RepliedPart)
+			}
 		}
 	}
 	rep.FloorP50, rep.FloorP99 = quantile(floorAll, 0.5), quantile(floorAll, 0.99)

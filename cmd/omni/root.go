@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/omnictx/omni/events/jetstream"
+	"github.com/omnictx/omni/events/jetstream/wire"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -38,15 +38,7 @@ type exitError struct {
 func (e *exitError) Error() string { return e.msg }
 
 // omniHome returns $OMNI_HOME, else ~/.omni.
-func omniHome() string {
-	if h := os.Getenv("OMNI_HOME"); h != "" {
-		return h
-	}
-	if h, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(h, ".omni")
-	}
-	return ".omni"
-}
+func omniHome() string { return wire.Home() }
 
 // run executes one omni command line and returns the process exit code.
 // It is the only place errors become exit codes.

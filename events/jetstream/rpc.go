@@ -12,19 +12,20 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/omnictx/omni/events"
+	"github.com/omnictx/omni/events/jetstream/wire"
 )
 
 // RPC conventions.
 const (
 	// RPCPrefix is prepended to a method name to form its subject:
-	// Serve("hook", h) answers "omni.rpc.hook".
-	RPCPrefix = "omni.rpc."
+	// Serve("hook", h) answers "omni.rpc.hook" (wire.RPCPrefix).
+	RPCPrefix = wire.RPCPrefix
 	// ErrorHeader is the reply header that carries a handler's error
-	// message; a reply with it has an empty body.
-	ErrorHeader = "Omni-Error"
+	// message; a reply with it has an empty body (wire.ErrorHeader).
+	ErrorHeader = wire.ErrorHeader
 	// TimeoutHeader carries the caller's remaining time in milliseconds;
-	// the handler's context is bounded by it.
-	TimeoutHeader = "Omni-Timeout-Ms"
+	// the handler's context is bounded by it (wire.TimeoutHeader).
+	TimeoutHeader = wire.TimeoutHeader
 	// DefaultDialTimeout is Dial's timeout when it is given 0: 500 ms, the
 	// connect timeout of a hook client (JETSTREAM.md §6).
 	DefaultDialTimeout = 500 * time.Millisecond

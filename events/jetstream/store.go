@@ -14,6 +14,8 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	js "github.com/nats-io/nats.go/jetstream"
+
+	"github.com/omnictx/omni/events/jetstream/wire"
 )
 
 // Sentinel errors of the jetstream package.
@@ -40,8 +42,8 @@ const (
 	// Subject is the only subject of StreamName (JETSTREAM.md §4.2, §9.3).
 	Subject = "omni.events"
 	// ServerName is the embedded server's name; Dial rejects a server with
-	// any other name (JETSTREAM.md §9.7).
-	ServerName = "omni"
+	// any other name (JETSTREAM.md §9.7; wire.ServerName).
+	ServerName = wire.ServerName
 	// LockFile is the name of the lock file inside Options.Dir.
 	LockFile = "store.lock"
 	// DefaultMaxPayload is the largest message, in bytes, when

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/omnictx/omni/hooks"
+)
+
+// binDir holds omni and omni-hook, built once for the package's tests.
+var binDir string
+
+func TestMain(m *testing.M) {
+	code := func() int {
+		goBin, err := exec.LookPath("go")
+		if err != nil {
+			fmt.Println("skip: the go command is needed to build the binaries")
+			return 0
+		}
+		dir, err := os.MkdirTemp("", "omni-hook-test-")
+		if err != nil {
+			panic(err)
+		}
+		defer os.RemoveAll(dir)
+		for _, b := range [][2]string{{"omni", "../omni"}, {"omni-hook", "."}} {
+			if out, err := exec.Command(goBin, "build", "-o", filepath.Join(dir, b[0]), b[1]).CombinedOutput(); err != nil {
+				fmt.Printf("go build %s: %v\n%s", b[1], err, out)
+				return 1
+			}
+		}
+		binDir = dir
+		return m.Run()
+	}()
+	os.Exit(code)
+}
+
+func payload(t *testing.T) []byte {
+	t.Helper()
+	var sb strings.Builder
+	for i := 0; i < 40; i++ {
+		fmt.Fprintf(&sb, "row %03d  /srv/data/part-%04d.bin  checksum %08x\n", i, i*7, i*2654435761)
+	}
+	b, _ := json.Marshal(map[string]any{"session_id": "s1", "cwd": "/tmp/proj", "hook_event_name": "PostToolUse",
+		"tool_name": "Bash", "tool_input": map[string]any{"command": "./gen"},
+		"tool_response": map[string]any{"stdout": sb.String(), "stderr": "", "interrupted": false, "isImage": false}})
+	return b
+}
+
+// hook runs bin (a path) with stdin in home and returns stdout; it fails
+// the test on a non-zero exit.
+func hook(t *testing.T, home string, stdin []byte, bin string, args ...string) []byte {
+	t.Helper()
+	c := exec.Command(bin, args...)
+	c.Env = append(os.Environ(), "OMNI_HOME="+home, "PATH=/usr/bin:/bin")
+	c.Stdin = bytes.NewReader(stdin)
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	if err := c.Run(); err != nil {
+		t.Fatalf("%s %v: %v\n%s", bin, args, err, errb.String())
+	}
+	return out.Bytes()
+}
+
+func stopDaemon(home string) {
+	c := exec.Command(filepath.Join(binDir, "omni"), "daemon", "--stop")
+	c.Env = append(os.Environ(), "OMNI_HOME="+home)
+	_ = c.Run()
+}
+
+// TestSameRepliesAsOmniHook: omni-hook answers exactly what `omni hook`
+// answers. Its first call finds no daemon and runs `omni hook` beside it
+// (which starts one); later calls go to the daemon through the wire.
+func TestSameRepliesAsOmniHook(t *testing.T) {
+	p := payload(t)
+	thinHome, fatHome := t.TempDir(), t.TempDir()
+	defer stopDaemon(thinHome)
+	defer stopDaemon(fatHome)
+	thin := filepath.Join(binDir, "omni-hook")
+	fat := filepath.Join(binDir, "omni")
+	var thinOut, fatOut [][]byte
+	for i := 0; i < 3; i++ {
+		thinOut = append(thinOut, hook(t, thinHome, p, thin))
+		fatOut = append(fatOut, hook(t, fatHome, p, fat, "hook"))
+		if i == 0 {
+			if _, err := os.Stat(filepath.Join(thinHome, "daemon.addr")); err != nil {
+				t.Fatalf("the first omni-hook call did not start a daemon: %v", err)
+			}
+		}
+	}
+	for i := range thinOut {
+		if !bytes.Equal(thinOut[i], fatOut[i]) {
+			t.Fatalf("call %d: omni-hook printed\n%s\nomni hook printed\n%s", i, thinOut[i], fatOut[i])
+		}
+	}
+	if len(thinOut[0]) != 0 || !bytes.Contains(thinOut[1], []byte("omni retrieve ")) {
+		t.Fatalf("unexpected replies: first %q, second %q", thinOut[0], thinOut[1])
+	}
+	var reply map[string]any
+	if err := json.Unmarshal(thinOut[1], &reply); err != nil {
+		t.Fatalf("the reply is not JSON: %v", err)
+	}
+	// Every call was recorded: replay over the thin client's home agrees.
+	c := exec.Command(fat, "replay", "--verify")
+	c.Env = append(os.Environ(), "OMNI_HOME="+thinHome)
+	out, err := c.CombinedOutput()
+	if err != nil || !bytes.Contains(out, []byte("invocations 3, compared 3, identical 3")) {
+		t.Fatalf("replay --verify: %v\n%s", err, out)
+	}
+}
+
+// TestFailsOpen: without a daemon and without an omni binary, or with bad
+// input, omni-hook prints nothing and exits 0 (the host keeps its output),
+// and says why in omni.log.
+func TestFailsOpen(t *testing.T) {
+	alone := t.TempDir()
+	data, err := os.ReadFile(filepath.Join(binDir, "omni-hook"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	thin := filepath.Join(alone, "omni-hook")
+	if err := os.WriteFile(thin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	if out := hook(t, home, payload(t), thin); len(out) != 0 {
+		t.Fatalf("printed %q with no daemon and no omni", out)
+	}
+	log, _ := os.ReadFile(filepath.Join(home, "omni.log"))
+	if !bytes.Contains(log, []byte("no omni binary was found")) {
+		t.Fatalf("omni.log says %q", log)
+	}
+	for _, bad := range []string{"", "not json", `{"hook_event_name":"PostToolUse","tool_name":"Bash","tool_response":{"stdout":`} {
+		home := t.TempDir()
+		if out := hook(t, home, []byte(bad), filepath.Join(binDir, "omni-hook")); len(out) != 0 {
+			t.Fatalf("printed %q for input %q", out, bad)
+		}
+		stopDaemon(home)
+	}
+}
+
+// TestConstantsAgree: the numbers omni-hook copies to stay small are
+// omni's: the input limit and the version.
+func TestConstantsAgree(t *testing.T) {
+	if maxInput != hooks.MaxInput {
+		t.Fatalf("maxInput %d, hooks.MaxInput %d", maxInput, hooks.MaxInput)
+	}
+	a, err := exec.Command(filepath.Join(binDir, "omni"), "--version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := exec.Command(filepath.Join(binDir, "omni-hook"), "--version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := func(s []byte) string { f := strings.Fields(string(s)); return f[len(f)-1] }
+	if last(a) != last(b) {
+		t.Fatalf("omni --version %q, omni-hook --version %q", a, b)
+	}
+}
