@@ -77,6 +77,10 @@ type FoldWhy struct {
 	// delivered some of the block's lines, in log order.
 	First      *Delivery  `json:"first_delivery,omitempty"`
 	Deliveries []Delivery `json:"deliveries"`
+	// ArchiveMissing is set when the log no longer holds the block's
+	// Archived event (its batch is unreadable, or omni gc removed it): the
+	// lines, and so their first delivery, cannot be traced.
+	ArchiveMissing bool `json:"archive_missing,omitempty"`
 	// BlockLines counts the block's distinct non-blank lines; TracedLines
 	// those a delivery was found for.
 	BlockLines  int `json:"block_lines"`
@@ -252,6 +256,7 @@ func Explain(ctx context.Context, log events.Log, target string) (Explanation, e
 		}
 		r.why = w
 		r.keys, r.first, r.last = map[uint64]int{}, map[uint64]int{}, map[uint64]int64{}
+		w.ArchiveMissing = archives[f.Handle] == nil
 		if a := archives[f.Handle]; a != nil {
 			data := a.Data
 			if a.Codec == events.CodecZstd {

@@ -73,7 +73,8 @@ type VerifySummary struct {
 	Missing      []events.Seq `json:",omitempty"`
 	MissingCount int          `json:",omitempty"`
 	// RecordedLost counts the batches Lost events in the log record as
-	// lost (omni gc --repair, or a truncation noticed at daemon start).
+	// lost (omni gc --repair, or a truncation noticed at daemon start); the
+	// gaps they explain are not in Missing.
 	RecordedLost int `json:",omitempty"`
 }
 
@@ -99,18 +100,20 @@ func Verify(ctx context.Context, log events.Log, base BaseLoader, progress func(
 		return s, err
 	}
 	next := first
+	var gaps []events.Seq
+	recorded := map[events.Seq]bool{}
 	err = replay.Batches(ctx, log, first, 0, func(batch []events.Event) error {
 		for q := next; q < batch[0].Seq; q++ {
-			s.MissingCount++
-			if len(s.Missing) < 100 {
-				s.Missing = append(s.Missing, q)
-			}
+			gaps = append(gaps, q)
 		}
 		next = batch[0].Seq + 1
 		s.Batches++
 		for _, ev := range batch {
 			if ev.Lost != nil {
 				s.RecordedLost += len(ev.Lost.Seqs)
+				for _, q := range ev.Lost.Seqs {
+					recorded[q] = true
+				}
 			}
 		}
 		if hasInvoked(batch) {
@@ -138,6 +141,14 @@ func Verify(ctx context.Context, log events.Log, base BaseLoader, progress func(
 		return nil
 	})
 	for q := next; err == nil && first > 0 && q <= last; q++ {
+		gaps = append(gaps, q)
+	}
+	// A gap a Lost event explains (recorded later, so known only now) is
+	// a known loss, not a missing batch.
+	for _, q := range gaps {
+		if recorded[q] {
+			continue
+		}
 		s.MissingCount++
 		if len(s.Missing) < 100 {
 			s.Missing = append(s.Missing, q)

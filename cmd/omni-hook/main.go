@@ -7,7 +7,7 @@
 // place of `omni hook` when it sits beside the omni binary.
 //
 // When no daemon of this protocol answers (the first call of a session,
-// OMNI_NO_DAEMON, a daemon of another version), it runs `omni hook` from
+// OMNI_NO_DAEMON, a daemon of another protocol), it runs `omni hook` from
 // its own directory (else from $PATH) with the same payload: that starts
 // or replaces the daemon, or runs in-process. It always exits 0 and prints
 // either a whole reply or nothing (fail open), like `omni hook`.
@@ -39,10 +39,32 @@ const maxInput = 16 << 20
 // deadline is cmd/omni's hookDeadline: past it the hook prints nothing.
 const deadline = 4 * time.Second
 
+// usage is printed for -h, --help and help.
+const usage = `omni-hook: the thin client of 'omni hook'.
+
+Reads one hook payload (JSON) on stdin, sends it to the running omni daemon
+and prints its reply, exactly what 'omni hook' prints; with no daemon it
+runs 'omni hook' from its own directory (else $PATH), which starts one.
+Always exits 0; on any problem it prints nothing (the host keeps its own
+output) and writes a line to $OMNI_HOME/omni.log. 'omni init' registers it
+when it sits beside the omni binary. See 'omni hook --help'.
+
+Usage: omni-hook < payload.json
+       omni-hook --version
+`
+
 func main() {
-	if len(os.Args) > 1 && (os.Args[1] == "--version" || os.Args[1] == "version") {
-		fmt.Printf("omni-hook version %s\n", version)
-		return
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case "--version", "version":
+			fmt.Printf("omni-hook version %s\n", version)
+			return
+		case "-h", "--help", "help":
+			fmt.Print(usage)
+			return
+		}
+		// Any other argument is ignored, like the optional EVENT of
+		// 'omni hook': the payload decides.
 	}
 	run(os.Stdin, os.Stdout, os.Stderr)
 }
@@ -70,9 +92,12 @@ func run(stdin io.Reader, stdout, stderr io.Writer) {
 		return
 	}
 	req := buf.Bytes()
-	if len(req) == 1 || len(req)-1 > maxInput {
-		// Empty or too large: omni hook says so in the log the same way.
-		fallback(home, req[1:], stdout, stderr)
+	if len(req) == 1 {
+		logf(home, "hook: empty stdin")
+		return
+	}
+	if len(req)-1 > maxInput {
+		logf(home, "hook: stdin over %d bytes, left to the host", maxInput)
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)

@@ -144,6 +144,18 @@ func TestFailsOpen(t *testing.T) {
 	}
 }
 
+// TestHelpDoesNotRead: --help prints the usage and never waits for stdin.
+func TestHelpDoesNotRead(t *testing.T) {
+	c := exec.Command(filepath.Join(binDir, "omni-hook"), "--help")
+	r, w, _ := os.Pipe() // stdin that never ends
+	defer w.Close()
+	c.Stdin = r
+	out, err := c.Output()
+	if err != nil || !bytes.Contains(out, []byte("Usage: omni-hook")) {
+		t.Fatalf("--help: %v\n%s", err, out)
+	}
+}
+
 // TestConstantsAgree: the numbers omni-hook copies to stay small are
 // omni's: the input limit and the version.
 func TestConstantsAgree(t *testing.T) {

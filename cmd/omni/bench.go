@@ -155,7 +155,11 @@ per-call pipeline time p50/p99. A progress bar shows on a terminal.
 from corpus lines) against a warm daemon in a temporary home (or --home, to
 time against a large existing store) and prints
 p50/p99 wall time per process beside a trivial Go binary's start time
-measured in the same run, and their ratio. Two more rows, a 20,000-line
+measured in the same run, and their ratio; each size is timed for 'omni
+hook' and, when it sits beside omni, for the thin client omni-hook (what
+'omni init' registers then). Outputs over the host's 30,000-character cap
+(256 KB and up) are recorded but never rewritten, so those rows time the
+pass-through path. Two more rows, a 20,000-line
 and a 15 MiB output (at most 8 processes each; a 16 MiB text would make a
 payload over the hook's 16 MiB input limit, which it leaves to the host), measure memory: each row
 prints the hook process's peak RSS (ru_maxrss) and the daemon's (VmHWM).
@@ -210,7 +214,7 @@ Exit codes: 0 done; 2 a corpus file or the store could not be read.`,
 	cmd.Flags().BoolVar(&o.ledgerOnly, "ledger-only", false, "guard and ledger only")
 	cmd.Flags().BoolVar(&o.asJSON, "json", false, "print the report as JSON")
 	cmd.Flags().IntVar(&o.limit, "limit", 0, "stop after this many calls (0: all)")
-	cmd.Flags().BoolVar(&o.latency, "latency", false, "time `omni hook` processes against a warm daemon (0.5, 16, 256 KB, 20,000-line and 15 MiB payloads from the corpus) beside a trivial Go binary, with peak RSS")
+	cmd.Flags().BoolVar(&o.latency, "latency", false, "time hook processes (omni hook, and omni-hook when it sits beside omni) against a warm daemon, 0.5 KB to 15 MiB payloads from the corpus, beside a trivial Go binary, with peak RSS")
 	cmd.Flags().IntVar(&o.n, "n", 50, "with --latency: processes per payload size")
 	return cmd
 }

@@ -77,9 +77,13 @@ var daemonHomeCheck = 2 * time.Second
 // answered by the daemon itself; the others go to the rpcHandler.
 var daemonMethods = [...]string{"hook", "call", "retrieve", "replay", "stats", "ping", "stop", "explain", "recent", "diff", "goal", "session", "distill", "gc", "health", "repair"}
 
-// onceMethods change the store in ways a retry must not repeat blindly
-// (the reply of the first attempt is lost, not its effect).
-var onceMethods = []string{"gc", "repair"}
+// onceMethods are never sent again after the connection was lost with the
+// request out: the first attempt may have run. gc and repair change the
+// store; a hook or call that ran recorded its delivery, and a second
+// decision would fold lines against that record although the reader never
+// got the first reply. Failing open instead is safe: the host shows the raw
+// output, a superset of what was recorded.
+var onceMethods = []string{"gc", "repair", "hook", "call"}
 
 // errNoDaemon is returned (wrapped) by callDaemon when no daemon of this
 // protocol could be reached (none running, a stale address, one of another
@@ -435,7 +439,7 @@ func callDaemon(ctx context.Context, home, method string, req []byte, spawn bool
 		// that changes the store may have run, so it is not sent again
 		// (here or in-process by callOrLocal).
 		if slices.Contains(onceMethods, method) && errors.Is(cerr, jetstream.ErrConnClosed) {
-			return nil, fmt.Errorf("daemon %s: the daemon stopped while answering, so %s may or may not have run: check with 'omni doctor' before running it again", method, method)
+			return nil, fmt.Errorf("daemon %s: the daemon stopped while answering, so %s may or may not have run (not sent again; 'omni doctor' shows the store's state): %w", method, method, cerr)
 		}
 		err = cerr
 	}

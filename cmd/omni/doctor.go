@@ -185,6 +185,7 @@ func runDoctor(o initOptions) doctorReport {
 						h.LostBatches, h.LostBytes, h.Lost)
 				}
 				if len(h.Unrecorded) > 0 {
+					rep.Store = fmt.Sprintf("damaged: %d batches unreadable", len(h.Unrecorded))
 					problem("%d batches inside the log cannot be read (seq %s): a damaged store file. Hooks keep working; run 'omni gc --repair' to record them as lost (the readable rest is kept)",
 						len(h.Unrecorded), seqList(h.Unrecorded, len(h.Unrecorded)))
 				}

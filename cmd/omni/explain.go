@@ -132,6 +132,8 @@ func renderExplain(w io.Writer, x hooks.Explanation) {
 				}
 				fmt.Fprintf(w, "    and seq %d (%s) to %s: %s %s — %d lines\n", o.Seq, o.Time, o.Reader, o.Tool, quoteSource(o.Source), o.Lines)
 			}
+		} else if f.ArchiveMissing {
+			fmt.Fprintln(w, "  first delivery: cannot be traced: the log no longer holds the block's archive (a damaged store file, see 'omni doctor', or removed by 'omni gc')")
 		} else {
 			fmt.Fprintln(w, "  first delivery: not found in the log (retention, or the lines' window passed)")
 		}

@@ -84,11 +84,12 @@ retained range cannot be exact.
 --repair reads every batch of the store and records the ones it can no
 longer give back (a damaged or truncated store file; 'omni doctor' reports
 them) as lost: the blocks archived in them are forgotten, so no marker ever
-names bytes the store cannot return (a later fold archives them again), and
-they are dropped from the stream's count. Everything readable is kept as
-it is. Decisions recorded after a lost batch may no longer replay exactly;
-'omni replay --verify' lists the missing batches. When the base snapshot of
-the log's first batch is missing or damaged (a damaged one is kept as
+names bytes the store cannot return (a later fold archives them again). The
+server drops them from its count where it can (one whose stored bytes fail
+their checksum stays counted). Everything readable is kept as it is.
+Decisions recorded after a lost batch may no longer replay exactly; 'omni
+replay --verify' says which batches are lost. When the base snapshot of the
+log's first batch is missing or damaged (a damaged one is kept as
 .damaged), --repair replaces it by an empty state so replay and gc work
 again.
 
@@ -317,8 +318,9 @@ func runRepair(s streams, asJSON bool) error {
 			c.First, r.BaseReplaced)
 	}
 	switch {
-	case c.MissingCount == 0:
+	case c.MissingCount == 0 && r.BaseReplaced == "":
 		fmt.Fprintln(s.Out, "nothing to repair")
+	case c.MissingCount == 0:
 	case len(r.Recorded) == 0:
 		fmt.Fprintf(s.Out, "all %d were already recorded as lost\n", r.Known)
 	default:

@@ -44,15 +44,15 @@ store can no longer read, or the reserved documentation example
 			b, err := callOrLocal(ctx, omniHome(), "retrieve", req)
 			if err != nil {
 				msg := err.Error()
-				if strings.Contains(msg, "no archived content") || strings.Contains(msg, "16 hex") || strings.Contains(msg, "documentation example") {
-					why := strings.TrimPrefix(strings.TrimPrefix(remoteMsg(err), "no archived content for this handle"), ", ")
-					if why == "" {
-						return &exitError{code: 1, msg: fmt.Sprintf("omni retrieve: no archived content for `%s`", h)}
-					}
-					return &exitError{code: 1, msg: fmt.Sprintf("omni retrieve: no archived content for `%s` (%s)", h, why)}
-				}
 				if strings.Contains(msg, "cannot be read (a damaged store file") {
-					return &exitError{code: 1, msg: fmt.Sprintf("omni retrieve: `%s`: %s", h, remoteMsg(err))}
+					return &exitError{code: 1, msg: fmt.Sprintf("omni retrieve: `%s`: %s", h, errMsg(err))}
+				}
+				if strings.Contains(msg, "no archived content") {
+					why := strings.TrimSpace(strings.TrimPrefix(errMsg(err), "no archived content for this handle"))
+					return &exitError{code: 1, msg: strings.TrimSpace(fmt.Sprintf("omni retrieve: no archived content for `%s` %s", h, why))}
+				}
+				if strings.Contains(msg, "16 hex") || strings.Contains(msg, "documentation example") {
+					return &exitError{code: 1, msg: fmt.Sprintf("omni retrieve: no archived content for `%s` (%s)", h, remoteMsg(err))}
 				}
 				return &exitError{code: 2, msg: "omni retrieve: " + msg}
 			}

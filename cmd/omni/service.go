@@ -92,7 +92,7 @@ func (s *service) handle(ctx context.Context, method string, req []byte) ([]byte
 		b, err := s.engine.Retrieve(ctx, in.Handle, events.Reader{Session: in.Session, Agent: in.Agent})
 		if errors.Is(err, hooks.ErrUnknownHandle) {
 			if first, ferr := s.log.First(ctx); ferr == nil && first > 1 {
-				return nil, fmt.Errorf("%w, or it was only named by batches omni gc removed (the log starts at seq %d)", err, first)
+				return nil, fmt.Errorf("%w (the log starts at seq %d: omni gc removed the batches before it, which may have named it)", err, first)
 			}
 		}
 		return b, err

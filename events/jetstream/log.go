@@ -363,18 +363,20 @@ func (st *Store) Purge(ctx context.Context, before events.Seq) error {
 // Health is what the stream says about itself, for omni doctor.
 type Health struct {
 	// First and Last are the oldest and newest stored sequences; Batches
-	// the number stored and Bytes their size on disk.
-	First, Last events.Seq
-	Batches     uint64
-	Bytes       uint64
-	// Lost lists sequences the server found damaged and dropped while
-	// recovering the store (a truncated or corrupt block file), at most
-	// the first 100; LostBatches counts them all and LostBytes their size.
-	Lost        []events.Seq
-	LostBatches int
-	LostBytes   uint64
+	// the number the stream counts and Bytes their size on disk.
+	First   events.Seq `json:"first"`
+	Last    events.Seq `json:"last"`
+	Batches uint64     `json:"batches"`
+	Bytes   uint64     `json:"bytes"`
+	// Lost lists sequences the server reported damaged and dropped while
+	// recovering the store, at most the first 100; LostBatches counts them
+	// all and LostBytes their size. (The server does not always report a
+	// loss here: Check finds the rest.)
+	Lost        []events.Seq `json:"server_lost,omitempty"`
+	LostBatches int          `json:"server_lost_batches,omitempty"`
+	LostBytes   uint64       `json:"server_lost_bytes,omitempty"`
 	// Deleted counts sequences missing inside [First, Last].
-	Deleted int
+	Deleted int `json:"deleted,omitempty"`
 }
 
 // Health reports the stream's state. Errors as for Last.
@@ -399,15 +401,16 @@ func (st *Store) Health(ctx context.Context) (Health, error) {
 // CheckResult is what Check found.
 type CheckResult struct {
 	// First and Last bound the stream; Readable counts the batches read.
-	First, Last events.Seq
-	Readable    int
+	First    events.Seq `json:"first"`
+	Last     events.Seq `json:"last"`
+	Readable int        `json:"readable"`
 	// Missing lists, sorted, the sequences in [First, Last] that could not
 	// be read: removed by the server while recovering a damaged file, or
 	// still counted but failing their checksum. The log never deletes a
 	// single batch, so every one is a loss. At most maxMissing are listed;
 	// MissingCount counts them all.
-	Missing      []events.Seq
-	MissingCount int
+	Missing      []events.Seq `json:"missing,omitempty"`
+	MissingCount int          `json:"missing_count"`
 }
 
 // maxMissing caps CheckResult.Missing.
