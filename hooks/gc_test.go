@@ -122,13 +122,7 @@ func TestGCKeepsWhatRetainedEventsName(t *testing.T) {
 	}
 	// A fresh Engine (a daemon start) from the base and the retained batches
 	// has the live Engine's state, and retrieves the kept handle too.
-	again, err := New(ctx, w.log, Options{Base: bs.load})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := engineState(t, again), engineState(t, w.e); !reflect.DeepEqual(got, want) {
-		t.Fatal("base + retained batches differ from the live engine")
-	}
+	again := restartMatches(t, w, bs)
 	if b, err := again.Retrieve(ctx, w.kept, events.Reader{}); err != nil || string(b) != w.keptText {
 		t.Fatalf("kept handle from a restarted engine: %v", err)
 	}
@@ -182,13 +176,21 @@ func TestGCReplayFromBase(t *testing.T) {
 	if _, err := Replay(ctx, w.log, last, func(events.Seq) (*Checkpoint, error) { return nil, nil }); !errors.Is(err, ErrNoBase) {
 		t.Fatalf("replay without a base: %v", err)
 	}
-	again, err := New(ctx, w.log, Options{Base: bs.load})
+	restartMatches(t, w, bs)
+}
+
+// restartMatches builds a fresh Engine (a daemon start) from the base and
+// the retained batches, and fails unless it has the live Engine's state.
+func restartMatches(t *testing.T, w *gcWorld, bs bases) *Engine {
+	t.Helper()
+	again, err := New(context.Background(), w.log, Options{Base: bs.load})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, want := engineState(t, again), engineState(t, w.e); !reflect.DeepEqual(got, want) {
-		t.Fatal("after two gc runs, base + retained batches differ from the live engine")
+		t.Fatal("base + retained batches differ from the live engine")
 	}
+	return again
 }
 
 // TestGCFailureRemovesNothing: when the base cannot be saved, or the

@@ -112,15 +112,9 @@ duration or store error.`,
 				return &exitError{code: 2, msg: "omni gc: " + errMsg(err)}
 			}
 			req, _ := json.Marshal(gcReq{Before: d, DryRun: dryRun})
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
-			defer cancel()
-			b, err := callOrLocal(ctx, omniHome(), "gc", req)
-			if err != nil {
-				return &exitError{code: 2, msg: "omni gc: " + errMsg(err)}
-			}
-			if asJSON {
-				fmt.Fprintf(s.Out, "%s\n", b)
-				return nil
+			b, err := callMaintenance(s, "gc", req, "omni gc", asJSON)
+			if err != nil || b == nil {
+				return err
 			}
 			var p hooks.GCPlan
 			if err := json.Unmarshal(b, &p); err != nil {
@@ -297,15 +291,9 @@ func (s *service) repair(ctx context.Context) ([]byte, error) {
 
 // runRepair is omni gc --repair.
 func runRepair(s streams, asJSON bool) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
-	defer cancel()
-	b, err := callOrLocal(ctx, omniHome(), "repair", nil)
-	if err != nil {
-		return &exitError{code: 2, msg: "omni gc --repair: " + errMsg(err)}
-	}
-	if asJSON {
-		fmt.Fprintf(s.Out, "%s\n", b)
-		return nil
+	b, err := callMaintenance(s, "repair", nil, "omni gc --repair", asJSON)
+	if err != nil || b == nil {
+		return err
 	}
 	var r repairResult
 	if err := json.Unmarshal(b, &r); err != nil {
@@ -328,4 +316,20 @@ func runRepair(s streams, asJSON bool) error {
 			len(r.Recorded), seqList(r.Recorded, len(r.Recorded)))
 	}
 	return nil
+}
+
+// callMaintenance sends a long store method (up to 30 minutes) and, with
+// --json, prints its answer and returns nil bytes; errors exit 2.
+func callMaintenance(s streams, method string, req []byte, label string, asJSON bool) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	b, err := callOrLocal(ctx, omniHome(), method, req)
+	if err != nil {
+		return nil, &exitError{code: 2, msg: label + ": " + errMsg(err)}
+	}
+	if asJSON {
+		fmt.Fprintf(s.Out, "%s\n", b)
+		return nil, nil
+	}
+	return b, nil
 }
