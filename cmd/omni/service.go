@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/omnictx/omni/events"
@@ -192,8 +193,12 @@ func openLocal(ctx context.Context, home string, wait time.Duration) (*service, 
 
 // callOrLocal sends one request to the daemon of home (spawning it if
 // needed), or, when no daemon can be reached or OMNI_NO_DAEMON is set, runs
-// it in-process under the store lock.
+// it in-process under the store lock. While a long command has marked the
+// store busy (omni bench --home), it fails at once with errStoreBusy.
 func callOrLocal(ctx context.Context, home, method string, req []byte) ([]byte, error) {
+	if who, busy := storeBusy(home); busy {
+		return nil, fmt.Errorf("%w: %s holds it", errStoreBusy, who)
+	}
 	if os.Getenv("OMNI_NO_DAEMON") == "" {
 		spawn := true
 		for {
@@ -237,6 +242,44 @@ func callOrLocal(ctx context.Context, home, method string, req []byte) ([]byte, 
 }
 
 var logMu sync.Mutex
+
+// errStoreBusy: a long command (omni bench --home) holds the store, so a
+// hook fails open at once instead of waiting out its deadline.
+var errStoreBusy = errors.New("the store is busy")
+
+// busyPath is the file a long command that holds the store writes, so
+// other commands know not to wait for it.
+func busyPath(home string) string { return filepath.Join(home, "store", "busy.json") }
+
+// markBusy records that this process (what) holds home's store for a long
+// time; the returned func removes the record.
+func markBusy(home, what string) func() {
+	b, _ := json.Marshal(map[string]any{"pid": os.Getpid(), "what": what})
+	if writeFileAtomic(busyPath(home), b) != nil {
+		return func() {}
+	}
+	return func() { _ = os.Remove(busyPath(home)) }
+}
+
+// storeBusy reports a live process that marked home's store busy, as
+// "omni bench (pid N)".
+func storeBusy(home string) (string, bool) {
+	b, err := os.ReadFile(busyPath(home))
+	if err != nil {
+		return "", false
+	}
+	var m struct {
+		PID  int    `json:"pid"`
+		What string `json:"what"`
+	}
+	if json.Unmarshal(b, &m) != nil || m.PID <= 0 || m.PID == os.Getpid() {
+		return "", false
+	}
+	if err := syscall.Kill(m.PID, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+		return "", false // it died without clearing the mark
+	}
+	return fmt.Sprintf("%s (pid %d)", m.What, m.PID), true
+}
 
 // homeLogf returns a Logf appending one timestamped line per call to
 // <home>/omni.log. Write errors are ignored: logging must never break a hook.
