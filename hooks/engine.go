@@ -287,7 +287,7 @@ func (e *Engine) decide(d delivery, call string) (pipeline.Decision, []events.Ev
 	switch {
 	case d.unrecorded:
 		dec = pipeline.Decision{Text: d.req.Text, Reason: d.reason}
-		dec.RawLines = len(pipeline.SplitLines(nil, d.req.Text))
+		dec.RawLines = pipeline.CountLines(d.req.Text)
 		dec.DeliveredLines = dec.RawLines
 	case d.noLedger:
 		req := d.req
@@ -311,7 +311,7 @@ func (e *Engine) decide(d delivery, call string) (pipeline.Decision, []events.Ev
 	}
 	if sr != nil {
 		for _, b := range sr.Blocks {
-			archive(b.Handle, b.Bytes, len(pipeline.SplitLines(nil, b.Bytes)))
+			archive(b.Handle, b.Bytes, pipeline.CountLines(b.Bytes))
 		}
 	}
 	for _, f := range dec.Folds {
@@ -344,7 +344,7 @@ func (e *Engine) decide(d delivery, call string) (pipeline.Decision, []events.Ev
 	ev := base
 	ev.ID, ev.Kind = e.newID(d.now), events.KindEmitted
 	em := &events.Emitted{Tool: d.tool, Source: d.source, LineSource: d.lineSource, RawBytes: len(raw), DeliveredBytes: len(dec.Text),
-		RawLines: len(pipeline.SplitLines(nil, raw)), DeliveredLines: dec.DeliveredLines, Replied: changed, Reason: reason,
+		RawLines: pipeline.CountLines(raw), DeliveredLines: dec.DeliveredLines, Replied: changed, Reason: reason,
 		Failed: d.req.Failed, Unrecorded: d.unrecorded, Paid: dec.Paid, RepeatBytes: dec.RepeatBytes}
 	if !d.unrecorded && !d.noLedger {
 		em.Lines = events.Keys(dec.Delivered)

@@ -466,3 +466,12 @@ func BenchmarkSniffJSON(b *testing.B) {
 		_ = Sniff(doc)
 	}
 }
+
+// TestCountLinesAgrees: CountLines is len(SplitLines) without the slice.
+func TestCountLinesAgrees(t *testing.T) {
+	for _, s := range []string{"", "a", "a\n", "a\nb", "a\nb\n", "\n", "\n\n", "x\r\ny\r\n", "no newline at all"} {
+		if got, want := CountLines(s), len(SplitLines(nil, s)); got != want {
+			t.Errorf("CountLines(%q) = %d, SplitLines gives %d", s, got, want)
+		}
+	}
+}

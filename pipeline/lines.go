@@ -15,6 +15,11 @@ type Line struct {
 // concatenating the lines gives text back byte for byte. The empty text has
 // no lines. The result is appended to dst (which may be nil) and returned.
 func SplitLines(dst []Line, text string) []Line {
+	// Size dst once: growing by appends would allocate about twice the
+	// final slice on a large output (profiled on a 15 MiB one).
+	if need := strings.Count(text, "\n") + 1; cap(dst)-len(dst) < need {
+		dst = append(make([]Line, 0, len(dst)+need), dst...)
+	}
 	start := 0
 	for start < len(text) {
 		i := strings.IndexByte(text[start:], '\n')
@@ -26,6 +31,16 @@ func SplitLines(dst []Line, text string) []Line {
 		start = end
 	}
 	return dst
+}
+
+// CountLines returns how many lines SplitLines would return for text (a
+// final line without a newline counts; "" has none), without allocating.
+func CountLines(text string) int {
+	n := strings.Count(text, "\n")
+	if text != "" && text[len(text)-1] != '\n' {
+		n++
+	}
+	return n
 }
 
 // KeyOf returns the identity of a line: the 64-bit FNV-1a hash of the line
