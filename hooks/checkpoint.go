@@ -177,6 +177,7 @@ func (e *Engine) load(cp *Checkpoint) error {
 // Engine (applied, firstID).
 type batchMark Engine
 
+// Apply notes ev's batch as the newest folded (replay.Projection).
 func (m *batchMark) Apply(ev events.Event) {
 	if ev.Seq > m.applied {
 		m.applied, m.firstID = ev.Seq, ev.ID
