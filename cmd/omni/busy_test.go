@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"testing"
 	"time"
 
@@ -52,5 +54,27 @@ func TestHookFailsOpenAtOnceWhileBenchHoldsStore(t *testing.T) {
 	os.WriteFile(busyPath(home), []byte(`{"pid":999999999,"what":"omni bench"}`), 0o600)
 	if who, busy := storeBusy(home); busy {
 		t.Fatalf("a dead process's mark counts: %s", who)
+	}
+}
+
+// TestDaemonMemoryLimit: the daemon's soft limit is its live heap plus
+// daemonMemorySlack (at least 96 MiB), and a GOMEMLIMIT the user set wins.
+func TestDaemonMemoryLimit(t *testing.T) {
+	old := debug.SetMemoryLimit(-1)
+	defer debug.SetMemoryLimit(old)
+	t.Setenv("GOMEMLIMIT", "")
+	os.Unsetenv("GOMEMLIMIT")
+	setDaemonMemoryLimit()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	got := debug.SetMemoryLimit(-1)
+	if got < 96<<20 || got > int64(ms.HeapAlloc)+daemonMemorySlack+(96<<20) {
+		t.Fatalf("limit %d with a heap of %d", got, ms.HeapAlloc)
+	}
+	debug.SetMemoryLimit(12345 << 20)
+	t.Setenv("GOMEMLIMIT", "12345MiB")
+	setDaemonMemoryLimit()
+	if got := debug.SetMemoryLimit(-1); got != 12345<<20 {
+		t.Fatalf("GOMEMLIMIT set, limit changed to %d", got)
 	}
 }

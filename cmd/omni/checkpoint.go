@@ -133,6 +133,10 @@ type checkpointer struct {
 	eng  *hooks.Engine
 	logf func(string, ...any)
 
+	// onWrite, if set, runs after each checkpoint written (the daemon
+	// resets its memory limit there).
+	onWrite func()
+
 	mu      sync.Mutex // one write at a time
 	pending sync.WaitGroup
 	busy    atomic.Bool   // a background write is running
@@ -184,6 +188,9 @@ func (c *checkpointer) write() error {
 	}
 	c.written.Store(uint64(cp.Seq))
 	c.logf("checkpoint at %d written (%d bytes) in %s", cp.Seq, len(b), time.Since(start).Round(time.Microsecond))
+	if c.onWrite != nil {
+		c.onWrite()
+	}
 	return nil
 }
 

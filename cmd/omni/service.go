@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"sync"
 	"syscall"
 	"time"
@@ -321,10 +323,33 @@ func init() {
 			return nil, nil, err
 		}
 		cp := newCheckpointer(home, svc.engine, homeLogf(home))
+		cp.onWrite = setDaemonMemoryLimit
+		setDaemonMemoryLimit()
 		handle := func(ctx context.Context, method string, req []byte) ([]byte, error) {
 			defer cp.maybe()
 			return svc.handle(ctx, method, req)
 		}
 		return handle, cp.close, nil
 	}
+}
+
+// daemonMemorySlack is the heap the daemon may grow by above its live
+// state before the Go collector works harder (a soft limit, not a cap):
+// room for one large hook payload. Measured on a 15 MiB Bash output
+// (2026-11-29): peak RSS 193 MB without a limit, 133 MB with a 100 MiB one,
+// for 14% more time on that call only; calls far below the limit are
+// unaffected.
+const daemonMemorySlack = 64 << 20
+
+// setDaemonMemoryLimit sets the daemon's soft memory limit to its live heap
+// (measured now) plus daemonMemorySlack, at least 96 MiB, unless the user
+// set GOMEMLIMIT. The daemon calls it at start and after every checkpoint,
+// as the projections grow.
+func setDaemonMemoryLimit() {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	debug.SetMemoryLimit(max(96<<20, int64(ms.HeapAlloc)+daemonMemorySlack))
 }
