@@ -330,3 +330,35 @@ func TestGCKeepsRetrievedBlock(t *testing.T) {
 		}
 	}
 }
+
+// TestGCKeepsOwedBlock: a retrieve older than the cutoff still owes its
+// reader one whole delivery; gc keeps the block (and the debt), and the
+// next delivery is whole.
+func TestGCKeepsOwedBlock(t *testing.T) {
+	ctx := context.Background()
+	log := memlog.New()
+	clock := &jumpClock{t: time.Date(2026, 9, 1, 9, 0, 0, 0, time.UTC)}
+	e, err := New(ctx, log, Options{Now: clock.now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := explainText("debt", 40)
+	e.HookResult(ctx, HookInput{Stdin: bashPayload("s1", "", "./gen", text)})
+	r, _ := e.HookResult(ctx, HookInput{Stdin: bashPayload("s1", "", "./gen", text)})
+	if len(r.Folds) != 1 {
+		t.Fatal("no fold")
+	}
+	if _, err := e.Retrieve(ctx, r.Folds[0].Handle, events.Reader{Session: "s1"}); err != nil {
+		t.Fatal(err)
+	}
+	clock.t = clock.t.Add(2 * time.Hour)
+	e.HookResult(ctx, HookInput{Stdin: bashPayload("s2", "", "./other", explainText("other", 40))})
+	p, err := e.GC(ctx, clock.t.Add(-time.Hour), GCOptions{SaveBase: bases{}.save})
+	if err != nil || p.Kept != 1 {
+		t.Fatalf("gc %+v %v: the owed block was not kept", p, err)
+	}
+	r2, _ := e.HookResult(ctx, HookInput{Stdin: bashPayload("s1", "", "./gen", text)})
+	if len(r2.Folds) != 0 {
+		t.Fatal("the delivery owed before gc folded after it")
+	}
+}

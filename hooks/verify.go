@@ -17,20 +17,24 @@ var ErrBeforeRetained = errors.New("before the retained range (omni gc removed t
 // Replayed is the outcome of rerunning one recorded invocation.
 type Replayed struct {
 	// Seq is the batch of the invocation.
-	Seq events.Seq
+	Seq events.Seq `json:"seq"`
 	// Door, Event and Tool describe it.
-	Door        events.Door
-	Event, Tool string
-	// Output is what the rerun printed (a hook reply, or the exec/pipe text).
-	Output []byte
+	Door  events.Door `json:"door"`
+	Event string      `json:"event,omitempty"`
+	Tool  string      `json:"tool,omitempty"`
+	// Output is what the rerun printed (a hook reply, or the exec/pipe
+	// text); base64 in JSON.
+	Output []byte `json:"output"`
 	// Want and Got are the SHA-256 of what was delivered and of Output.
-	Want, Got string
+	Want string `json:"want_sha256,omitempty"`
+	Got  string `json:"got_sha256"`
 	// Match reports Want == Got; Compared is false for invocations that
 	// deliver nothing (compactions, session events) and for withheld ones.
-	Match, Compared bool
+	Match    bool `json:"match"`
+	Compared bool `json:"compared"`
 	// Withheld reports an invocation whose raw input was not stored because
 	// it held credentials: it cannot be rerun.
-	Withheld bool
+	Withheld bool `json:"withheld,omitempty"`
 }
 
 // Replay rebuilds the projections from the batches before seq, reruns the
@@ -63,19 +67,23 @@ type VerifySummary struct {
 	// Batches read; Invocations rerun; Compared those that delivered text;
 	// Identical those whose rerun matched byte for byte; Withheld those whose
 	// input was not stored (it held credentials).
-	Batches, Invocations, Compared, Identical, Withheld int
+	Batches     int `json:"batches"`
+	Invocations int `json:"invocations"`
+	Compared    int `json:"compared"`
+	Identical   int `json:"identical"`
+	Withheld    int `json:"withheld"`
 	// Mismatches lists the sequences that did not match (at most 100).
-	Mismatches []events.Seq
+	Mismatches []events.Seq `json:"mismatches"`
 	// Missing lists sequences inside the retained range that the log could
 	// not give back (a damaged store file; at most 100), MissingCount counts
 	// them all. The log never removes a single batch, so each is a loss,
 	// and the decisions after it may not replay exactly.
-	Missing      []events.Seq `json:",omitempty"`
-	MissingCount int          `json:",omitempty"`
+	Missing      []events.Seq `json:"missing,omitempty"`
+	MissingCount int          `json:"missing_count,omitempty"`
 	// RecordedLost counts the batches Lost events in the log record as
 	// lost (omni gc --repair, or a truncation noticed at daemon start); the
 	// gaps they explain are not in Missing.
-	RecordedLost int `json:",omitempty"`
+	RecordedLost int `json:"recorded_lost,omitempty"`
 }
 
 // Verify reruns every invocation in the log against the state before it, in

@@ -168,6 +168,7 @@ func self() string {
 
 // logf appends one line to $OMNI_HOME/omni.log, in omni's format.
 func logf(home, format string, a ...any) {
+	_ = os.MkdirAll(home, 0o700) // a fresh ~/.omni, as omni hook makes it
 	f, err := os.OpenFile(filepath.Join(home, "omni.log"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
 	if err != nil {
 		return

@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -179,11 +181,21 @@ Exit codes: 0 done; 2 a corpus file or the store could not be read.`,
 				return &exitError{code: 2, msg: "omni bench: --corpus FILE... is required (e.g. ../shared/corpus/*.jsonl)"}
 			}
 			if o.latency {
+				if o.n <= 0 {
+					return &exitError{code: 2, msg: fmt.Sprintf("omni bench --latency: --n %d: want at least 1 process per size", o.n)}
+				}
 				var w io.Writer = s.Out
 				if o.asJSON {
 					w = nil
 				}
-				rep, err := runLatency(context.Background(), o.corpus, o.n, o.home, w)
+				// Ctrl-C stops between processes, so the temporary home and
+				// its daemon are still cleaned up.
+				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+				defer stop()
+				rep, err := runLatency(ctx, o.corpus, o.n, o.home, w)
+				if ctx.Err() != nil {
+					return &exitError{code: 130, msg: "omni bench --latency: interrupted"}
+				}
 				if err != nil {
 					return &exitError{code: 2, msg: "omni bench --latency: " + err.Error()}
 				}
@@ -601,6 +613,8 @@ func printBench(w io.Writer, r *benchReport) {
 	for _, k := range sortedKeys(r.BySource) {
 		row(k, r.BySource[k])
 	}
+	fmt.Fprintln(w, "  (captured: the bytes folds saved, as a share of the row's repetition. \"+project\" adds project folds, which take")
+	fmt.Fprintln(w, "  lines this reader never received, so it is not a share of them and can pass 100%.)")
 	fmt.Fprintln(w, "folds by marker kind:")
 	kinds := make([]string, 0, len(r.FoldsByKind))
 	for k := range r.FoldsByKind {

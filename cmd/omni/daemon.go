@@ -660,6 +660,9 @@ Exit codes: 0 on a clean stop (or when another daemon owns the store),
 				}
 				return nil
 			}
+			if cmd.Flags().Changed("idle") && idle <= 0 {
+				return &exitError{code: 2, msg: fmt.Sprintf("omni daemon: --idle %s: want a positive duration such as 10m", idle)}
+			}
 			if !cmd.Flags().Changed("idle") {
 				if v := os.Getenv("OMNI_DAEMON_IDLE"); v != "" {
 					d, err := time.ParseDuration(v)

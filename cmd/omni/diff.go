@@ -66,6 +66,9 @@ Exit codes: 0 printed; 1 SEQ holds no invocation that delivered text;
   omni diff 42 --context 1`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.context < 0 {
+				return &exitError{code: 2, msg: fmt.Sprintf("omni diff: --context %d: want 0 or more lines", o.context)}
+			}
 			var seq uint64
 			if len(args) == 1 {
 				var err error
@@ -84,9 +87,9 @@ Exit codes: 0 printed; 1 SEQ holds no invocation that delivered text;
 			b, err := callOrLocal(ctx, omniHome(), "diff", req)
 			if err != nil {
 				if strings.Contains(err.Error(), hooks.ErrNoDelivery.Error()) || errors.Is(err, hooks.ErrNoDelivery) {
-					return &exitError{code: 1, msg: "omni diff: " + errMsg(err)}
+					return &exitError{code: 1, msg: "omni diff: " + strings.TrimPrefix(errMsg(err), "diff: ")}
 				}
-				return &exitError{code: 2, msg: "omni diff: " + errMsg(err)}
+				return &exitError{code: 2, msg: "omni diff: " + strings.TrimPrefix(errMsg(err), "diff: ")}
 			}
 			if o.asJSON {
 				_, err := s.Out.Write(append(b, '\n'))

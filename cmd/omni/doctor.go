@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -181,13 +182,13 @@ func runDoctor(o initOptions) doctorReport {
 			if json.Unmarshal(hb, &h) == nil {
 				rep.Log = &h
 				if h.LostBatches > 0 {
-					problem("the store dropped %d batches (%d B; seq %v) it found damaged when it recovered: the rest is readable and 'omni replay --verify' checks it; handles archived in those batches no longer retrieve",
-						h.LostBatches, h.LostBytes, h.Lost)
+					problem("the store dropped %s (%d B; seq %v) it found damaged when it recovered: the rest is readable and 'omni replay --verify' checks it; handles archived in those batches no longer retrieve",
+						batches(h.LostBatches), h.LostBytes, h.Lost)
 				}
 				if len(h.Unrecorded) > 0 {
-					rep.Store = fmt.Sprintf("damaged: %d batches unreadable", len(h.Unrecorded))
-					problem("%d batches inside the log cannot be read (seq %s): a damaged store file. Hooks keep working; run 'omni gc --repair' to record them as lost (the readable rest is kept)",
-						len(h.Unrecorded), seqList(h.Unrecorded, len(h.Unrecorded)))
+					rep.Store = fmt.Sprintf("damaged: %s unreadable", batches(len(h.Unrecorded)))
+					problem("%s inside the log cannot be read (seq %s): a damaged store file. Hooks keep working; run 'omni gc --repair' to record them as lost (the readable rest is kept)",
+						batches(len(h.Unrecorded)), seqList(h.Unrecorded, len(h.Unrecorded)))
 				}
 				if h.BaseMissing != "" {
 					problem("the log starts at seq %d (omni gc removed older batches) but its base snapshot is unusable (%s): replay cannot rebuild the retained range; restore %s from a backup, or run 'omni gc --repair' to start it from an empty state",
@@ -239,7 +240,7 @@ func runDoctor(o initOptions) doctorReport {
 	registered := false
 	for _, h := range allHosts {
 		row := inspectHost(h, scopes, problem)
-		registered = registered || row.Tier != ""
+		registered = registered || row.Tier != "" || len(row.needsInit) > 0
 		rep.Hosts = append(rep.Hosts, row)
 	}
 	if !registered {
@@ -380,8 +381,13 @@ func doctorFix(o initOptions, rep doctorReport) []string {
 				ho.rewrite = bytes.Contains(src, []byte(" pretool\""))
 			}
 			ho.omni = fixBinary(o.omni, hp, mp)
-			if _, err := runParts(partsFor(h, ho), true, false, func(string) [][]part { return nil }); err == nil {
-				did = append(did, "ran '"+flag+"'")
+			// The variants let the backup logic recognise omni's own earlier
+			// entries, so a later uninstall restores the user's file, not them.
+			if _, err := runParts(partsFor(h, ho), true, false, func(path string) [][]part { return variantsFor(h, ho, path) }); err == nil {
+				fix := "ran '" + flag + "'"
+				if !slices.Contains(did, fix) {
+					did = append(did, fix)
+				}
 			}
 		}
 	}
@@ -423,9 +429,9 @@ func printDoctor(w io.Writer, rep doctorReport) {
 	fmt.Fprintf(tw, "omni\t%s, %s; %s\n", rep.Version, rep.Binary, onPath)
 	fmt.Fprintf(tw, "store\t%s (%s, %d calls)\n", rep.Store, filepath.Join(rep.Home, "store"), rep.Calls)
 	if h := rep.Log; h != nil {
-		fmt.Fprintf(tw, "log\tseq %d..%d, %d batches, %d MiB on disk, %d MiB free\n", h.First, h.Last, h.Batches, h.Bytes>>20, rep.DiskFreeMiB)
+		fmt.Fprintf(tw, "log\tseq %d..%d, %s, %d MiB on disk, %d MiB free\n", h.First, h.Last, batches(int(h.Batches)), h.Bytes>>20, rep.DiskFreeMiB)
 		if h.RecordedLost > 0 {
-			fmt.Fprintf(tw, "\t%d batches recorded as lost (a damaged store file, omni gc --repair)\n", h.RecordedLost)
+			fmt.Fprintf(tw, "\t%s recorded as lost (a damaged store file, omni gc --repair)\n", batches(h.RecordedLost))
 		}
 	}
 	fmt.Fprintf(tw, "daemon\t%s\n", rep.Daemon)

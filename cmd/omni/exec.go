@@ -42,7 +42,8 @@ command's own exit code; a one-line footer on stderr says what was saved
 
 CMD may be one quoted string (run with sh -c) or a program and its arguments.
 
-Exit codes: the command's own; 127 if it could not be started.`,
+Exit codes: the command's own; 127 if it could not be started; 2 a usage error
+of omni exec itself; 128+N when a signal N stopped it.`,
 		Example: `  omni exec --session demo go test ./...
   omni exec --session demo -- git log -5
   omni exec --session demo 'cat go.mod | head -3'`,

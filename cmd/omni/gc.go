@@ -127,11 +127,11 @@ duration or store error.`,
 			case p.Before == 0:
 				fmt.Fprintf(s.Out, "nothing older than %s: the log (seq %d..%d) is kept whole\n", cut, p.First, p.Last)
 			case p.DryRun:
-				fmt.Fprintf(s.Out, "would remove seq %d..%d (%d batches older than %s); %d archived blocks still named later would be kept, %d forgotten\n",
-					p.First, p.Before-1, p.Removed, cut, p.Kept, p.Forgotten)
+				fmt.Fprintf(s.Out, "would remove seq %d..%d (%s older than %s); %d archived blocks still named later would be kept, %d forgotten\n",
+					p.First, p.Before-1, batches(p.Removed), cut, p.Kept, p.Forgotten)
 			default:
-				fmt.Fprintf(s.Out, "removed seq %d..%d (%d batches older than %s); kept %d archived blocks (%d B) still named later, forgot %d; the log now starts at seq %d\n",
-					p.First, p.Before-1, p.Removed, cut, p.Kept, p.KeptBytes, p.Forgotten, p.Before)
+				fmt.Fprintf(s.Out, "removed seq %d..%d (%s older than %s); kept %d archived blocks (%d B) still named later, forgot %d; the log now starts at seq %d\n",
+					p.First, p.Before-1, batches(p.Removed), cut, p.Kept, p.KeptBytes, p.Forgotten, p.Before)
 			}
 			return nil
 		},
@@ -300,7 +300,7 @@ func runRepair(s streams, asJSON bool) error {
 		return err
 	}
 	c := r.Check
-	fmt.Fprintf(s.Out, "checked seq %d..%d: %d batches readable, %d unreadable\n", c.First, c.Last, c.Readable, c.MissingCount)
+	fmt.Fprintf(s.Out, "checked seq %d..%d: %s readable, %d unreadable\n", c.First, c.Last, batches(c.Readable), c.MissingCount)
 	if r.BaseReplaced != "" {
 		fmt.Fprintf(s.Out, "the gc base for seq %d was unusable (%s): replaced by an empty state; replay of the retained range now folds from nothing and may differ where the removed batches mattered\n",
 			c.First, r.BaseReplaced)

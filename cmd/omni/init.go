@@ -1442,6 +1442,9 @@ written; 2 usage error, or the host could not be told.`,
 				return &exitError{code: 1, msg: "omni init: " + err.Error()}
 			}
 			if bin != "" {
+				if filepath.Base(bin) == hookBinaryName {
+					return &exitError{code: 2, msg: "omni init: --bin names the omni binary; omni-hook is registered for the hooks on its own when it sits beside it"}
+				}
 				if o.omni, err = filepath.Abs(bin); err != nil {
 					return &exitError{code: 2, msg: "omni init: --bin: " + err.Error()}
 				}
@@ -1505,7 +1508,7 @@ written; 2 usage error, or the host could not be told.`,
 	f.BoolVar(&project, "project", false, "write the project's files (repository top level) instead of the user's")
 	f.BoolVar(&rewrite, "rewrite", false, "Claude Code: also rewrite plain Bash commands to 'omni exec' in PreToolUse (opt-in)")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
-	f.StringVar(&bin, "bin", "", "path of the omni binary the registration runs (default: this binary)")
+	f.StringVar(&bin, "bin", "", "path of the omni binary the registration runs (default: this binary); an omni-hook beside it is registered for the hooks")
 	return cmd
 }
 

@@ -243,6 +243,9 @@ func runLatency(ctx context.Context, corpus []string, n int, home string, w io.W
 		samples := make([]sample, len(clients))
 		var fl []time.Duration
 		for i := 0; i < runs; i++ {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
 			for ci, c := range clients {
 				d, out, kb, err := timeProcRSS(c.bin, c.args, env, payload(text, i))
 				if err != nil {

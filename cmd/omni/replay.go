@@ -68,11 +68,11 @@ read.`,
 					}
 				}
 				if sm.RecordedLost > 0 && !asJSON {
-					fmt.Fprintf(s.Out, "%d batches are recorded as lost (a damaged store file): decisions recorded after them were made with what they held\n", sm.RecordedLost)
+					fmt.Fprintf(s.Out, "%s recorded as lost (a damaged store file): decisions recorded after them were made with what they held\n", batches(sm.RecordedLost))
 				}
 				if sm.MissingCount > 0 && !asJSON {
-					fmt.Fprintf(s.Out, "missing %d batches inside the log (seq %s): the store could not give them back (a damaged file); decisions after them may differ; see 'omni doctor' and 'omni gc --repair'\n",
-						sm.MissingCount, seqList(sm.Missing, sm.MissingCount))
+					fmt.Fprintf(s.Out, "missing %s inside the log (seq %s): the store could not give them back (a damaged file); decisions after them may differ; see 'omni doctor' and 'omni gc --repair'\n",
+						batches(sm.MissingCount), seqList(sm.Missing, sm.MissingCount))
 				}
 				if sm.Identical != sm.Compared || sm.MissingCount > 0 {
 					return &exitError{code: 1}
@@ -126,4 +126,12 @@ func seqList(seqs []events.Seq, total int) string {
 		out += ", …"
 	}
 	return out
+}
+
+// batches renders a count of batches: "1 batch", "3 batches".
+func batches(n int) string {
+	if n == 1 {
+		return "1 batch"
+	}
+	return fmt.Sprintf("%d batches", n)
 }

@@ -115,7 +115,7 @@ func (s *service) handle(ctx context.Context, method string, req []byte) ([]byte
 			out.Summary = &sum
 		} else {
 			if in.At == 0 || in.At > out.Last {
-				return nil, fmt.Errorf("sequence %d is not in the log (1..%d)", in.At, out.Last)
+				return nil, fmt.Errorf("sequence %d is not in the log (%d..%d)", in.At, max(out.First, 1), out.Last)
 			}
 			if in.At < out.First {
 				return nil, fmt.Errorf("sequence %d is before the retained range (%d..%d)", in.At, out.First, out.Last)

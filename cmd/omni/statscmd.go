@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -120,10 +121,13 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 		return now.Add(-30 * 24 * time.Hour), nil
 	}
 	if n := len(v); n > 1 && (v[n-1] == 'd' || v[n-1] == 'w') {
-		if k, err := strconv.Atoi(v[:n-1]); err == nil && k > 0 {
+		if k, err := strconv.ParseInt(v[:n-1], 10, 64); err == nil && k > 0 {
 			day := 24 * time.Hour
 			if v[n-1] == 'w' {
 				day *= 7
+			}
+			if k > int64(math.MaxInt64/day) {
+				return time.Time{}, fmt.Errorf("--since %q: at most %d%c (the range of a duration)", s, int64(math.MaxInt64/day), v[n-1])
 			}
 			return now.Add(-time.Duration(k) * day), nil
 		}

@@ -282,12 +282,21 @@ func (l *Ledger) LostSeqs() []events.Seq {
 }
 
 // Kept returns, sorted, the handles archived below before that an event at
-// or after before names (Block.Ref): what omni gc must store again before
-// it removes the batches below before.
+// or after before names (Block.Ref), or that a reader is still owed a
+// whole delivery of (a retrieve's debt outlives the retrieve): what omni gc
+// must store again before it removes the batches below before.
 func (l *Ledger) Kept(before events.Seq) []string {
+	owed := map[string]bool{}
+	for _, m := range l.owed {
+		for h, d := range m {
+			if d.n > 0 {
+				owed[h] = true
+			}
+		}
+	}
 	var out []string
 	for h, b := range l.blocks {
-		if b.Seq < before && b.Ref >= before {
+		if b.Seq < before && (b.Ref >= before || owed[h]) {
 			out = append(out, h)
 		}
 	}
