@@ -293,72 +293,54 @@ func TestRecordLostForgetsBlocks(t *testing.T) {
 	}
 }
 
-// TestGCKeepsRetrievedBlock: a block named before the cutoff and retrieved
-// after it is kept (the retrieve's debt names it): it still retrieves, and
-// the owed whole delivery is still paid.
-func TestGCKeepsRetrievedBlock(t *testing.T) {
-	ctx := context.Background()
-	log := memlog.New()
-	clock := &jumpClock{t: time.Date(2026, 9, 1, 9, 0, 0, 0, time.UTC)}
-	e, err := New(ctx, log, Options{Now: clock.now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := explainText("owed", 40)
-	e.HookResult(ctx, HookInput{Stdin: bashPayload("s1", "", "./gen", text)})
-	r, _ := e.HookResult(ctx, HookInput{Stdin: bashPayload("s1", "", "./gen", text)})
-	if len(r.Folds) != 1 {
-		t.Fatal("no fold")
-	}
-	h := r.Folds[0].Handle
-	clock.t = clock.t.Add(2 * time.Hour)
-	if _, err := e.Retrieve(ctx, h, events.Reader{Session: "s1"}); err != nil {
-		t.Fatal(err)
-	}
-	p, err := e.GC(ctx, clock.t.Add(-time.Hour), GCOptions{SaveBase: bases{}.save})
-	if err != nil || p.Kept != 1 {
-		t.Fatalf("gc %+v %v: the retrieved block was not kept", p, err)
-	}
-	if b, err := e.Retrieve(ctx, h, events.Reader{}); err != nil || string(b) != text {
-		t.Fatalf("retrieve after gc: %v", err)
-	}
-	// Two retrieves by s1 now: two whole deliveries owed.
-	for i := 0; i < 2; i++ {
-		r2, _ := e.HookResult(ctx, HookInput{Stdin: bashPayload("s1", "", "./gen", text)})
-		if len(r2.Folds) != 0 {
-			t.Fatalf("delivery %d after gc folded although a whole delivery was owed", i)
-		}
-	}
-}
-
-// TestGCKeepsOwedBlock: a retrieve older than the cutoff still owes its
-// reader one whole delivery; gc keeps the block (and the debt), and the
-// next delivery is whole.
-func TestGCKeepsOwedBlock(t *testing.T) {
-	ctx := context.Background()
-	log := memlog.New()
-	clock := &jumpClock{t: time.Date(2026, 9, 1, 9, 0, 0, 0, time.UTC)}
-	e, err := New(ctx, log, Options{Now: clock.now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := explainText("debt", 40)
-	e.HookResult(ctx, HookInput{Stdin: bashPayload("s1", "", "./gen", text)})
-	r, _ := e.HookResult(ctx, HookInput{Stdin: bashPayload("s1", "", "./gen", text)})
-	if len(r.Folds) != 1 {
-		t.Fatal("no fold")
-	}
-	if _, err := e.Retrieve(ctx, r.Folds[0].Handle, events.Reader{Session: "s1"}); err != nil {
-		t.Fatal(err)
-	}
-	clock.t = clock.t.Add(2 * time.Hour)
-	e.HookResult(ctx, HookInput{Stdin: bashPayload("s2", "", "./other", explainText("other", 40))})
-	p, err := e.GC(ctx, clock.t.Add(-time.Hour), GCOptions{SaveBase: bases{}.save})
-	if err != nil || p.Kept != 1 {
-		t.Fatalf("gc %+v %v: the owed block was not kept", p, err)
-	}
-	r2, _ := e.HookResult(ctx, HookInput{Stdin: bashPayload("s1", "", "./gen", text)})
-	if len(r2.Folds) != 0 {
-		t.Fatal("the delivery owed before gc folded after it")
+// TestGCKeepsOwedBlocks: a retrieve owes its reader one whole delivery of
+// the block. Whether the retrieve is newer than the cutoff (it names the
+// block) or older (only its debt remains), gc keeps the block and the debt:
+// the handle still retrieves and the owed deliveries are whole.
+func TestGCKeepsOwedBlocks(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		retrieveAfter bool // the retrieve happens after the cutoff
+	}{{"retrieve after the cutoff", true}, {"retrieve before the cutoff", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			clock := &jumpClock{t: time.Date(2026, 9, 1, 9, 0, 0, 0, time.UTC)}
+			e, err := New(ctx, memlog.New(), Options{Now: clock.now})
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := explainText("owed", 40)
+			e.HookResult(ctx, HookInput{Stdin: bashPayload("s1", "", "./gen", text)})
+			r, _ := e.HookResult(ctx, HookInput{Stdin: bashPayload("s1", "", "./gen", text)})
+			if len(r.Folds) != 1 {
+				t.Fatal("no fold")
+			}
+			h := r.Folds[0].Handle
+			retrieve := func() {
+				if _, err := e.Retrieve(ctx, h, events.Reader{Session: "s1"}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !tc.retrieveAfter {
+				retrieve()
+			}
+			clock.t = clock.t.Add(2 * time.Hour)
+			if tc.retrieveAfter {
+				retrieve()
+			} else {
+				e.HookResult(ctx, HookInput{Stdin: bashPayload("s2", "", "./other", explainText("other", 40))})
+			}
+			p, err := e.GC(ctx, clock.t.Add(-time.Hour), GCOptions{SaveBase: bases{}.save})
+			if err != nil || p.Kept != 1 {
+				t.Fatalf("gc %+v %v: the owed block was not kept", p, err)
+			}
+			r2, _ := e.HookResult(ctx, HookInput{Stdin: bashPayload("s1", "", "./gen", text)})
+			if len(r2.Folds) != 0 {
+				t.Fatal("the delivery owed before gc folded after it")
+			}
+			if b, err := e.Retrieve(ctx, h, events.Reader{}); err != nil || string(b) != text {
+				t.Fatalf("retrieve after gc: %v", err)
+			}
+		})
 	}
 }
