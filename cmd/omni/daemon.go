@@ -38,7 +38,7 @@ import (
 
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/events/jetstream"
-	"github.com/omnictx/omni/events/jetstream/wire"
+	"github.com/omnictx/omni/internal/daemon/wire"
 )
 
 // daemonProtocol is the version of the request protocol between clients and
@@ -92,7 +92,7 @@ var errNoDaemon = errors.New("no omni daemon reachable")
 
 // rpcHandler serves one daemon method; method is e.g. "hook", "call",
 // "retrieve", "replay", "stats". It may be called concurrently; it does its
-// own locking. Its error reaches the client as a *jetstream.RemoteError.
+// own locking. Its error reaches the client as a *wire.RemoteError.
 type rpcHandler func(ctx context.Context, method string, req []byte) ([]byte, error)
 
 // daemonHandlerFactory builds the handler of `omni daemon` once the store is
@@ -381,7 +381,7 @@ var errProtocolMismatch = errors.New("daemon speaks another protocol")
 // dial reads daemon.addr and connects. A daemon of another protocol is
 // asked (once) to stop and reported as errProtocolMismatch. Every error
 // means "no usable daemon at the moment".
-func (d *daemonDialer) dial(ctx context.Context) (*jetstream.Client, error) {
+func (d *daemonDialer) dial(ctx context.Context) (*wire.Conn, error) {
 	ad, err := readDaemonAddr(d.home)
 	if err != nil {
 		return nil, err
@@ -392,7 +392,7 @@ func (d *daemonDialer) dial(ctx context.Context) (*jetstream.Client, error) {
 				d.stopped = map[string]bool{}
 			}
 			d.stopped[ad.Token] = true
-			if c, err := jetstream.Dial(ctx, ad.Addr, ad.Token, daemonDialTimeout); err == nil {
+			if c, err := wire.Dial(ctx, ad.Addr, ad.Token, daemonDialTimeout); err == nil {
 				sctx, cancel := context.WithTimeout(ctx, daemonPingTimeout)
 				_, _ = c.Call(sctx, "stop", nil)
 				cancel()
@@ -401,13 +401,13 @@ func (d *daemonDialer) dial(ctx context.Context) (*jetstream.Client, error) {
 		}
 		return nil, fmt.Errorf("daemon pid %d: protocol %d, want %d: %w", ad.PID, ad.Protocol, daemonProtocol, errProtocolMismatch)
 	}
-	return jetstream.Dial(ctx, ad.Addr, ad.Token, daemonDialTimeout)
+	return wire.Dial(ctx, ad.Addr, ad.Token, daemonDialTimeout)
 }
 
 // daemonGone reports whether a Call error means the daemon is not there
 // (rather than a handler error or a deadline).
 func daemonGone(err error) bool {
-	return errors.Is(err, jetstream.ErrNoResponders) || errors.Is(err, jetstream.ErrConnClosed)
+	return errors.Is(err, wire.ErrNoResponders) || errors.Is(err, wire.ErrConnClosed)
 }
 
 // callDaemon sends one request to the daemon of home and returns its reply.
@@ -421,7 +421,7 @@ func daemonGone(err error) bool {
 // method must be one of daemonMethods.
 //
 // Errors: errNoDaemon (wrapped) when no daemon could be reached;
-// *jetstream.RemoteError when the handler failed; ctx's error (wrapped);
+// *wire.RemoteError when the handler failed; ctx's error (wrapped);
 // other wrapped transport errors.
 func callDaemon(ctx context.Context, home, method string, req []byte, spawn bool, spawnWait time.Duration) ([]byte, error) {
 	if !slices.Contains(daemonMethods[:], method) {
@@ -438,7 +438,7 @@ func callDaemon(ctx context.Context, home, method string, req []byte, spawn bool
 		// The connection was lost after the request went out: a method
 		// that changes the store may have run, so it is not sent again
 		// (here or in-process by callOrLocal).
-		if slices.Contains(onceMethods, method) && errors.Is(cerr, jetstream.ErrConnClosed) {
+		if slices.Contains(onceMethods, method) && errors.Is(cerr, wire.ErrConnClosed) {
 			return nil, fmt.Errorf("daemon %s: the daemon stopped while answering, so %s may or may not have run (not sent again; 'omni doctor' shows the store's state): %w", method, method, cerr)
 		}
 		err = cerr
@@ -463,7 +463,7 @@ func callDaemon(ctx context.Context, home, method string, req []byte, spawn bool
 
 // wrapCallErr adds context to a transport error; a *RemoteError stays as is.
 func wrapCallErr(method string, err error) error {
-	var re *jetstream.RemoteError
+	var re *wire.RemoteError
 	if err == nil || errors.As(err, &re) {
 		return err
 	}
@@ -475,7 +475,7 @@ func wrapCallErr(method string, err error) error {
 // started exits without a daemon answering (it lost the lock race, or an
 // old daemon was still shutting down), it starts another once the store
 // lock is free.
-func spawnDaemon(ctx context.Context, d *daemonDialer, wait time.Duration) (*jetstream.Client, error) {
+func spawnDaemon(ctx context.Context, d *daemonDialer, wait time.Duration) (*wire.Conn, error) {
 	deadline := time.Now().Add(wait)
 	if dl, ok := ctx.Deadline(); ok && dl.Before(deadline) {
 		deadline = dl
@@ -584,7 +584,7 @@ func stopDaemon(ctx context.Context, home string, wait time.Duration) (bool, err
 	for {
 		if !asked {
 			if ad, err := readDaemonAddr(home); err == nil {
-				if c, err := jetstream.Dial(ctx, ad.Addr, ad.Token, daemonDialTimeout); err == nil {
+				if c, err := wire.Dial(ctx, ad.Addr, ad.Token, daemonDialTimeout); err == nil {
 					sctx, cancel := context.WithTimeout(ctx, daemonPingTimeout)
 					if _, err := c.Call(sctx, "stop", nil); err == nil {
 						asked, running = true, true

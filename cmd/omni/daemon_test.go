@@ -19,6 +19,7 @@ import (
 
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/events/jetstream"
+	"github.com/omnictx/omni/internal/daemon/wire"
 )
 
 // fakeDaemon is the handler the tests serve: "hook" echoes, "stats" appends
@@ -158,7 +159,7 @@ func TestDaemonRoundTrip(t *testing.T) {
 		}
 	}
 	_, err = call(t, home, "explain", "")
-	var re *jetstream.RemoteError
+	var re *wire.RemoteError
 	if !errors.As(err, &re) || re.Msg != "nothing to explain" {
 		t.Fatalf("explain err = %v, want a RemoteError", err)
 	}
@@ -371,7 +372,7 @@ func TestDaemonCmd(t *testing.T) {
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
-	var re *jetstream.RemoteError
+	var re *wire.RemoteError
 	if _, err := call(t, home, "hook", "x"); !errors.As(err, &re) {
 		t.Fatalf("hook without a handler: %v, want a RemoteError", err)
 	}

@@ -9,8 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/omnictx/omni/events/jetstream"
-	"github.com/omnictx/omni/events/jetstream/wire"
+	"github.com/omnictx/omni/internal/daemon/wire"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -112,7 +111,7 @@ differed; 2 usage or store errors.`,
 // errMsg renders an error for the user: a daemon handler's error without
 // the transport's "v1.method: remote: " prefix.
 func errMsg(err error) string {
-	var re *jetstream.RemoteError
+	var re *wire.RemoteError
 	if errors.As(err, &re) {
 		return re.Msg
 	}

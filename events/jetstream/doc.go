@@ -28,12 +28,12 @@
 //
 // A store opened with Options.Listen also accepts TCP clients on 127.0.0.1
 // (token authentication). Store.Serve answers requests on "omni.rpc.<name>";
-// Dial and Client.Call are the client side. This is the transport of the omni
+// internal/daemon/wire (Dial, Conn.Call) is the client side. This is the transport of the omni
 // daemon (JETSTREAM.md §5, §8): the daemon owns the store, short-lived hook
 // processes send one request each.
 //
 // # Concurrency
 //
-// Store and Client are safe for concurrent use. Store.Serve handlers run on
+// Store is safe for concurrent use. Store.Serve handlers run on
 // their own goroutines and may run concurrently with each other.
 package jetstream

@@ -12,7 +12,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/omnictx/omni/events"
-	"github.com/omnictx/omni/events/jetstream/wire"
+	"github.com/omnictx/omni/internal/daemon/wire"
 )
 
 // RPC conventions.
@@ -26,11 +26,6 @@ const (
 	// TimeoutHeader carries the caller's remaining time in milliseconds;
 	// the handler's context is bounded by it (wire.TimeoutHeader).
 	TimeoutHeader = wire.TimeoutHeader
-	// DefaultDialTimeout is Dial's timeout when it is given 0: 500 ms, the
-	// connect timeout of a hook client (JETSTREAM.md §6).
-	DefaultDialTimeout = 500 * time.Millisecond
-	// DefaultCallTimeout bounds a Call whose context has no deadline.
-	DefaultCallTimeout = time.Minute
 	// queueGroup is the queue group every RPC subscription joins, so two
 	// servers of one method (never expected) share the load rather than
 	// both answering.
@@ -44,19 +39,6 @@ const (
 // ctx ends when the caller's deadline passes (TimeoutHeader) or when the
 // store stops serving for good (Close).
 type Handler func(ctx context.Context, req []byte) ([]byte, error)
-
-// RemoteError is the error Client.Call returns when the handler on the
-// server returned an error (the reply carried ErrorHeader).
-type RemoteError struct {
-	// Method is the name passed to Call.
-	Method string
-	// Msg is the handler's error message (newlines folded to spaces, at
-	// most 8 KiB).
-	Msg string
-}
-
-// Error renders the error as "<method>: remote: <msg>".
-func (e *RemoteError) Error() string { return e.Method + ": remote: " + e.Msg }
 
 // Serve answers requests on "omni.rpc.<name>" with h until StopServing or
 // Close. Each request runs h on its own goroutine, so h may run
@@ -226,89 +208,3 @@ func (f *inflight) wait(ctx context.Context) error {
 		return ctx.Err()
 	}
 }
-
-// Client is a TCP connection to a listening Store (the omni daemon), for
-// Call. It never reconnects: once the connection is lost every Call fails
-// with ErrConnClosed. It is safe for concurrent use.
-type Client struct {
-	nc *nats.Conn
-}
-
-// Dial connects to a listening Store at addr ("127.0.0.1:port", as
-// Store.Addr reports) presenting token. timeout bounds the connect and
-// handshake (0 means DefaultDialTimeout, 500 ms, JETSTREAM.md §6); ctx's
-// deadline shortens it. Errors (wrapped): ErrNotOmni when the server is
-// not named "omni" (a foreign process on a stale port, JETSTREAM.md
-// §9.7); an authorization error for a wrong token; a connect error when
-// nothing listens; ctx's error when it has ended.
-func Dial(ctx context.Context, addr, token string, timeout time.Duration) (*Client, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if timeout <= 0 {
-		timeout = DefaultDialTimeout
-	}
-	if d, ok := ctx.Deadline(); ok {
-		left := time.Until(d)
-		if left <= 0 {
-			return nil, context.DeadlineExceeded
-		}
-		timeout = min(timeout, left)
-	}
-	opts := []nats.Option{nats.NoReconnect(), nats.Timeout(timeout), nats.Name("omni-client")}
-	if token != "" {
-		opts = append(opts, nats.Token(token))
-	}
-	nc, err := nats.Connect("nats://"+addr, opts...)
-	if err != nil {
-		return nil, fmt.Errorf("dial %s: %w", addr, err)
-	}
-	if name := nc.ConnectedServerName(); name != ServerName {
-		nc.Close()
-		return nil, fmt.Errorf("dial %s: server %q: %w", addr, name, ErrNotOmni)
-	}
-	return &Client{nc: nc}, nil
-}
-
-// Call sends req to the method name ("omni.rpc.<name>") and returns the
-// reply body. ctx bounds the call (DefaultCallTimeout, 1 min, without a
-// deadline) and its remaining time is passed to the handler
-// (TimeoutHeader). Errors: *RemoteError when the handler failed;
-// ErrNoResponders (wrapped) when nothing serves name; ErrConnClosed
-// (wrapped) when the connection is closed or lost; ctx's error (wrapped)
-// when it ends first; a wrapped payload error when req exceeds the
-// server's maximum payload.
-func (c *Client) Call(ctx context.Context, name string, req []byte) ([]byte, error) {
-	if err := checkName(name); err != nil {
-		return nil, err
-	}
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, DefaultCallTimeout)
-		defer cancel()
-	}
-	msg := nats.NewMsg(RPCPrefix + name)
-	msg.Data = req
-	if d, ok := ctx.Deadline(); ok {
-		msg.Header.Set(TimeoutHeader, strconv.FormatInt(max(time.Until(d).Milliseconds(), 1), 10))
-	}
-	m, err := c.nc.RequestMsgWithContext(ctx, msg)
-	if err != nil {
-		switch {
-		case errors.Is(err, nats.ErrNoResponders):
-			return nil, fmt.Errorf("call %s: %w", name, ErrNoResponders)
-		case errors.Is(err, nats.ErrConnectionClosed), errors.Is(err, nats.ErrDisconnected),
-			errors.Is(err, nats.ErrConnectionDraining), errors.Is(err, nats.ErrInvalidConnection),
-			errors.Is(err, nats.ErrStaleConnection):
-			return nil, fmt.Errorf("call %s: %w: %w", name, ErrConnClosed, err)
-		}
-		return nil, fmt.Errorf("call %s: %w", name, err)
-	}
-	if e := m.Header.Get(ErrorHeader); e != "" {
-		return nil, &RemoteError{Method: name, Msg: e}
-	}
-	return m.Data, nil
-}
-
-// Close closes the connection. Calls after Close fail with ErrConnClosed.
-func (c *Client) Close() { c.nc.Close() }

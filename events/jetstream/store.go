@@ -15,24 +15,21 @@ import (
 	"github.com/nats-io/nats.go"
 	js "github.com/nats-io/nats.go/jetstream"
 
-	"github.com/omnictx/omni/events/jetstream/wire"
+	"github.com/omnictx/omni/internal/daemon/wire"
 )
 
 // Sentinel errors of the jetstream package.
 var (
 	// ErrLocked is returned by Open when another process (or another Store in
-	// this process) holds the store lock of Options.Dir (JETSTREAM.md §6).
+	// this process) holds the store lock of Options.Dir: two embedded
+	// servers on one directory would lose acknowledged writes.
 	ErrLocked = errors.New("jetstream: store locked by another process")
-	// ErrNoResponders is returned (wrapped) by Client.Call when nothing serves
-	// the method: no daemon, a daemon that is shutting down, or a daemon that
-	// speaks another protocol version.
+	// ErrNoResponders is returned (wrapped) by Read when the server's
+	// direct-get API does not answer (status 503).
 	ErrNoResponders = errors.New("jetstream: no responders")
-	// ErrConnClosed is returned (wrapped) by Client.Call when the connection
-	// to the server is closed or was lost (the server exited).
+	// ErrConnClosed is returned (wrapped) by the Log's methods when the
+	// store's connection to its server is closed or was lost.
 	ErrConnClosed = errors.New("jetstream: connection closed")
-	// ErrNotOmni is returned (wrapped) by Dial when the address answers but is
-	// not an omni server (a foreign process on a stale port, JETSTREAM.md §9.7).
-	ErrNotOmni = errors.New("jetstream: server is not omni")
 )
 
 // Names and sizes fixed by this package.
@@ -41,8 +38,8 @@ const (
 	StreamName = "EVENTS"
 	// Subject is the only subject of StreamName (JETSTREAM.md §4.2, §9.3).
 	Subject = "omni.events"
-	// ServerName is the embedded server's name; Dial rejects a server with
-	// any other name (JETSTREAM.md §9.7; wire.ServerName).
+	// ServerName is the embedded server's name; the daemon's clients
+	// (internal/daemon/wire.Dial) refuse a server with any other name.
 	ServerName = wire.ServerName
 	// LockFile is the name of the lock file inside Options.Dir.
 	LockFile = "store.lock"
