@@ -32,10 +32,11 @@ import (
 const (
 	// Protocol is the version of the request protocol between clients and
 	// the daemon. Every request carries it in its subject
-	// (omni.rpc.v1.<method>), so a daemon of another protocol does not
+	// (omni.rpc.v2.<method>), so a daemon of another protocol does not
 	// answer (no responders) and the client replaces it. Bump it on any
-	// incompatible change of a method's request or reply.
-	Protocol = 1
+	// incompatible change of a method's request or reply. Version 2 added
+	// CodeHeader, which the client needs to tell errors apart.
+	Protocol = 2
 	// RPCPrefix is prepended to a method name to form its subject.
 	RPCPrefix = "omni.rpc."
 	// ErrorHeader is the reply header that carries a handler's error
@@ -101,7 +102,7 @@ var (
 // RemoteError is the error Conn.Call returns when the handler on the
 // server returned an error (the reply carried ErrorHeader).
 type RemoteError struct {
-	// Method is the name passed to Call ("v1.retrieve").
+	// Method is the name passed to Call ("v2.retrieve").
 	Method string
 	// Code is the error's kind from CodeHeader ("" when it has none).
 	Code string
@@ -127,7 +128,7 @@ func Home() string {
 	return ".omni"
 }
 
-// Subject returns the versioned RPC name of a daemon method ("v1.hook").
+// Subject returns the versioned RPC name of a daemon method ("v2.hook").
 func Subject(method string) string {
 	return "v" + strconv.Itoa(Protocol) + "." + method
 }

@@ -1,4 +1,4 @@
-package jetstream
+package daemon
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 // serving the method).
 func TestWireCall(t *testing.T) {
 	ctx := context.Background()
-	st := openT(t, Options{Dir: t.TempDir(), Listen: true, Token: "tok"})
+	st := openListening(t)
 	if err := st.Serve(wire.Subject("echo"), func(ctx context.Context, req []byte) ([]byte, error) {
 		if string(req) == "fail" {
 			return nil, errors.New("it failed")

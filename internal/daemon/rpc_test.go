@@ -1,4 +1,4 @@
-package jetstream
+package daemon
 
 import (
 	"bytes"
@@ -12,13 +12,14 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 
+	"github.com/omnictx/omni/events/jetstream"
 	"github.com/omnictx/omni/internal/daemon/wire"
 )
 
 // listening opens a listening store with an echo and a failing method.
-func listening(t *testing.T) *Store {
+func listening(t *testing.T) *testServer {
 	t.Helper()
-	st := openT(t, Options{Dir: t.TempDir(), Listen: true, Token: "tok"})
+	st := openListening(t)
 	if st.Addr() == "" || !strings.HasPrefix(st.Addr(), "127.0.0.1:") {
 		t.Fatalf("Addr = %q", st.Addr())
 	}
@@ -35,7 +36,7 @@ func listening(t *testing.T) *Store {
 	return st
 }
 
-func dialT(t *testing.T, st *Store) *wire.Conn {
+func dialT(t *testing.T, st *testServer) *wire.Conn {
 	t.Helper()
 	c, err := wire.Dial(context.Background(), st.Addr(), "tok", time.Second)
 	if err != nil {
@@ -80,7 +81,7 @@ func TestRPC(t *testing.T) {
 
 func TestRPCLargeRequest(t *testing.T) {
 	ctx := context.Background()
-	st := openT(t, Options{Dir: t.TempDir(), Listen: true, Token: "tok"})
+	st := openListening(t)
 	if err := st.Serve("big", func(ctx context.Context, req []byte) ([]byte, error) {
 		return req, nil
 	}); err != nil {
@@ -99,7 +100,7 @@ func TestRPCLargeRequest(t *testing.T) {
 
 func TestRPCDeadlineAndStop(t *testing.T) {
 	ctx := context.Background()
-	st := openT(t, Options{Dir: t.TempDir(), Listen: true, Token: "tok"})
+	st := openListening(t)
 	handlerDone := make(chan error, 1)
 	if err := st.Serve("hang", func(ctx context.Context, req []byte) ([]byte, error) {
 		<-ctx.Done() // bounded by the caller's deadline (TimeoutHeader)
@@ -181,7 +182,7 @@ func TestRPCDeadlineAndStop(t *testing.T) {
 
 func TestRPCServerGone(t *testing.T) {
 	ctx := context.Background()
-	st, err := Open(ctx, Options{Dir: t.TempDir(), Listen: true, Token: "tok"})
+	st, err := jetstream.Open(ctx, jetstream.Options{Dir: t.TempDir(), Listen: true, Token: "tok"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,11 +272,12 @@ func TestCallLatency(t *testing.T) {
 
 func BenchmarkCall(b *testing.B) {
 	ctx := context.Background()
-	st, err := Open(ctx, Options{Dir: b.TempDir(), Listen: true, Token: "tok"})
+	js, err := jetstream.Open(ctx, jetstream.Options{Dir: b.TempDir(), Listen: true, Token: "tok"})
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer st.Close()
+	defer js.Close()
+	st := &testServer{Store: js, rpc: newRPCServer(js.Conn())}
 	if err := st.Serve("echo", func(ctx context.Context, req []byte) ([]byte, error) { return req, nil }); err != nil {
 		b.Fatal(err)
 	}
@@ -290,4 +292,31 @@ func BenchmarkCall(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// testServer is a listening store with an RPC server on its connection.
+type testServer struct {
+	*jetstream.Store
+	rpc *rpcServer
+}
+
+func (s *testServer) Serve(name string, h rpcHandler) error { return s.rpc.serve(name, h) }
+func (s *testServer) StopServing(ctx context.Context) error { return s.rpc.stop(ctx) }
+
+// openListening opens a listening store (token "tok") in a temporary
+// directory, closed at the end of the test.
+func openListening(t *testing.T) *testServer {
+	t.Helper()
+	st, err := jetstream.Open(context.Background(), jetstream.Options{Dir: t.TempDir(), Listen: true, Token: "tok"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &testServer{Store: st, rpc: newRPCServer(st.Conn())}
+	t.Cleanup(func() {
+		s.rpc.close()
+		if err := st.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return s
 }
