@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"strings"
+
+	"github.com/omnictx/omni/pipeline/internal/textline"
 )
 
 // The ledger's floors and bars. Each is a named constant with its source;
@@ -378,13 +380,13 @@ func planBlock(req Request, v View, lines []Line, a, b int, s Seen, d *Decision)
 		kind = MarkerRun
 	}
 	// Weigh the exact marker with the example handle (same length as a real one).
-	lastEnd := ending(text[lines[b-1].Start:lines[b-1].End])
+	lastEnd := textline.Ending(text[lines[b-1].Start:lines[b-1].End])
 	marker := RenderMarker(kind, count, ExampleHandle, from)
 	cost := len(marker) + len(lastEnd)
 	if req.Read {
-		cost = len(marker) + len(ending(text[lines[a].Start:lines[a].End]))
+		cost = len(marker) + len(textline.Ending(text[lines[a].Start:lines[a].End]))
 		for k := a + 1; k < b; k++ {
-			cost += len(Filler) + len(ending(text[lines[k].Start:lines[k].End]))
+			cost += len(Filler) + len(textline.Ending(text[lines[k].Start:lines[k].End]))
 		}
 	}
 	if len(block) < cost+gain {
@@ -400,10 +402,10 @@ func planBlock(req Request, v View, lines []Line, a, b int, s Seen, d *Decision)
 	mb.Grow(cost)
 	mb.WriteString(marker)
 	if req.Read {
-		mb.WriteString(ending(text[lines[a].Start:lines[a].End]))
+		mb.WriteString(textline.Ending(text[lines[a].Start:lines[a].End]))
 		for k := a + 1; k < b; k++ {
 			mb.WriteString(Filler)
-			mb.WriteString(ending(text[lines[k].Start:lines[k].End]))
+			mb.WriteString(textline.Ending(text[lines[k].Start:lines[k].End]))
 		}
 	} else {
 		mb.WriteString(lastEnd)

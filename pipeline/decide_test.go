@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/omnictx/omni/pipeline/internal/textline"
 )
 
 // One test per ledger rule of issue 2 §4 (REFERENCE.md §5, §7.2). Each test
@@ -293,7 +295,7 @@ func TestDecideFailureLineSplitsRun(t *testing.T) {
 		t.Fatalf("delivered\n%s\nwant\n%s", d.Text, want)
 	}
 	// The repeated failure line is delivered (and recorded) again.
-	if !containsKey(d.Delivered, KeyOf(fail)) {
+	if !containsKey(d.Delivered, textline.KeyOf(fail)) {
 		t.Fatal("failure line missing from Delivered")
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/omnictx/omni/pipeline/internal/textline"
 )
 
 // markerLineRE matches the first line of every ledger marker (REFERENCE.md
@@ -120,17 +122,17 @@ func checkDecision(tb testing.TB, req Request, v View, d Decision) {
 		if f.Kind == MarkerRerun && f.Source != req.Source {
 			tb.Fatalf("fold %d: rerun marker for source %q, request %q", fi, f.Source, req.Source)
 		}
-		// The marker: its text, then the ending(s) of what it replaced.
+		// The marker: its text, then the textline.Ending(s) of what it replaced.
 		head := RenderMarker(f.Kind, f.Lines, f.Handle, f.From)
 		if !markerLineRE.MatchString(head) {
 			tb.Fatalf("fold %d: marker %q", fi, head)
 		}
-		want := head + ending(text[lines[b-1].Start:lines[b-1].End])
+		want := head + textline.Ending(text[lines[b-1].Start:lines[b-1].End])
 		if req.Read {
 			var m strings.Builder
-			m.WriteString(head + ending(text[lines[a].Start:lines[a].End]))
+			m.WriteString(head + textline.Ending(text[lines[a].Start:lines[a].End]))
 			for k := a + 1; k < b; k++ {
-				m.WriteString(Filler + ending(text[lines[k].Start:lines[k].End]))
+				m.WriteString(Filler + textline.Ending(text[lines[k].Start:lines[k].End]))
 			}
 			want = m.String()
 		}

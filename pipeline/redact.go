@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"strings"
+
+	"github.com/omnictx/omni/pipeline/internal/textline"
 )
 
 // Redacted is the text that replaces a credential value.
@@ -719,7 +721,7 @@ func quotedEnd(s string, i int) int {
 // indexFold is strings.Index ignoring ASCII case, for a lower-case needle.
 func indexFold(s, needle string) int {
 	for i := 0; i+len(needle) <= len(s); i++ {
-		if failFoldEq(s[i:i+len(needle)], needle) {
+		if textline.EqualFoldLower(s[i:i+len(needle)], needle) {
 			return i
 		}
 	}

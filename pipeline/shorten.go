@@ -3,6 +3,8 @@ package pipeline
 import (
 	"strconv"
 	"strings"
+
+	"github.com/omnictx/omni/pipeline/distill"
 )
 
 // ShortenRequest is one first-seen tool output to shorten (issue 3). The
@@ -210,19 +212,19 @@ func Shorten(req ShortenRequest) ShortenResult {
 	}
 
 	// 4. The command.
-	ci := analyzeCommand(req.Command)
+	ci := distill.Analyze(req.Command)
 	switch {
-	case ci.ownRecovery:
+	case ci.OwnRecovery:
 		return deliver("own-recovery")
 	case hasOmniMarker(body):
 		return deliver("has-marker")
-	case ci.chain:
+	case ci.Chain:
 		return finalCut(deliver("chain"), tool)
-	case ci.filter == filterReshape:
+	case ci.Filter == distill.FilterReshape:
 		return finalCut(deliver("filtered"), tool)
-	case ci.verbatim:
+	case ci.Verbatim:
 		return finalCut(deliver("verbatim"), tool)
-	case ci.enumeration:
+	case ci.Enumeration:
 		return finalCut(deliver("enumeration"), tool)
 	}
 
@@ -231,16 +233,15 @@ func Shorten(req ShortenRequest) ShortenResult {
 	reason := ""
 
 	// 5. The distiller.
-	if d := pickDistiller(ci); d != nil {
-		res.Distiller = d.name
-		sub, _ := subcommand(ci.args)
-		out, k, ok := runDistiller(d, body, lines, req.ExitCode, ci.args, sub)
+	if d := distill.Pick(ci); d != nil {
+		res.Distiller = d.Name()
+		out, k, ok := d.Run(body, lines, req.ExitCode, ci.Args)
 		switch {
 		case !ok && req.ExitCode != 0:
 			reason = "failed:unverified"
 		case !ok:
 			reason = "unrecognised"
-		case !failuresPreserved(body, lines, out):
+		case !distill.FailuresPreserved(body, lines, out):
 			if req.ExitCode != 0 {
 				reason = "failed:unverified"
 			} else {
@@ -256,19 +257,19 @@ func Shorten(req ShortenRequest) ShortenResult {
 	// 6. Collapse fallback: over the raw output, and over a distillation
 	// that did not earn its keep; the shorter wins.
 	if !DistillerEarnsKeep(len(candidate), len(body)) {
-		if c, folded, ok := collapseLines(body, lines); ok && len(c) < len(candidate) {
+		if c, folded, ok := distill.Collapse(body, lines); ok && len(c) < len(candidate) {
 			distilled, distilledKept := candidate, kept
 			candidate, kept = c, len(lines)-folded
 			res.Collapsed = true
 			if distilled != body {
 				dl := SplitLines(make([]Line, 0, 64), distilled)
-				if c2, folded2, ok := collapseLines(distilled, dl); ok && len(c2) < len(candidate) {
+				if c2, folded2, ok := distill.Collapse(distilled, dl); ok && len(c2) < len(candidate) {
 					candidate, kept = c2, distilledKept-folded2
 				}
 			}
 		} else if candidate != body {
 			dl := SplitLines(make([]Line, 0, 64), candidate)
-			if c2, folded2, ok := collapseLines(candidate, dl); ok {
+			if c2, folded2, ok := distill.Collapse(candidate, dl); ok {
 				candidate, kept = c2, kept-folded2
 				res.Collapsed = true
 			}

@@ -17,7 +17,7 @@ func shIsMarker(line string) bool {
 	if !strings.HasPrefix(t, "[") {
 		return false
 	}
-	if _, ok := leadingCount(t[1:]); !ok {
+	if len(t) < 2 || t[1] < '0' || t[1] > '9' {
 		return false
 	}
 	return strings.Contains(t, " similar lines collapsed] (pattern: ") || strings.Contains(t, " log lines collapsed: ")

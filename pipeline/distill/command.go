@@ -1,4 +1,4 @@
-package pipeline
+package distill
 
 import (
 	"strings"
@@ -6,52 +6,58 @@ import (
 	"github.com/omnictx/omni/internal/shellcmd"
 )
 
-// Filter kinds of the commands after a producer in its pipeline.
+// Filter kinds: the strongest command after the producer in its pipeline
+// (Command.Filter).
 const (
-	filterNone     = ""
-	filterTruncate = "truncate" // | head, | tail: a slice of the producer's output
-	filterReshape  = "reshape"  // | grep, | sort, | jq, ...: another program's answer
+	FilterNone     = ""         // nothing, or tee/less/more/cat: the output as produced
+	FilterTruncate = "truncate" // | head, | tail: a slice of the producer's output
+	FilterReshape  = "reshape"  // | grep, | sort, | jq, ...: another program's answer
 )
 
-// cmdInfo is what Shorten learns from a command line: who produces the
-// output, with which arguments, and what happens to it afterwards.
-type cmdInfo struct {
-	// prog is the producer's program: the base name, lowercased, after
+// Command is what a shell command line tells about the output it prints:
+// who produces it, with which arguments, and what happens to it afterwards.
+// Analyze computes it; Pick chooses a distiller from it.
+type Command struct {
+	// Program is the producer's program: the base name, lowercased, after
 	// environment assignments and wrappers (env, sudo, time, npx, uv run,
-	// python -m, ...) are skipped. Python modules and well-known scripts get
-	// a name of their own ("pytest", "unittest", "django-test").
-	prog string
-	// args are the producer's arguments after prog.
-	args []string
-	// chain: more than one command of the line writes to the output (`a &&
+	// python -m, ...) are skipped (shellcmd.Program). Python modules and
+	// well-known scripts get a name of their own ("pytest", "unittest",
+	// "django-test"). "" when no command of the line prints anything.
+	Program string
+	// Args are the producer's arguments after Program.
+	Args []string
+	// Chain: more than one command of the line writes to the output (`a &&
 	// b`, `a; echo $?`), or the line has control flow the parser does not
 	// follow (subshells, loops, conditionals); no distiller may speak for it.
-	chain bool
-	// filter is the strongest filter after the producer in its pipeline.
-	filter string
-	// enumeration: every output row is the answer (ls, find, git --stat,
-	// kubectl get, docker ps, ...); it passes whole and never collapses.
-	enumeration bool
-	// verbatim: output the user wants byte for byte (terraform plan).
-	verbatim bool
-	// ownRecovery: `omni retrieve` or `omni diff` (REFERENCE.md §2.3).
-	ownRecovery bool
+	Chain bool
+	// Filter is the strongest filter after the producer in its pipeline:
+	// FilterNone, FilterTruncate or FilterReshape.
+	Filter string
+	// Enumeration: every output row is the answer (ls, find, git --stat,
+	// kubectl get, docker ps, file readers such as cat and sed, ...); it
+	// passes whole and never collapses.
+	Enumeration bool
+	// Verbatim: output the user wants byte for byte (terraform plan).
+	Verbatim bool
+	// OwnRecovery: `omni retrieve` or `omni diff`, whose output is omni's
+	// own recovery of earlier bytes and must never be shortened again.
+	OwnRecovery bool
 }
 
-// analyzeCommand parses a shell command line far enough to find its one
-// producer of output (REFERENCE.md §2.6 step 3, fajarhide/omni#264): the
+// Analyze parses a shell command line far enough to find its one producer
+// of output: the
 // one pipeline that writes to the output once silent commands (cd, export,
 // mkdir, ...) and pipelines redirected away are set aside. shellcmd.Parse
 // tokenises it; nothing is expanded.
-func analyzeCommand(cmd string) cmdInfo {
-	return analyzeCommandDepth(cmd, 0)
+func Analyze(cmd string) Command {
+	return analyze(cmd, 0)
 }
 
-func analyzeCommandDepth(cmd string, depth int) cmdInfo {
-	var ci cmdInfo
+func analyze(cmd string, depth int) Command {
+	var ci Command
 	pipes, complexCmd := shellcmd.Parse(cmd)
 	if complexCmd {
-		ci.chain = true
+		ci.Chain = true
 		return ci
 	}
 	var producer []shellcmd.Command
@@ -67,7 +73,7 @@ func analyzeCommandDepth(cmd string, depth int) cmdInfo {
 		producer = p
 	}
 	if producers > 1 {
-		ci.chain = true
+		ci.Chain = true
 		return ci
 	}
 	if producers == 0 {
@@ -77,25 +83,25 @@ func analyzeCommandDepth(cmd string, depth int) cmdInfo {
 	prog, args := shellcmd.Program(first.Words)
 	// bash -c '…': the inner line decides.
 	if (prog == "bash" || prog == "sh" || prog == "zsh" || prog == "dash") && len(args) >= 2 && args[0] == "-c" && depth < 2 {
-		inner := analyzeCommandDepth(args[1], depth+1)
+		inner := analyze(args[1], depth+1)
 		if len(producer) == 1 {
 			return inner
 		}
 		ci = inner
 	} else {
-		ci.prog, ci.args = prog, args
+		ci.Program, ci.Args = prog, args
 	}
 	for _, c := range producer[1:] {
 		f := filterKind(c.Words)
-		if f == filterReshape || (f == filterTruncate && ci.filter == filterNone) {
-			ci.filter = f
+		if f == FilterReshape || (f == FilterTruncate && ci.Filter == FilterNone) {
+			ci.Filter = f
 		}
 	}
-	if ci.prog == "omni" && len(ci.args) > 0 && (ci.args[0] == "retrieve" || ci.args[0] == "diff") {
-		ci.ownRecovery = true
+	if ci.Program == "omni" && len(ci.Args) > 0 && (ci.Args[0] == "retrieve" || ci.Args[0] == "diff") {
+		ci.OwnRecovery = true
 	}
-	ci.enumeration = isEnumeration(ci.prog, ci.args)
-	ci.verbatim = isVerbatim(ci.prog, ci.args)
+	ci.Enumeration = isEnumeration(ci.Program, ci.Args)
+	ci.Verbatim = isVerbatim(ci.Program, ci.Args)
 	return ci
 }
 
@@ -166,16 +172,16 @@ func filterKind(words []string) string {
 	prog, args := shellcmd.Program(words)
 	switch prog {
 	case "tee", "less", "more":
-		return filterNone
+		return FilterNone
 	case "cat":
 		if len(args) == 0 || (len(args) == 1 && args[0] == "-") {
-			return filterNone
+			return FilterNone
 		}
-		return filterReshape
+		return FilterReshape
 	case "head", "tail":
-		return filterTruncate
+		return FilterTruncate
 	}
-	return filterReshape
+	return FilterReshape
 }
 
 // hasArg reports whether args hold one of the given words.

@@ -1,7 +1,9 @@
-package pipeline
+package distill
 
 import (
 	"strings"
+
+	"github.com/omnictx/omni/pipeline/internal/textline"
 )
 
 // Test-runner distillers (issue 3 §1-2). Each one drops the lines of
@@ -487,7 +489,7 @@ func dropEmptyGroups(d *dctx) {
 		return k
 	}
 	for i := d.n() - 1; i >= 0; i-- {
-		if !d.keep[i] || d.blank(i) || IsFailureLine(d.raw(i)) {
+		if !d.keep[i] || d.blank(i) || textline.IsFailureLine(d.raw(i)) {
 			continue
 		}
 		k := indent(i)
