@@ -150,8 +150,8 @@ type lineInfo struct {
 // Decide runs the guard and the ledger over one text for one reader. It is
 // pure: the same Request and View answers give byte-identical Decisions.
 // Rules (issue 2, REFERENCE.md §5): structured payloads never fold; output
-// under minLedgerInput never folds; under minWholeOutputFold with 80% seen
-// nothing folds; runs are maximal stretches of lines of one scope and one
+// under 264 bytes (minLedgerInput) never folds; under 1024 bytes
+// (minWholeOutputFold) with 80% seen nothing folds; runs are maximal stretches of lines of one scope and one
 // first source, blank lines inside a run travel with it, failure lines
 // never fold and split runs; a run folds only if it clears its bar; a
 // project fold never replaces the whole output and never reaches a reader
