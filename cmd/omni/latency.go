@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/omnictx/omni/internal/hostsetup"
 )
 
 // latencyRow is one payload size of `omni bench --latency`.
@@ -213,7 +215,7 @@ func runLatency(ctx context.Context, corpus []string, n int, home string, w io.W
 		args []string
 	}
 	clients := []client{{"omni hook", self, []string{"hook"}}}
-	if thin := hookBinary(self); thin != "" {
+	if thin := hostsetup.HookBinary(self); thin != "" {
 		clients = append(clients, client{"omni-hook", thin, nil})
 	}
 	// The last two rows measure memory more than time (issue 5 §4): a
