@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/omnictx/omni/internal/bench"
 )
 
 // TestKillLoopDuringReplay replays real corpus calls through `omni hook`
@@ -26,7 +28,7 @@ func TestKillLoopDuringReplay(t *testing.T) {
 	if len(files) == 0 {
 		t.Skip("../shared/corpus is absent")
 	}
-	recs, err := loadCorpus(files)
+	recs, err := bench.LoadCorpus(files)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +66,7 @@ func TestKillLoopDuringReplay(t *testing.T) {
 	handles := map[string]bool{}
 	replies := 0
 	for _, r := range recs {
-		payload, _ := benchPayload(r, "demo")
+		payload, _ := bench.Payload(r, "demo")
 		stdin, _ := json.Marshal(payload)
 		c := exec.Command(bin, "hook")
 		c.Env = env
