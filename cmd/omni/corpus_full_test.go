@@ -524,6 +524,7 @@ func fullAtoiSub(s string, loc []int, g int) int {
 // structured payloads are unchanged unless redacted; f) Read keeps its line
 // count.
 func TestCorpusFullPipelineOracle(t *testing.T) {
+	t.Parallel()
 	files := corpusFiles(t) // skips under -short or without the corpus
 	dir := t.TempDir()
 	home, out := filepath.Join(dir, "home"), filepath.Join(dir, "out.jsonl")

@@ -98,10 +98,17 @@ func sharedBench(t *testing.T) *benchRun {
 	return sharedBenchRun
 }
 
+// sharedStoreMu is held by each parallel test while it opens the shared
+// bench's store: one store is opened by one process and one owner at once.
+var sharedStoreMu sync.Mutex
+
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if sharedBenchRun != nil && sharedBenchRun.dir != "" {
 		os.RemoveAll(sharedBenchRun.dir)
+	}
+	if binDir != "" {
+		os.RemoveAll(binDir)
 	}
 	os.Exit(code)
 }
@@ -449,7 +456,10 @@ func (st *corpusOracle) check(o *bench.OutLine) {
 // would say "already shown"); d) no failure line is folded; e) structured
 // payloads are unchanged; f) Read keeps its line count; g) no call grows.
 func TestCorpusOracle(t *testing.T) {
+	t.Parallel()
 	br := sharedBench(t)
+	sharedStoreMu.Lock()
+	defer sharedStoreMu.Unlock()
 	outs := readBenchOut(t, br.out)
 	if len(outs) != br.rep.All.Calls {
 		t.Fatalf("--out has %d lines, the bench reported %d calls", len(outs), br.rep.All.Calls)
@@ -522,8 +532,11 @@ func violationCount(m map[string]int) int {
 // TestCorpusBenchDeterministic: two bench runs over the whole corpus into
 // fresh homes give byte-identical --out files.
 func TestCorpusBenchDeterministic(t *testing.T) {
+	t.Parallel()
+	// The second run goes first, so it overlaps the shared one (made by
+	// whichever parallel test asks first) on a second core.
+	second := corpusBench(corpusFiles(t), t.TempDir())
 	first := sharedBench(t)
-	second := corpusBench(first.files, t.TempDir())
 	if second.err != nil {
 		t.Fatalf("second bench: %v", second.err)
 	}
@@ -557,7 +570,10 @@ func TestCorpusBenchDeterministic(t *testing.T) {
 // TestCorpusReplayVerify: `omni replay --verify` over the bench store reruns
 // every invocation byte-identically, and compares one per corpus call.
 func TestCorpusReplayVerify(t *testing.T) {
+	t.Parallel()
 	br := sharedBench(t)
+	sharedStoreMu.Lock()
+	defer sharedStoreMu.Unlock()
 	ctx := context.Background()
 	svc, closeFn, err := openLocal(ctx, br.home, 5*time.Second)
 	if err != nil {

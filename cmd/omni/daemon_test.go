@@ -568,11 +568,7 @@ func TestDaemonBinaryStorm(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and spawns the omni binary")
 	}
-	bin := filepath.Join(t.TempDir(), "omni")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Skipf("cmd/omni does not build yet (needs main.go wiring newDaemonCmd): %v\n%s", err, out)
-	}
+	bin := filepath.Join(testBinary(t, false), "omni")
 	useSpawn(t, bin, nil, "daemon")
 
 	// First call with no daemon (spawn + store creation + ready), then a warm one.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -519,13 +518,5 @@ func TestPretoolCommand(t *testing.T) {
 // hostOmniBinary builds cmd/omni into a temporary directory.
 func hostOmniBinary(t *testing.T) string {
 	t.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skipf("go is needed to build omni: %v", err)
-	}
-	bin := filepath.Join(t.TempDir(), "omni")
-	if out, err := exec.Command(goBin, "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
+	return filepath.Join(testBinary(t, false), "omni")
 }

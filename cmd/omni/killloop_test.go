@@ -33,10 +33,7 @@ func TestKillLoopDuringReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "omni")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := filepath.Join(testBinary(t, false), "omni")
 	home := filepath.Join(dir, "home")
 	env := withoutEnv(append(os.Environ(), "OMNI_HOME="+home), "OMNI_NO_DAEMON")
 	t.Cleanup(func() {
