@@ -5,17 +5,37 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/omnictx/omni/events"
+	"github.com/omnictx/omni/events/jetstream"
 	"github.com/omnictx/omni/internal/bench"
 )
+
+// openBenchStore opens the store of home for omni bench; a daemon that owns
+// it is asked to stop first.
+func openBenchStore(ctx context.Context, home string) (events.Log, func() error, error) {
+	st, err := jetstream.Open(ctx, jetstream.Options{Dir: filepath.Join(home, "store"), LockWait: 0})
+	if errors.Is(err, jetstream.ErrLocked) {
+		// A daemon owns this home: ask it to stop, then take the store.
+		if _, serr := stopDaemon(ctx, home, 10*time.Second); serr == nil {
+			st, err = jetstream.Open(ctx, jetstream.Options{Dir: filepath.Join(home, "store"), LockWait: 10 * time.Second})
+		}
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, st.Close, nil
+}
 
 // benchFlags are omni bench's flags.
 type benchFlags struct {
@@ -118,7 +138,7 @@ Exit codes: 0 done; 2 a corpus file or the store could not be read.`,
 				return nil
 			}
 			rep, err := bench.Run(context.Background(), bench.Options{Corpus: o.corpus, Home: o.home, Out: o.out, LedgerOnly: o.ledgerOnly, Limit: o.limit,
-				StopDaemon: benchDaemon.Stop, MarkBusy: markBusy, Logf: homeLogf}, s.Err)
+				OpenStore: openBenchStore, MarkBusy: markBusy, Logf: homeLogf}, s.Err)
 			if err != nil {
 				return &exitError{code: 2, msg: "omni bench: " + err.Error()}
 			}

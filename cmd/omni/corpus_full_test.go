@@ -530,7 +530,7 @@ func TestCorpusFullPipelineOracle(t *testing.T) {
 	home, out := filepath.Join(dir, "home"), filepath.Join(dir, "out.jsonl")
 	ctx := context.Background()
 	t0 := time.Now()
-	rep, err := bench.Run(ctx, bench.Options{Corpus: files, Home: home, Out: out, MarkBusy: markBusy, Logf: homeLogf}, io.Discard)
+	rep, err := bench.Run(ctx, bench.Options{Corpus: files, Home: home, Out: out, OpenStore: openBenchStore, MarkBusy: markBusy, Logf: homeLogf}, io.Discard)
 	if err != nil {
 		t.Fatalf("bench: %v", err)
 	}

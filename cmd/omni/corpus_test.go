@@ -70,7 +70,7 @@ func corpusBench(files []string, parent string) *benchRun {
 	}
 	r.home, r.out = filepath.Join(r.dir, "home"), filepath.Join(r.dir, "out.jsonl")
 	t0 := time.Now()
-	r.rep, r.err = bench.Run(context.Background(), bench.Options{Corpus: files, Home: r.home, Out: r.out, LedgerOnly: true, MarkBusy: markBusy, Logf: homeLogf}, io.Discard)
+	r.rep, r.err = bench.Run(context.Background(), bench.Options{Corpus: files, Home: r.home, Out: r.out, LedgerOnly: true, OpenStore: openBenchStore, MarkBusy: markBusy, Logf: homeLogf}, io.Discard)
 	r.dur = time.Since(t0)
 	return r
 }

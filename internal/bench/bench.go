@@ -7,11 +7,9 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,7 +18,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
-	"github.com/omnictx/omni/events/jetstream"
+	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/hooks"
 	"github.com/omnictx/omni/pipeline"
 )
@@ -136,10 +134,10 @@ type Options struct {
 	LedgerOnly bool
 	// Limit stops after this many calls (0: all).
 	Limit int
-	// StopDaemon asks a daemon that owns Home's store to stop, waiting up
-	// to wait; the bench then takes the store. Nil: the bench fails when
-	// the store is locked.
-	StopDaemon func(ctx context.Context, home string, wait time.Duration) error
+	// OpenStore opens the store of home for the bench alone (cmd/omni: the
+	// store under home/store, after asking a daemon that holds it to stop)
+	// and returns its log and the function that closes it. Required.
+	OpenStore func(ctx context.Context, home string) (log events.Log, closeStore func() error, err error)
 	// MarkBusy marks home busy for what while the bench holds its store (so
 	// hooks fail open at once) and returns the function that unmarks it.
 	// Nil: nothing is marked.
@@ -304,17 +302,11 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 	} else if err := os.MkdirAll(home, 0o700); err != nil {
 		return nil, err
 	}
-	st, err := jetstream.Open(ctx, jetstream.Options{Dir: filepath.Join(home, "store"), LockWait: 0})
-	if errors.Is(err, jetstream.ErrLocked) {
-		// A daemon owns this home: ask it to stop, then take the store.
-		if o.StopDaemon != nil && o.StopDaemon(ctx, home, 10*time.Second) == nil {
-			st, err = jetstream.Open(ctx, jetstream.Options{Dir: filepath.Join(home, "store"), LockWait: 10 * time.Second})
-		}
-	}
+	st, closeStore, err := o.OpenStore(ctx, home)
 	if err != nil {
 		return nil, fmt.Errorf("open store in %s: %w", home, err)
 	}
-	defer st.Close()
+	defer closeStore()
 	// Hooks of this home fail open at once while the bench holds the store,
 	// instead of each waiting out its deadline.
 	if o.MarkBusy != nil {
