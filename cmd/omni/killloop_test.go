@@ -15,9 +15,12 @@ import (
 	"github.com/omnictx/omni/internal/bench"
 )
 
+// killLoopCalls is how many corpus calls the kill loop replays.
+const killLoopCalls = 60
+
 // TestKillLoopDuringReplay replays real corpus calls through `omni hook`
 // processes while the daemon is killed with SIGKILL every few hundred
-// milliseconds (issue 5 §3). Afterwards every recorded invocation replays
+// milliseconds. Afterwards every recorded invocation replays
 // byte for byte, and every handle a hook printed retrieves its bytes: no
 // acknowledged call is lost, no handle names missing bytes.
 func TestKillLoopDuringReplay(t *testing.T) {
@@ -32,6 +35,10 @@ func TestKillLoopDuringReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The first killLoopCalls calls of the file: each one may spawn a
+	// daemon that the loop kills, so every call is a race; the whole file
+	// (179 calls) took ten minutes on a busy two-core machine.
+	recs = recs[:min(len(recs), killLoopCalls)]
 	dir := t.TempDir()
 	bin := filepath.Join(testBinary(t, false), "omni")
 	home := filepath.Join(dir, "home")
@@ -89,6 +96,9 @@ func TestKillLoopDuringReplay(t *testing.T) {
 	t.Logf("%d calls, %d replies, %d handles, %d daemons killed", len(recs), replies, len(handles), killed)
 	if killed == 0 {
 		t.Fatal("no daemon was killed: the loop tested nothing")
+	}
+	if len(handles) == 0 {
+		t.Fatal("no hook printed a handle: the loop checked no archive")
 	}
 	for h := range handles {
 		c := exec.Command(bin, "retrieve", h)
