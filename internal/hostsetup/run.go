@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/omnictx/omni/internal/shellcmd"
 )
 
 // hostDirs are the directories whose presence says a host is installed.
@@ -247,7 +249,7 @@ func binariesIn(src []byte) []string {
 			return
 		}
 		if shell {
-			w := shellWords(s)
+			w := shellcmd.Split(s)
 			switch {
 			case len(w) >= 1 && filepath.Base(w[0]) == HookBinaryName:
 				s = w[0]
