@@ -15,12 +15,21 @@ import (
 	"github.com/omnictx/omni/pipeline"
 )
 
-// HostOutputCap is Claude Code's inline output cap, in characters: at or
-// above it the host persists the output to a file, shows the model a short
-// preview and ignores a rewrite (HOSTS.md §1.8; REFERENCE.md §2.3 rule 5,
+// HostOutputCap is Claude Code's inline output cap, in characters, measured
+// on a Bash result's stdout alone (stderr is not counted): at or above it
+// the host cuts stdout at exactly this many characters, adds
+// persistedOutputPath to the hook payload, persists the output to a file
+// and shows the model a ~2 KB preview (measured on Claude Code 2.1.328,
+// ../shared/design/HOSTS.md §1.13; REFERENCE.md §2.3 rule 5,
 // fajarhide/omni#212). omni leaves such output alone and records none of it
-// as delivered, since the model saw only the preview.
+// as delivered, since the model saw only the preview. A rewrite of this many
+// characters or more is persisted again, so omni never replies with one.
 const HostOutputCap = 30000
+
+// ReasonHostCapReply: the output is shown whole, but a rewrite of it would
+// still be HostOutputCap characters or more, which the host would persist
+// and show as a preview: it is delivered unchanged (and recorded).
+const ReasonHostCapReply = "host-cap:reply"
 
 // MaxInput is the largest hook stdin omni reads, in bytes (REFERENCE.md
 // §10, MAX_INPUT = 16 MiB). Larger input passes through untouched.
@@ -231,6 +240,10 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 		inv.Invoked.Params = withParam(inv.Invoked.Params, "ledger_only", "1")
 	}
 	dec, evs := e.decide(d, inv.ID)
+	if host == HostClaudeCode && dec.Text != res.Raw && render != nil && d.req.NoFold == "" && utf8.RuneCountInString(dec.Text) >= HostOutputCap {
+		d.req.NoFold = ReasonHostCapReply
+		dec, evs = e.decide(d, inv.ID)
+	}
 	changed := dec.Text != res.Raw
 	var reply []byte
 	if changed && render != nil {
@@ -317,6 +330,8 @@ func (e *Engine) toolDelivery(d delivery, p ccPayload, in HookInput) (delivery, 
 			_ = json.Unmarshal(raw, &stderr)
 		}
 		text := joinOutErr(stdout, stderr)
+		// The host caps stdout alone: a long stderr beside a short stdout
+		// is still shown inline.
 		cmd := sourceOf("Bash", p.ToolInput)
 		if isOmniExec(cmd) {
 			// `omni exec` (the PreToolUse rewrite) already decided and
@@ -326,7 +341,7 @@ func (e *Engine) toolDelivery(d delivery, p ccPayload, in HookInput) (delivery, 
 		d.source = cmd
 		d.lineSource = fileSource(cmd) // a plain file read: the file is the lines' source
 		d.req = pipeline.Request{Text: text, Source: lineSourceOr(d.lineSource, cmd)}
-		if overHostCap(text, resp) {
+		if overHostCap(stdout, resp) {
 			d.unrecorded, d.reason = true, "host-cap"
 			return d, nil, true
 		}
@@ -395,7 +410,9 @@ func (e *Engine) toolDelivery(d delivery, p ccPayload, in HookInput) (delivery, 
 	return d, nil, false
 }
 
-// overHostCap reports text the host will not show inline (HostOutputCap).
+// overHostCap reports text the host will not show inline (HostOutputCap):
+// the payload carries persistedOutputPath, or the text (a Bash result's
+// stdout alone) has HostOutputCap characters or more.
 func overHostCap(text string, resp map[string]json.RawMessage) bool {
 	if _, persisted := resp["persistedOutputPath"]; persisted {
 		return true

@@ -189,8 +189,14 @@ func Shorten(req ShortenRequest) ShortenResult {
 		res.Reason = "structured:" + string(k)
 		if res.Redacted > 0 {
 			// No marker line: it would break the payload's syntax. The
-			// values themselves read [REDACTED].
+			// values themselves read [REDACTED]. A table or YAML document
+			// that the masks made longer than its raw output gets the
+			// marker line after all: output never grows without saying why,
+			// and a line above rows is still read as rows.
 			res.Text, res.Changed = body, true
+			if len(body) > len(raw) && (k == KindCSV || k == KindTSV || k == KindYAML) {
+				res.Text = redactionMarker(res.Redacted) + "\n" + body
+			}
 		}
 		return res
 	}
