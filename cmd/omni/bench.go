@@ -107,6 +107,17 @@ type benchReport struct {
 	// UnrewritableRepeat is the repetition in outputs no hook may rewrite:
 	// the failure path (PostToolUseFailure) and the host's inline cap.
 	UnrewritableRepeat int64 `json:"unrewritable_repeat_bytes"`
+	// UnrewritableByReason splits UnrewritableRepeat: "failed" (the failure
+	// path, whose rewrite Claude Code ignores), "host-cap" (stdout of 30,000
+	// characters or more, persisted by the host) and "host-cap:reply" (a
+	// rewrite that would itself reach the cap).
+	UnrewritableByReason map[string]int64 `json:"unrewritable_repeat_bytes_by_reason"`
+	// RewritableRepeat = RepeatBytes - UnrewritableRepeat: the repetition
+	// in outputs the host lets a hook rewrite. CaptureRewritableAllPct is
+	// the share of it session and project folds saved; capture is a
+	// figure, not a gate (issue 11 §10).
+	RewritableRepeat        int64   `json:"rewritable_repeat_bytes"`
+	CaptureRewritableAllPct float64 `json:"capture_rewritable_all_pct"`
 	// CaptureSessionPct = SessionFoldSaved / RepeatBytes;
 	// CaptureRewritablePct = SessionFoldSaved / (RepeatBytes - UnrewritableRepeat);
 	// CaptureLedgerPct = (SessionFoldSaved + ProjectFoldSaved) / RepeatBytes.
@@ -410,7 +421,7 @@ func runBench(ctx context.Context, o benchOptions, progress io.Writer) (*benchRe
 		defer outF.Close() // second close after the checked one below is harmless
 		outW = bufio.NewWriterSize(outF, 1<<20)
 	}
-	rep := &benchReport{Files: o.corpus, Home: o.home, ByTool: map[string]*benchBucket{}, BySource: map[string]*benchBucket{},
+	rep := &benchReport{Files: o.corpus, Home: o.home, ByTool: map[string]*benchBucket{}, UnrewritableByReason: map[string]int64{}, BySource: map[string]*benchBucket{},
 		FoldsByKind: map[string]int{}, Uncaptured: map[string]int64{}, LedgerOnly: o.ledgerOnly}
 	var bar *progressbar.ProgressBar
 	if f, ok := progress.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
@@ -474,8 +485,9 @@ func runBench(ctx context.Context, o benchOptions, progress io.Writer) (*benchRe
 				}
 			}
 		}
-		if res.Reason == "failed" || res.Reason == "host-cap" {
+		if res.Reason == "failed" || res.Reason == "host-cap" || res.Reason == hooks.ReasonHostCapReply {
 			rep.UnrewritableRepeat += repeat
+			rep.UnrewritableByReason[res.Reason] += repeat
 		}
 		var handles []string
 		var sessSaved, projSaved int64
@@ -567,6 +579,8 @@ func runBench(ctx context.Context, o benchOptions, progress io.Writer) (*benchRe
 	rep.CaptureSessionPct = pct(rep.SessionFoldSaved, rep.All.RepeatBytes)
 	rep.CaptureRewritablePct = pct(rep.SessionFoldSaved, rep.All.RepeatBytes-rep.UnrewritableRepeat)
 	rep.CaptureLedgerPct = pct(rep.SessionFoldSaved+rep.ProjectFoldSaved, rep.All.RepeatBytes)
+	rep.RewritableRepeat = rep.All.RepeatBytes - rep.UnrewritableRepeat
+	rep.CaptureRewritableAllPct = pct(rep.SessionFoldSaved+rep.ProjectFoldSaved, rep.RewritableRepeat)
 	sort.Slice(durs, func(i, j int) bool { return durs[i] < durs[j] })
 	if len(durs) > 0 {
 		rep.PipelineP50 = float64(durs[len(durs)/2].Microseconds()) / 1000
@@ -600,6 +614,9 @@ func printBench(w io.Writer, r *benchReport) {
 	fmt.Fprintf(w, "ledger: session folds saved %d B (%.1f%% of the repetition, %.1f%% of the rewritable repetition); project folds saved %d B more (%.1f%% with both); other stages %d B\n",
 		r.SessionFoldSaved, r.CaptureSessionPct, r.CaptureRewritablePct, r.ProjectFoldSaved, r.CaptureLedgerPct,
 		r.All.BytesSaved-r.SessionFoldSaved-r.ProjectFoldSaved)
+	fmt.Fprintf(w, "capture (a figure, not a gate): the host lets a hook rewrite %d B of the repetition, of which folds saved %.1f%% (session %.1f%%); it does not let one rewrite %d B (failure path %d B, host cap %d B, rewrite over the cap %d B): 0%% there by the host's rules\n",
+		r.RewritableRepeat, r.CaptureRewritableAllPct, r.CaptureRewritablePct, r.UnrewritableRepeat,
+		r.UnrewritableByReason["failed"], r.UnrewritableByReason["host-cap"], r.UnrewritableByReason[hooks.ReasonHostCapReply])
 	row := func(name string, b *benchBucket) {
 		fmt.Fprintf(w, "  %-26s %6d calls %11d B raw %6.1f%% saved  repetition %10d B  captured: session %5.1f%%, +project %5.1f%%  folds %d\n",
 			name, b.Calls, b.RawBytes, pct(b.BytesSaved, b.RawBytes), b.RepeatBytes,
