@@ -25,8 +25,9 @@ const (
 	// FailAnywhere: Text occurs anywhere in the line.
 	FailAnywhere
 	// FailVerdict: Text is a word used as a verdict: not glued to an
-	// identifier byte [A-Za-z0-9_] or a hyphen on either side (so
-	// "failure_count" and "--fail-fast" are not verdicts), the line does not
+	// identifier byte [A-Za-z0-9_] on either side and not an option name
+	// after "-" or "--" (so "failure_count" and "--fail-fast" are not
+	// verdicts, while "pdf-failed-diff.png" is), the line does not
 	// start with a pass glyph (✓, ✔, ✅), and the count adjacent to it is not
 	// zero ("0 failures", "failed: 0", "# fail 0" are not verdicts).
 	FailVerdict
@@ -158,14 +159,14 @@ func IsFailureLine(line string) bool {
 // failIsCounted reports whether a FailCounted word starts at t[i], stands
 // alone, and has a non-zero count just before it ("2 errors").
 func failIsCounted(t string, i int) bool {
-	if i > 0 && failIsWordGlue(t[i-1]) {
+	if failGluedBefore(t, i) {
 		return false
 	}
 	for _, w := range failCounted {
 		if !failHasAt(t, i, w) {
 			continue
 		}
-		if end := i + len(w); end < len(t) && failIsWordGlue(t[end]) {
+		if end := i + len(w); end < len(t) && failIsIdent(t[end]) {
 			continue
 		}
 		k := failSkipBlanksBack(t, i)
@@ -178,9 +179,25 @@ func failIsCounted(t string, i int) bool {
 	return false
 }
 
-// failIsWordGlue reports a byte that makes a word part of a longer one: an
-// identifier byte or a hyphen ("failure_count", "--fail-fast", "fail-safe").
-func failIsWordGlue(c byte) bool { return c == '-' || failIsIdent(c) }
+// failGluedBefore reports whether the word at t[i] is part of a longer one:
+// an identifier byte before it ("preserves_failed"), or it is the name of a
+// command-line option, after "-" or "--" at the start of a word
+// ("--fail-fast", "--fail-under=100", "-failfast"). A hyphen inside a name
+// ("sync-fail", "pdf-failed-diff.png") does not glue: such a name may well
+// report a failure.
+func failGluedBefore(t string, i int) bool {
+	if i == 0 {
+		return false
+	}
+	if failIsIdent(t[i-1]) {
+		return true
+	}
+	j := i
+	for j > 0 && t[j-1] == '-' && i-j < 2 {
+		j--
+	}
+	return j < i && (j == 0 || failIsHSpace(t[j-1]) || t[j-1] == '=' || t[j-1] == '"' || t[j-1] == '\'')
+}
 
 // failHasAt reports whether t holds the lowercase ASCII pattern p at byte i,
 // ignoring ASCII case.
@@ -218,12 +235,12 @@ func failIsHSpace(c byte) bool { return c == ' ' || c == '\t' }
 // (FailVerdict: fail, failed, failure, failures, failing), not glued to an
 // identifier byte or a hyphen, whose adjacent count is not zero.
 func failIsVerdict(t string, i int) bool {
-	if i > 0 && failIsWordGlue(t[i-1]) {
+	if failGluedBefore(t, i) {
 		return false
 	}
 	end := -1
 	for _, suf := range failVerdictSuffix {
-		if e := i + 4 + len(suf); failHasAt(t, i+4, suf) && (e == len(t) || !failIsWordGlue(t[e])) {
+		if e := i + 4 + len(suf); failHasAt(t, i+4, suf) && (e == len(t) || !failIsIdent(t[e])) {
 			end = e
 			break
 		}

@@ -103,7 +103,11 @@ var failureCases = []failureCase{
 	{"failure_count=3", false}, // an identifier, not a verdict
 	{"go test --fail-fast ./...", false},
 	{"pytest --maxfail=1 -x", false},
-	{"fail-safe defaults", false},
+	{"fail-safe defaults", true}, // a hyphen inside a name does not glue
+	{"result_images/test_image/mask_image_pdf-failed-diff.png", true},
+	{"diff-cover --fail-under=100 --compare-branch=origin/master", false},
+	{"go test -failfast ./...", false},
+	{"tox -e py --fail-fast", false},
 	{"onFailure handler registered", false},
 	{"FAIL src/app.test.js", true},
 	{"✖ 3 problems (3 errors, 0 warnings)", true},
@@ -198,7 +202,7 @@ func TestFailureVocabularyEntries(t *testing.T) {
 			yes = []string{m.Text, "x " + strings.ToUpper(m.Text) + " y"}
 		case FailVerdict:
 			yes = []string{"3 " + m.Text, strings.ToUpper(m.Text) + ": x", m.Text + ": 2"}
-			no = []string{"0 " + m.Text, m.Text + ": 0", m.Text + "_count=1", "--" + m.Text + "-fast", "✓ " + m.Text}
+			no = []string{"0 " + m.Text, m.Text + ": 0", m.Text + "_count=1", "x --" + m.Text + "-fast", "-" + m.Text, "✓ " + m.Text}
 		case FailCounted:
 			yes = []string{"2 " + m.Text, "found 1 " + m.Text + "."}
 			no = []string{m.Text, "0 " + m.Text, "no " + m.Text + " found", m.Text + "s1 2"}
