@@ -297,6 +297,9 @@ func (e *Engine) decide(d delivery, call string) (pipeline.Decision, []events.Ev
 		sq := *d.shorten
 		sq.Text = raw
 		sq.KeepSecrets = e.opt.KeepSecrets || d.keepSecrets
+		// A retrieve's debt binds the first-seen stages too: an output
+		// holding the lines the reader asked for is not distilled or cut.
+		sq.Owed = holdsDebt(v.Debts(), raw)
 		r := pipeline.Shorten(sq)
 		sr = &r
 		if r.Changed {
@@ -510,6 +513,34 @@ func (e *Engine) BlockInfo(h string) (lines, bytes int, ok bool) {
 	defer e.mu.Unlock()
 	b, ok := e.ledger.Block(h)
 	return b.Lines, b.Bytes, ok
+}
+
+// holdsDebt reports whether text holds every line of one of the debts (a
+// block the reader retrieved and is owed whole once).
+func holdsDebt(debts []pipeline.Debt, text string) bool {
+	if len(debts) == 0 {
+		return false
+	}
+	held := map[uint64]bool{}
+	for _, l := range pipeline.SplitLines(nil, text) {
+		held[l.Key] = true
+	}
+	for _, d := range debts {
+		if len(d.Keys) == 0 {
+			continue
+		}
+		all := true
+		for _, k := range d.Keys {
+			if !held[k] {
+				all = false
+				break
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	return false
 }
 
 // blockKeys returns the keys of a block's non-blank lines, each once, in

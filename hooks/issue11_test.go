@@ -204,3 +204,47 @@ func TestHookHandleOnlyWhenReadable(t *testing.T) {
 	}
 	_ = pipeline.HandleOf
 }
+
+// TestHookRetrieveOwesFirstSeenCut (issue 11 §3, every path): after the
+// reader retrieves the handle of a distiller's cut, the next delivery of
+// that output carries the retrieved lines whole (only redaction runs), once;
+// the one after is distilled again. Red without ShortenRequest.Owed.
+func TestHookRetrieveOwesFirstSeenCut(t *testing.T) {
+	ctx := context.Background()
+	e := i11Engine(t, memlog.New())
+	var b strings.Builder
+	for i := 0; i < 60; i++ {
+		fmt.Fprintf(&b, "=== RUN   TestHandler%02d\n--- PASS: TestHandler%02d (0.00s)\n", i, i)
+	}
+	b.WriteString("PASS\nok  \texample.com/app/handlers\t0.412s\n")
+	out := b.String()
+	r1 := i11Hook(t, e, bashPayload("s1", "", "go test -v ./handlers", out))
+	hs := regexpHandles(r1.Delivered)
+	if r1.Reply == nil || len(hs) == 0 {
+		t.Skipf("the distiller did not cut this output (reason %q): nothing to owe", r1.Reason)
+	}
+	blk, err := e.Retrieve(ctx, hs[0], events.Reader{Session: "s1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2 := i11Hook(t, e, bashPayload("s1", "", "go test -v ./handlers", out))
+	for _, ln := range nonBlank(string(blk)) {
+		if !containsLine(r2.Delivered, ln) {
+			t.Fatalf("after the retrieve, %q was cut again:\n%s", ln, r2.Delivered)
+		}
+	}
+	// (The text is whole but the ledger may fold what this reader was
+	// already shown; the retrieved lines themselves are not folded.)
+	r3 := i11Hook(t, e, bashPayload("s1", "", "go test -v ./handlers", out))
+	if r3.Delivered == out {
+		t.Fatal("the debt was not paid: the repeat is still whole")
+	}
+}
+
+func regexpHandles(s string) []string {
+	var out []string
+	for _, m := range propHandleRE.FindAllStringSubmatch(s, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}

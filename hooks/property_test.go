@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -29,6 +30,8 @@ var propFailures = []string{
 	"make: *** [Makefile:12: test] Error 2",
 	"  3 failing",
 }
+
+var propHandleRE = regexp.MustCompile(`omni retrieve ([0-9a-f]{16})`)
 
 // propChunks builds the pool outputs are drawn from: runs of ordinary lines
 // (some shared between chunks, so runs split and sources differ), and
@@ -60,9 +63,9 @@ func propChunks(r *rand.Rand) []string {
 //
 //  1. no output is only markers when one of its markers is project scope;
 //  2. no failure line (the vocabulary table) is inside a fold;
-//  3. after a reader retrieves a handle, the next delivery to it whose text
-//     holds all of the block's lines delivers them (ledger only: the text
-//     decided is the raw one); the repeat after that may fold again.
+//  3. after a reader retrieves a handle (of a ledger fold or a first-seen
+//     cut), the next delivery to it whose text holds all of the block's
+//     lines delivers them; the repeat after that may fold again.
 func TestPropertyRandomSessions(t *testing.T) {
 	for _, l := range propFailures {
 		if !pipeline.IsFailureLine(l) {
@@ -140,7 +143,17 @@ func propSession(t *testing.T, seed uint64, ledgerOnly bool, n *propCounts) {
 		}
 		out := text.String()
 		var stdin []byte
-		if r.IntN(3) == 0 {
+		if r.IntN(6) == 0 {
+			// A verbose test run a distiller cuts (full mode): its handle
+			// names a first-seen cut.
+			var g strings.Builder
+			for i := 0; i < 40; i++ {
+				fmt.Fprintf(&g, "=== RUN   TestCase%02d\n--- PASS: TestCase%02d (0.00s)\n", i+first, i+first)
+			}
+			g.WriteString("PASS\nok  \texample.com/app/pkg\t0.101s\n")
+			out = g.String()
+			stdin = bashPayload(rd.session, rd.agent, "go test -v ./pkg", out)
+		} else if r.IntN(3) == 0 {
 			path := fmt.Sprintf("/home/dev/proj/file_%d.go", first%4)
 			p := map[string]any{"session_id": rd.session, "cwd": "/home/dev/proj", "hook_event_name": "PostToolUse", "tool_name": "Read",
 				"tool_input": map[string]any{"file_path": path},
@@ -176,8 +189,9 @@ func propSession(t *testing.T, seed uint64, ledgerOnly bool, n *propCounts) {
 		if ledgerOnly && len(res.Folds) > 0 && onlyMarkersWithProject(e, rd, res.Raw) {
 			n.dropped++
 		}
-		if ledgerOnly {
-			// 3. Every owed block whose lines the raw text holds arrives whole.
+		{
+			// 3. Every owed block whose lines the raw text holds arrives
+			// whole (in full mode too: the first-seen stages see the debt).
 			var still []string
 			for _, blk := range owed[rd] {
 				if !holdsLines(out, blk) {
@@ -193,9 +207,11 @@ func propSession(t *testing.T, seed uint64, ledgerOnly bool, n *propCounts) {
 			}
 			owed[rd] = still
 		}
+		// Every handle printed (ledger folds and first-seen cuts) may be
+		// retrieved next.
 		lastHandles[rd] = nil
-		for _, f := range res.Folds {
-			lastHandles[rd] = append(lastHandles[rd], f.Handle)
+		for _, m := range propHandleRE.FindAllStringSubmatch(res.Delivered, -1) {
+			lastHandles[rd] = append(lastHandles[rd], m[1])
 		}
 	}
 }
