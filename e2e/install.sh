@@ -15,6 +15,9 @@ pins=(
   "codex @openai/codex@0.169.0"
   "gemini-cli @google/gemini-cli@0.61.0"
   "opencode opencode-ai@1.18.33"
+  # OpenCode installs its plugin API into its config directory at start
+  # (over a minute); the tests link this copy there instead.
+  "opencode-config @opencode-ai/plugin@1.18.33"
 )
 
 status=0
@@ -27,7 +30,7 @@ for p in "${pins[@]}"; do
   fi
   rm -rf "$dir"; mkdir -p "$dir"
   echo "e2e: installing $spec"
-  if npm install --silent --no-audit --no-fund --ignore-scripts --prefix "$dir" "$spec" >"$dir/install.log" 2>&1; then
+  if npm install --silent --no-audit --no-fund --ignore-scripts --save-exact --prefix "$dir" "$spec" >"$dir/install.log" 2>&1; then
     echo "$spec" > "$dir/.installed"
   else
     echo "e2e: warning: could not install $spec (see $dir/install.log); its test will skip"

@@ -108,6 +108,9 @@ func (m *mock) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	m.mu.Lock()
 	m.reqs = append(m.reqs, request{Path: r.URL.Path, Body: body})
 	m.mu.Unlock()
+	if os.Getenv("E2E_DEBUG") != "" {
+		m.t.Logf("%s mock: %s %s %d bytes", time.Now().Format("15:04:05.000"), r.Method, r.URL.Path, len(body))
+	}
 	m.respond(w, r, body)
 }
 
@@ -181,6 +184,12 @@ func newSandbox(t *testing.T, extraPath ...string) *sandbox {
 		"NO_COLOR=1",
 	}
 	writeScriptFiles(t, s.project)
+	// Hosts that run commands in a login shell (Codex: bash -lc) take PATH
+	// from the profile: omni is on it there too, as after an install.
+	profile := "export PATH=\"" + binDir + ":$PATH\"\n"
+	if err := os.WriteFile(filepath.Join(s.home, ".profile"), []byte(profile), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() {
 		// The daemon exits when its home disappears; stop it now so
 		// nothing outlives the test.

@@ -7,7 +7,11 @@ package hooks
 // shared with Claude Code.
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -27,10 +31,11 @@ const (
 
 // hostPayload holds the keys that tell the hosts apart.
 type hostPayload struct {
-	HookEventName string          `json:"hook_event_name"`
-	TurnID        json.RawMessage `json:"turn_id"`
-	Host          string          `json:"host"`
-	Timestamp     json.RawMessage `json:"timestamp"`
+	HookEventName  string          `json:"hook_event_name"`
+	TurnID         json.RawMessage `json:"turn_id"`
+	Host           string          `json:"host"`
+	Timestamp      json.RawMessage `json:"timestamp"`
+	TranscriptPath string          `json:"transcript_path"`
 }
 
 // geminiEvents are hook event names only Gemini CLI sends.
@@ -58,6 +63,8 @@ func detectHost(p hostPayload) string {
 	case geminiEvents[p.HookEventName]:
 		return HostGemini
 	case len(p.TurnID) > 0 && string(p.TurnID) != "null":
+		return HostCodex
+	case strings.HasPrefix(filepath.Base(p.TranscriptPath), "rollout-") && strings.HasSuffix(p.TranscriptPath, ".jsonl"):
 		return HostCodex
 	case len(p.Timestamp) > 0 && !claudeToolEvents[p.HookEventName]:
 		// Gemini's tool events have names of their own; a timestamp on a
@@ -102,13 +109,18 @@ func (e *Engine) hostDelivery(host string, d delivery, p ccPayload, in HookInput
 }
 
 // codexDelivery: Codex reports every shell tool as tool_name "Bash" with
-// tool_input {"command": …}; tool_response is untyped (a string of output
-// in the versions checked; an object with stdout/stderr/output and
-// exit_code is accepted too). The only replacement Codex applies is
-// {"decision":"block","reason":TEXT}: the reason becomes the tool result the
-// model reads. Caveats (HOSTS.md §2): some Codex versions frame it as a
-// failed call, the TUI marks the hook "Blocked" and still shows the raw
-// output, nested code-mode calls ignore it.
+// tool_input {"command": …}; tool_response is untyped (a bare string of
+// stdout and stderr merged, with no exit code, on 0.169.0; an object with
+// stdout/stderr/output and exit_code is accepted too). A failing command
+// fires the same PostToolUse, so a string result is shortened only when
+// the exit code was found where Codex keeps it (p.hostExit, from its
+// session file) and is 0; unknown means the output may be failing and it
+// passes whole. The only replacement Codex applies is
+// {"decision":"block","reason":TEXT}: TEXT becomes the whole tool result
+// the model reads, replacing Codex's own "Process exited with code N"
+// header, so the reply writes that header itself. Caveats (HOSTS.md §2):
+// the TUI marks the hook "Blocked" and still shows the raw output; nested
+// code-mode calls ignore it.
 func codexDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(string) ([]byte, error), bool) {
 	if p.ToolName != "Bash" {
 		return d, nil, false
@@ -116,6 +128,11 @@ func codexDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(string
 	text, failed, ok := shellText(p.ToolResponse)
 	if !ok {
 		return d, nil, false
+	}
+	code, known := 0, false
+	if p.hostExit != nil {
+		code, known = *p.hostExit, true
+		failed = failed || code != 0
 	}
 	cmd := sourceOf("Bash", p.ToolInput)
 	d.source = cmd
@@ -127,19 +144,77 @@ func codexDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(string
 		return d, nil, false
 	}
 	d.req.NoFold = noFoldReason(cmd, in.Passthrough, text, p.ToolResponse)
-	return d, codexReply, true
+	var s string
+	if d.req.NoFold == "" && json.Unmarshal(p.ToolResponse, &s) == nil && !known {
+		d.req.NoFold = "exit-unknown"
+	}
+	return d, codexReply(code), true
 }
 
-// codexReply renders Codex's replacement: {"decision":"block","reason":t}.
-func codexReply(t string) ([]byte, error) {
-	b, err := marshal(struct {
-		Decision string `json:"decision"`
-		Reason   string `json:"reason"`
-	}{"block", t})
-	if err != nil {
-		return nil, err
+// codexExitCode finds the exit code Codex recorded for the call callID in
+// its session file (transcript_path, JSON lines): the "item_completed"
+// event whose item has that id and an exit_code. Codex writes it before
+// the PostToolUse hook runs (10 of 10 calls on 0.169.0, undocumented). Only
+// the file's last 8 MiB are read; ok is false when nothing is found.
+func codexExitCode(path, callID string) (code int, ok bool) {
+	if path == "" || callID == "" {
+		return 0, false
 	}
-	return append(b, '\n'), nil
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	const window = 8 << 20
+	if st, err := f.Stat(); err == nil && st.Size() > window {
+		if _, err := f.Seek(st.Size()-window, io.SeekStart); err != nil {
+			return 0, false
+		}
+	}
+	b, err := io.ReadAll(io.LimitReader(f, window))
+	if err != nil {
+		return 0, false
+	}
+	id, _ := json.Marshal(callID)
+	lines := bytes.Split(b, []byte{'\n'})
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := lines[i]
+		if !bytes.Contains(l, id) || !bytes.Contains(l, []byte(`"exit_code"`)) {
+			continue
+		}
+		var ev struct {
+			Payload struct {
+				Type string `json:"type"`
+				Item struct {
+					ID       string `json:"id"`
+					ExitCode *int   `json:"exit_code"`
+				} `json:"item"`
+			} `json:"payload"`
+		}
+		if json.Unmarshal(l, &ev) == nil && ev.Payload.Item.ID == callID && ev.Payload.Item.ExitCode != nil {
+			return *ev.Payload.Item.ExitCode, true
+		}
+	}
+	return 0, false
+}
+
+// paramHostExit names the Invoked param that records an exit code read
+// outside the payload (codexExitCode), for replays.
+const paramHostExit = "host_exit_code"
+
+// codexReply renders Codex's replacement {"decision":"block","reason":R},
+// R being Codex's own exit header for code then t.
+func codexReply(code int) func(string) ([]byte, error) {
+	return func(t string) ([]byte, error) {
+		b, err := marshal(struct {
+			Decision string `json:"decision"`
+			Reason   string `json:"reason"`
+		}{"block", "Process exited with code " + strconv.Itoa(code) + "\nOutput:\n" + t})
+		if err != nil {
+			return nil, err
+		}
+		return append(b, '\n'), nil
+	}
 }
 
 // shellText reads a shell result that is a string, or an object with

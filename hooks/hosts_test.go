@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -385,6 +387,7 @@ func checkOpenCode(reply []byte, _ map[string]any) error {
 
 func TestHostRepliesMatchSchemas(t *testing.T) {
 	long := longText("row", 60)
+	codexOK, codexFile := codexWithExit(t, hostsCodexBash, 0)
 	globNames := strings.Split(strings.TrimSuffix(longText("/home/u/proj/pkg/file", 60), "\n"), "\n")
 	cases := []struct {
 		name, payload, path string
@@ -417,8 +420,14 @@ func TestHostRepliesMatchSchemas(t *testing.T) {
 			func(r map[string]any) string {
 				return r["hookSpecificOutput"].(map[string]any)["updatedToolOutput"].(map[string]any)["result"].(string)
 			}},
-		{"codex-bash", hostsCodexBash, "tool_response", long, HostCodex, checkCodex,
-			func(r map[string]any) string { return r["reason"].(string) }},
+		{"codex-bash", codexOK, "tool_response", long, HostCodex, checkCodex,
+			func(r map[string]any) string {
+				reason := r["reason"].(string)
+				if !strings.HasPrefix(reason, "Process exited with code 0\nOutput:\n") {
+					t.Errorf("the Codex reply lost the exit header: %q", reason)
+				}
+				return reason
+			}},
 		{"gemini-shell", hostsGeminiShell, "tool_response.llmContent", long, HostGemini, checkGemini,
 			func(r map[string]any) string { return r["hookSpecificOutput"].(map[string]any)["tool_output"].(string) }},
 		{"opencode-bash", hostsOpenCodeBash, "tool_response.output", long, HostOpenCode, checkOpenCode,
@@ -466,6 +475,10 @@ func TestHostRepliesMatchSchemas(t *testing.T) {
 			batch, _ := log.Get(context.Background(), last-1)
 			if batch[0].Invoked == nil || batch[0].Invoked.Host != c.host {
 				t.Fatalf("Invoked %+v", batch[0].Invoked)
+			}
+			// A replay reads the recorded exit code, not Codex's file.
+			if c.host == HostCodex {
+				_ = os.Remove(codexFile)
 			}
 			s, err := Verify(context.Background(), log, nil, nil)
 			if err != nil || s.Identical != s.Compared {
@@ -520,6 +533,9 @@ func TestHostFailuresNeverAnswered(t *testing.T) {
 		{"claude failure event", []byte(hostsClaudeFailure)},
 		{"claude bare string", withValue(t, hostsClaudeBash, "tool_response", "Error: Exit code 1\n"+long)},
 		{"codex exit code", withValue(t, hostsCodexBash, "tool_response", map[string]any{"stdout": long, "stderr": "", "exit_code": 2})},
+		// Codex 0.169.0: a bare string, the exit code only in its session file.
+		{"codex session file exit code", withValue(t, string(codexPayload(t, 3)), "tool_response", long)},
+		{"codex exit code unknown", withValue(t, hostsCodexBash, "tool_response", long)},
 		{"gemini error", withValue(t, hostsGeminiShell, "tool_response", map[string]any{"llmContent": long, "returnDisplay": "", "error": map[string]any{"message": "boom"}})},
 		{"gemini exit code", withValue(t, hostsGeminiShell, "tool_response.llmContent", long+"Exit Code: 1\n")},
 		{"opencode exit", withValue(t, hostsOpenCodeBash, "tool_response", map[string]any{"output": long, "exit": 1})},
@@ -622,7 +638,7 @@ func TestHostCompactionForgets(t *testing.T) {
 	long := longText("c", 60)
 	for _, c := range []struct{ payload, compact string }{
 		{hostsGeminiShell, `{"session_id":"gem-1","hook_event_name":"PreCompress","trigger":"auto","timestamp":"t"}`},
-		{hostsCodexBash, `{"session_id":"019a-codex","turn_id":"t","hook_event_name":"PreCompact","trigger":"auto"}`},
+		{string(codexPayload(t, 0)), `{"session_id":"019a-codex","turn_id":"t","hook_event_name":"PreCompact","trigger":"auto"}`},
 	} {
 		e, _ := newTestEngine(t)
 		path := "tool_response.llmContent"
@@ -686,5 +702,69 @@ func TestPreToolRewrite(t *testing.T) {
 	}
 	if PreToolRewrite([]byte(hostsClaudeBash), "omni") != nil {
 		t.Error("a PostToolUse payload was rewritten")
+	}
+}
+
+// codexWithExit returns payload with transcript_path naming a Codex session
+// file (rollout-*.jsonl, the shape Codex 0.169.0 writes) that records exit
+// code for the payload's call, and the file's path.
+func codexWithExit(t *testing.T, payload string, code int) (string, string) {
+	t.Helper()
+	var p struct {
+		ToolUseID string `json:"tool_use_id"`
+	}
+	if err := json.Unmarshal([]byte(payload), &p); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "rollout-2026-12-01T14-08-30-019a.jsonl")
+	item := map[string]any{"timestamp": "2026-12-01T14:08:31Z", "type": "event_msg", "payload": map[string]any{
+		"type": "item_completed", "item": map[string]any{"type": "CommandExecution", "id": p.ToolUseID,
+			"status": "completed", "aggregated_output": "…", "exit_code": code}}}
+	other := map[string]any{"type": "response_item", "payload": map[string]any{"type": "function_call_output", "call_id": p.ToolUseID, "output": "x"}}
+	var b []byte
+	for _, v := range []any{item, other} {
+		line, _ := json.Marshal(v)
+		b = append(append(b, line...), '\n')
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return string(withValue(t, payload, "transcript_path", path)), path
+}
+
+func codexPayload(t *testing.T, code int) []byte {
+	p, _ := codexWithExit(t, hostsCodexBash, code)
+	return []byte(p)
+}
+
+// Codex's SessionStart and SessionEnd carry no turn_id (0.169.0); its
+// session file's name tells it from Claude Code.
+func TestDetectCodexWithoutTurnID(t *testing.T) {
+	for _, f := range []string{"session-start.startup.json", "session-start.compact.json", "session-end.json"} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "shared", "hosts", "codex-cli-0.169.0", f))
+		if err != nil {
+			t.Skipf("../shared/hosts/codex-cli-0.169.0 is absent: %v", err)
+		}
+		if got := DetectHost(b); got != HostCodex {
+			t.Errorf("%s: DetectHost = %s, want %s", f, got, HostCodex)
+		}
+	}
+	claude := `{"session_id":"d7a1","transcript_path":"/home/u/.claude/projects/-home-u-proj/d7a1.jsonl","cwd":"/home/u/proj","hook_event_name":"SessionStart","source":"startup"}`
+	if got := DetectHost([]byte(claude)); got != HostClaudeCode {
+		t.Errorf("Claude SessionStart: DetectHost = %s", got)
+	}
+}
+
+// The exit code is read from the last matching record of Codex's session
+// file; none, or a file that is not there, is unknown.
+func TestCodexExitCode(t *testing.T) {
+	_, path := codexWithExit(t, hostsCodexBash, 3)
+	if code, ok := codexExitCode(path, "call_01"); !ok || code != 3 {
+		t.Errorf("codexExitCode = %d %v, want 3 true", code, ok)
+	}
+	for _, c := range [][2]string{{path, "call_02"}, {path, ""}, {"", "call_01"}, {path + ".gone", "call_01"}} {
+		if code, ok := codexExitCode(c[0], c[1]); ok {
+			t.Errorf("codexExitCode(%q, %q) = %d, want unknown", c[0], c[1], code)
+		}
 	}
 }

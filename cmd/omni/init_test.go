@@ -435,7 +435,7 @@ func TestInitCodexGeminiOpenCode(t *testing.T) {
 	if len(ch) != len(codexEntries) || ch["PostToolUse"][0]["matcher"] != "Bash" {
 		t.Fatalf("codex hooks: %v", ch)
 	}
-	if got, want := readFile(t, toml), origTOML+"\n[mcp_servers.omni]\ncommand = \"/opt/omni/bin/omni\"\nargs = [\"mcp\"]\n"; got != want {
+	if got, want := readFile(t, toml), origTOML+"\n[mcp_servers.omni]\ncommand = \"/opt/omni/bin/omni\"\nargs = [\"mcp\"]\nenv_vars = [\"OMNI_HOME\"]\n"; got != want {
 		t.Fatalf("config.toml:\n%s", got)
 	}
 	// Gemini: its own tool names, millisecond timeouts, the comment kept.
