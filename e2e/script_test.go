@@ -174,6 +174,9 @@ type hostFacts struct {
 	exitText func(code int) string
 	// sub and compaction: the host has them in this suite.
 	sub, compaction bool
+	// readFrame lists text the host wraps every read in, which a folded
+	// read must keep.
+	readFrame []string
 	// normalize removes what differs between two runs of the same call
 	// (Codex's chunk id and wall time); nil keeps the text.
 	normalize func(string) string
@@ -209,6 +212,13 @@ func checkRead(t *testing.T, read, base map[string]string, h hostFacts) {
 	}
 	whole("read1", srcText)
 	folded("read2", "read1")
+	for _, f := range h.readFrame {
+		for _, name := range []string{"read1", "read2"} {
+			if !strings.Contains(read[name], f) {
+				t.Errorf("%s: the host's frame %q is lost:\n%s", name, f, tail(read[name], 400))
+			}
+		}
+	}
 	whole("cat1", bigText)
 	folded("cat2", "cat1")
 	for _, f := range []string{"fail1", "fail2"} {

@@ -78,6 +78,8 @@ type ccPayload struct {
 	Timestamp      json.RawMessage `json:"timestamp"`
 	TranscriptPath string          `json:"transcript_path"`
 	ToolUseID      string          `json:"tool_use_id"`
+	// OriginalRequestName marks a Gemini tail call a hook asked for.
+	OriginalRequestName json.RawMessage `json:"original_request_name"`
 	// hostExit is the command's exit code where the host keeps it outside
 	// the payload (Codex: its session file); nil when unknown.
 	hostExit *int

@@ -9,12 +9,14 @@ package hooks
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/omnictx/omni/internal/shellcmd"
 )
@@ -86,9 +88,10 @@ func normalizeEvent(host, ev string) string {
 			return "PostToolUse"
 		case "BeforeTool":
 			return "PreToolUse"
-		case "PreCompress":
-			return "PreCompact"
 		}
+		// PreCompress is not mapped: Gemini CLI 0.61.0 fires it before every
+		// model request, compression or not, so it says nothing about what
+		// the model still holds (HOSTS.md §3.1).
 	}
 	return ev
 }
@@ -266,7 +269,10 @@ var geminiExit = regexp.MustCompile(`(?m)^Exit Code: (-?\d+)\s*$`)
 // geminiDelivery: AfterTool's tool_response is {llmContent, returnDisplay,
 // error?}; llmContent (a string) is what the model reads. A set error, or a
 // shell result stating a non-zero exit code, is the failure path. The
-// replacement is hookSpecificOutput.tool_output (plain text).
+// replacement is a deny with the text as reason (geminiReply). A result
+// over GeminiOutputCap characters is recorded as not shown: Gemini keeps
+// only its head and tail after the hook ran. A tail call a hook asked for
+// (original_request_name set) is left alone.
 func geminiDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(string) ([]byte, error), bool) {
 	kind, known := geminiTools[p.ToolName]
 	if !known {
@@ -282,6 +288,9 @@ func geminiDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(strin
 	var text string
 	if json.Unmarshal(resp.LLMContent, &text) != nil {
 		return d, nil, false // parts arrays and other shapes are left alone
+	}
+	if len(p.OriginalRequestName) > 0 {
+		return d, nil, false
 	}
 	src := sourceOf(p.ToolName, p.ToolInput)
 	d.source = src
@@ -304,18 +313,28 @@ func geminiDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(strin
 		}
 	}
 	d.req.NoFold = noFoldReason(cmd, in.Passthrough, text, p.ToolResponse)
+	if utf8.RuneCountInString(text) > GeminiOutputCap {
+		d.unrecorded, d.reason = true, "host-cap"
+	}
 	return d, geminiReply, true
 }
 
-// geminiReply renders {"hookSpecificOutput":{"hookEventName":"AfterTool","tool_output":t}}.
+// GeminiOutputCap is the longest tool result, in characters, Gemini CLI
+// hands the model whole: above it, 0.61.0 keeps the first 8,000 and the
+// last 32,000 characters and saves the rest to a file, after the AfterTool
+// hook has seen the whole text (measured, HOSTS.md §3.1).
+const GeminiOutputCap = 40000
+
+// geminiReply renders {"decision":"deny","reason":t}: Gemini CLI 0.61.0
+// hands the model {"error": t} in place of the tool's output. Its AfterTool
+// reads no tool_output key (measured: the reply was ignored); a deny is the
+// one reply that replaces the text without a second tool call, at the cost
+// of framing it as a failed call.
 func geminiReply(t string) ([]byte, error) {
-	type hso struct {
-		HookEventName string `json:"hookEventName"`
-		ToolOutput    string `json:"tool_output"`
-	}
 	b, err := marshal(struct {
-		HookSpecificOutput hso `json:"hookSpecificOutput"`
-	}{hso{"AfterTool", t}})
+		Decision string `json:"decision"`
+		Reason   string `json:"reason"`
+	}{"deny", t})
 	if err != nil {
 		return nil, err
 	}
@@ -359,7 +378,115 @@ func openCodeDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(str
 		}
 	}
 	d.req.NoFold = noFoldReason(cmd, in.Passthrough, text, p.ToolResponse)
+	if p.ToolName == "read" {
+		if r, ok := parseOpenCodeRead(text); ok {
+			// The ledger sees the file's own lines: a re-read folds, and so
+			// does a read of a file an earlier cat showed.
+			d.req.Text = r.body()
+			return d, func(t string) ([]byte, error) {
+				out, err := r.render(t)
+				if err != nil {
+					return nil, err
+				}
+				return openCodeReply(out)
+			}, true
+		}
+	}
 	return d, openCodeReply, true
+}
+
+// openCodeRead is an OpenCode 1.18.33 read result taken apart:
+// "<path>P</path>\n<type>file</type>\n<content>\n" (head), lines numbered
+// "N: " (the numbers in num, the text in lines), then the rest (tail:
+// "\n(End of file - total N lines)\n</content>" or a "use offset"
+// note). Measured, HOSTS.md §4.1.
+type openCodeRead struct {
+	head, tail string
+	num        []int
+	lines      []string
+}
+
+// parseOpenCodeRead takes a read result apart; ok is false for any other
+// shape (left whole by the caller's plain reply).
+func parseOpenCodeRead(text string) (openCodeRead, bool) {
+	var r openCodeRead
+	const open = "<content>\n"
+	i := strings.Index(text, open)
+	if !strings.HasPrefix(text, "<path>") || i < 0 {
+		return r, false
+	}
+	r.head = text[:i+len(open)]
+	rest := text[i+len(open):]
+	for rest != "" {
+		line, after, found := strings.Cut(rest, "\n")
+		n, body, ok := numberedLine(line)
+		if !ok || !found || (len(r.num) > 0 && n != r.num[len(r.num)-1]+1) {
+			break
+		}
+		r.num = append(r.num, n)
+		r.lines = append(r.lines, body)
+		rest = after
+	}
+	r.tail = rest
+	return r, len(r.lines) > 0
+}
+
+// numberedLine splits "N: text" (N decimal, at least 1).
+func numberedLine(l string) (int, string, bool) {
+	d := 0
+	for d < len(l) && l[d] >= '0' && l[d] <= '9' {
+		d++
+	}
+	if d == 0 || d > 9 || !strings.HasPrefix(l[d:], ":") {
+		return 0, "", false
+	}
+	n, err := strconv.Atoi(l[:d])
+	if err != nil || n < 1 {
+		return 0, "", false
+	}
+	body := strings.TrimPrefix(l[d+1:], " ")
+	return n, body, true
+}
+
+// body is the file's text as the ledger sees it: the lines, unnumbered.
+func (r openCodeRead) body() string {
+	return strings.Join(r.lines, "\n") + "\n"
+}
+
+// markerCount reads the line count a ledger marker states.
+var markerCount = regexp.MustCompile(`^\[OMNI: (?:identical to (?:the )?)?(\d+) lines `)
+
+// render puts a decision over body() back in OpenCode's frame: kept lines
+// get their own numbers again, a marker stands unnumbered in place of the
+// lines it counts, head and tail are kept. A decided text that does not
+// line up with the original is an error (the caller fails open).
+func (r openCodeRead) render(t string) (string, error) {
+	var b strings.Builder
+	b.WriteString(r.head)
+	i := 0
+	for _, l := range strings.Split(strings.TrimSuffix(t, "\n"), "\n") {
+		if i < len(r.lines) && l == r.lines[i] {
+			b.WriteString(strconv.Itoa(r.num[i]))
+			b.WriteString(": ")
+			b.WriteString(l)
+			b.WriteByte('\n')
+			i++
+			continue
+		}
+		m := markerCount.FindStringSubmatch(l)
+		if m == nil {
+			return "", fmt.Errorf("opencode read: line %q is neither the file's line %d nor a marker", l, i+1)
+		}
+		n, _ := strconv.Atoi(m[1])
+		b.WriteString(l)
+		b.WriteByte('\n')
+		i += n
+	}
+	if i != len(r.lines) {
+		return "", fmt.Errorf("opencode read: the decision accounts for %d of %d lines", i, len(r.lines))
+	}
+	b.WriteString(r.tail)
+	return b.String(), nil
 }
 
 // openCodeReply renders {"output":t} for the plugin shim.

@@ -345,27 +345,21 @@ func checkCodex(reply []byte, _ map[string]any) error {
 	return nil
 }
 
-// checkGemini: hookSpecificOutput{hookEventName: AfterTool, tool_output: string}.
+// checkGemini: {"decision":"deny","reason":string}, the one replacement
+// Gemini CLI 0.61.0 applies without a tail call (HOSTS.md §3.1).
 func checkGemini(reply []byte, _ map[string]any) error {
 	m, err := decodeObj(reply)
 	if err != nil {
 		return err
 	}
-	if err := onlyKeys(m, "hookSpecificOutput"); err != nil {
+	if err := onlyKeys(m, "decision", "reason"); err != nil {
 		return err
 	}
-	h, ok := m["hookSpecificOutput"].(map[string]any)
-	if !ok {
-		return fmt.Errorf("hookSpecificOutput is not an object")
+	if m["decision"] != "deny" {
+		return fmt.Errorf("decision %v", m["decision"])
 	}
-	if err := onlyKeys(h, "hookEventName", "tool_output"); err != nil {
-		return err
-	}
-	if h["hookEventName"] != "AfterTool" {
-		return fmt.Errorf("hookEventName %v", h["hookEventName"])
-	}
-	if _, ok := h["tool_output"].(string); !ok {
-		return fmt.Errorf("tool_output is not a string")
+	if _, ok := m["reason"].(string); !ok {
+		return fmt.Errorf("reason is not a string")
 	}
 	return nil
 }
@@ -429,7 +423,7 @@ func TestHostRepliesMatchSchemas(t *testing.T) {
 				return reason
 			}},
 		{"gemini-shell", hostsGeminiShell, "tool_response.llmContent", long, HostGemini, checkGemini,
-			func(r map[string]any) string { return r["hookSpecificOutput"].(map[string]any)["tool_output"].(string) }},
+			func(r map[string]any) string { return r["reason"].(string) }},
 		{"opencode-bash", hostsOpenCodeBash, "tool_response.output", long, HostOpenCode, checkOpenCode,
 			func(r map[string]any) string { return r["output"].(string) }},
 	}
@@ -512,7 +506,8 @@ func TestWrongShapesFailChecks(t *testing.T) {
 		{"codex extra key", `{"decision":"block","reason":"short","additionalContext":"x"}`, checkCodex, nil},
 		{"codex approve", `{"decision":"approve","reason":"short"}`, checkCodex, nil},
 		{"gemini claude shape", `{"hookSpecificOutput":{"hookEventName":"AfterTool","updatedToolOutput":"short"}}`, checkGemini, nil},
-		{"gemini deny", `{"decision":"deny","reason":"short"}`, checkGemini, nil},
+		{"gemini tool_output", `{"hookSpecificOutput":{"hookEventName":"AfterTool","tool_output":"short"}}`, checkGemini, nil},
+		{"gemini block", `{"decision":"block"}`, checkGemini, nil},
 		{"opencode object", `{"output":{"text":"short"}}`, checkOpenCode, nil},
 		{"two values", `{"output":"a"}` + "\n" + `{"output":"b"}`, checkOpenCode, nil},
 	}
@@ -608,7 +603,8 @@ func TestLifecycleEvents(t *testing.T) {
 		{`{"session_id":"s","hook_event_name":"PreCompact","trigger":"auto","custom_instructions":null}`, events.KindCompacted},
 		{`{"session_id":"s","hook_event_name":"PostCompact","trigger":"manual","compact_summary":"x"}`, events.KindCompacted},
 		{`{"session_id":"s","turn_id":"t","hook_event_name":"PostCompact","trigger":"auto"}`, events.KindCompacted},
-		{`{"session_id":"s","hook_event_name":"PreCompress","trigger":"auto","timestamp":"2026-11-01T12:00:00Z"}`, events.KindCompacted},
+		// Gemini 0.61.0 fires PreCompress before every model request.
+		{`{"session_id":"s","hook_event_name":"PreCompress","trigger":"auto","timestamp":"2026-11-01T12:00:00Z"}`, ""},
 		{`{"session_id":"s","hook_event_name":"SessionStart","source":"clear","timestamp":"2026-11-01T12:00:00Z"}`, events.KindCompacted},
 		{`{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`, ""},
 	}
@@ -636,9 +632,14 @@ func TestLifecycleEvents(t *testing.T) {
 // reader: the next delivery is whole again.
 func TestHostCompactionForgets(t *testing.T) {
 	long := longText("c", 60)
-	for _, c := range []struct{ payload, compact string }{
-		{hostsGeminiShell, `{"session_id":"gem-1","hook_event_name":"PreCompress","trigger":"auto","timestamp":"t"}`},
-		{string(codexPayload(t, 0)), `{"session_id":"019a-codex","turn_id":"t","hook_event_name":"PreCompact","trigger":"auto"}`},
+	for _, c := range []struct {
+		payload, compact string
+		forgets          bool
+	}{
+		// Gemini CLI 0.61.0 fires PreCompress before every model request,
+		// compression or not: it empties nothing.
+		{hostsGeminiShell, `{"session_id":"gem-1","hook_event_name":"PreCompress","trigger":"auto","timestamp":"t"}`, false},
+		{string(codexPayload(t, 0)), `{"session_id":"019a-codex","turn_id":"t","hook_event_name":"PreCompact","trigger":"auto"}`, true},
 	} {
 		e, _ := newTestEngine(t)
 		path := "tool_response.llmContent"
@@ -651,9 +652,43 @@ func TestHostCompactionForgets(t *testing.T) {
 			t.Fatal(err)
 		}
 		r, err := e.HookResult(context.Background(), HookInput{Stdin: p})
-		if err != nil || r.Reply != nil {
-			t.Fatalf("after compaction: reply %s err %v", r.Reply, err)
+		if err != nil || (r.Reply == nil) != c.forgets {
+			t.Fatalf("after %s: reply %s err %v, want forgotten=%v", c.compact, r.Reply, err, c.forgets)
 		}
+	}
+}
+
+// Gemini keeps only the head and tail of a result over GeminiOutputCap
+// after the hook saw it: such a result is not recorded as shown, so its
+// repeat is never claimed "already shown".
+func TestGeminiOverCapNotRecorded(t *testing.T) {
+	e, _ := newTestEngine(t)
+	huge := longText("g", 1200)
+	if len(huge) <= GeminiOutputCap {
+		t.Fatalf("test text of %d chars is not over the cap", len(huge))
+	}
+	p := withValue(t, hostsGeminiShell, "tool_response.llmContent", huge)
+	for i := 0; i < 2; i++ {
+		r, err := e.HookResult(context.Background(), HookInput{Stdin: p})
+		if err != nil || r.Reply != nil {
+			t.Fatalf("call %d: reply %.200s err %v", i, r.Reply, err)
+		}
+	}
+}
+
+// A tail call that a hook asked for fires AfterTool again with
+// original_request_name: omni leaves it alone.
+func TestGeminiTailCallLeftAlone(t *testing.T) {
+	e, log := newTestEngine(t)
+	p := withValue(t, hostsGeminiShell, "tool_response.llmContent", longText("t", 60))
+	p = withValue(t, string(p), "original_request_name", "run_shell_command")
+	for i := 0; i < 2; i++ {
+		if r, err := e.HookResult(context.Background(), HookInput{Stdin: p}); err != nil || r.Reply != nil {
+			t.Fatalf("call %d: reply %s err %v", i, r.Reply, err)
+		}
+	}
+	if last, _ := log.Last(context.Background()); last != 0 {
+		t.Fatalf("a tail call was recorded (last sequence %d)", last)
 	}
 }
 
@@ -766,5 +801,82 @@ func TestCodexExitCode(t *testing.T) {
 		if code, ok := codexExitCode(c[0], c[1]); ok {
 			t.Errorf("codexExitCode(%q, %q) = %d, want unknown", c[0], c[1], code)
 		}
+	}
+}
+
+// OpenCode 1.18.33 read results (real samples in ../shared/hosts): a
+// re-read folds with OpenCode's path and end-of-file lines kept and the
+// file's own line count; a read of a file a cat showed folds too.
+func TestOpenCodeReadFrame(t *testing.T) {
+	dir := filepath.Join("..", "..", "shared", "hosts", "opencode-1.18.33")
+	load := func(name string) []byte {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Skipf("../shared/hosts/opencode-1.18.33 is absent: %v", err)
+		}
+		return b
+	}
+	read := load("omni-tee.02.read-first.hook-in.json")
+	cat := load("omni-tee.00.bash-cat-first.hook-in.json")
+	var in struct {
+		ToolResponse struct {
+			Output string `json:"output"`
+		} `json:"tool_response"`
+	}
+	if err := json.Unmarshal(read, &in); err != nil {
+		t.Fatal(err)
+	}
+	orig := in.ToolResponse.Output
+	check := func(t *testing.T, reply []byte) {
+		t.Helper()
+		var r struct{ Output string }
+		if err := json.Unmarshal(reply, &r); err != nil {
+			t.Fatalf("reply %s: %v", reply, err)
+		}
+		for _, want := range []string{"<path>/home/dev/proj/big.txt</path>\n<type>file</type>\n<content>\n",
+			"[OMNI: identical to the 120 lines already shown", "\n(End of file - total 120 lines)\n</content>"} {
+			if !strings.Contains(r.Output, want) {
+				t.Errorf("the folded read lost %q:\n%s", want, r.Output)
+			}
+		}
+		if len(r.Output) > len(orig)/10 {
+			t.Errorf("the folded read is %d chars of %d", len(r.Output), len(orig))
+		}
+	}
+	t.Run("re-read", func(t *testing.T) {
+		e, _ := newTestEngine(t)
+		check(t, twice(t, e, read).Reply)
+	})
+	t.Run("read after cat", func(t *testing.T) {
+		e, _ := newTestEngine(t)
+		if r, err := e.HookResult(context.Background(), HookInput{Stdin: cat}); err != nil || r.Reply != nil {
+			t.Fatalf("cat: reply %s err %v", r.Reply, err)
+		}
+		r, err := e.HookResult(context.Background(), HookInput{Stdin: read})
+		if err != nil || r.Reply == nil {
+			t.Fatalf("read after cat: no reply (reason %q) err %v", r.Reason, err)
+		}
+		check(t, r.Reply)
+	})
+}
+
+// A partly new read keeps each kept line's own number and counts the
+// folded ones, so the numbers after a marker stay right.
+func TestOpenCodeReadRender(t *testing.T) {
+	text := "<path>/p/f</path>\n<type>file</type>\n<content>\n1: a\n2: b\n3: c\n4: d\n\n(End of file - total 4 lines)\n</content>"
+	r, ok := parseOpenCodeRead(text)
+	if !ok || r.body() != "a\nb\nc\nd\n" {
+		t.Fatalf("parse: %v %q", ok, r.body())
+	}
+	got, err := r.render("a\n[OMNI: 2 lines already shown, omni retrieve 0123456789abcdef]\nd\n")
+	want := "<path>/p/f</path>\n<type>file</type>\n<content>\n1: a\n[OMNI: 2 lines already shown, omni retrieve 0123456789abcdef]\n4: d\n\n(End of file - total 4 lines)\n</content>"
+	if err != nil || got != want {
+		t.Fatalf("render = %q, %v\nwant %q", got, err, want)
+	}
+	if _, err := r.render("a\nx\n"); err == nil {
+		t.Fatal("a decision that does not line up rendered")
+	}
+	if _, ok := parseOpenCodeRead("plain text\n"); ok {
+		t.Fatal("parsed a text without OpenCode's frame")
 	}
 }

@@ -114,10 +114,11 @@ var codexEntries = []hookEntry{
 }
 
 // geminiEntries: Gemini's own tool names and event names; timeouts in
-// milliseconds (HOSTS.md §3).
+// milliseconds (HOSTS.md §3). No PreCompress: Gemini CLI 0.61.0 fires it
+// before every model request, compression or not (HOSTS.md §3.1), so it
+// would cost a hook process per request and say nothing.
 var geminiEntries = []hookEntry{
 	{event: "AfterTool", matcher: "run_shell_command|read_file|read_many_files|search_file_content|grep_search|glob|web_fetch", sub: "hook", timeout: 30000},
-	{event: "PreCompress", sub: "hook", timeout: 10000},
 	{event: "SessionStart", sub: "hook", timeout: 10000},
 	{event: "SessionEnd", sub: "hook", timeout: 10000},
 }
@@ -1348,10 +1349,11 @@ func newInitCmd(s streams) *cobra.Command {
                Codex applies a replacement only as {"decision":"block",
                "reason":TEXT}: some versions show it as a blocked or failed call
                although the model reads the shortened text.
-  Gemini CLI   hooks (AfterTool on Gemini's own tool names, PreCompress,
-               SessionStart, SessionEnd; timeouts in milliseconds) and
-               mcpServers in ~/.gemini/settings.json (--project: .gemini/).
-               The reply is hookSpecificOutput.tool_output.
+  Gemini CLI   hooks (AfterTool on Gemini's own tool names, SessionStart,
+               SessionEnd; timeouts in milliseconds) and mcpServers in
+               ~/.gemini/settings.json (--project: .gemini/). The reply is
+               a deny whose reason the model reads in place of the output
+               (framed as a failed call).
   OpenCode     a plugin shim, ~/.config/opencode/plugins/omni.js (--project:
                .opencode/plugins/), that runs 'omni hook' after each tool call
                and assigns the shortened text; MCP in opencode.json "mcp".
