@@ -378,6 +378,11 @@ func openCodeDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(str
 		}
 	}
 	d.req.NoFold = noFoldReason(cmd, in.Passthrough, text, p.ToolResponse)
+	if p.ToolName == "grep" && strings.HasPrefix(text, "Found ") {
+		// OpenCode puts a blank line after every match; the ledger and its
+		// markers count the matches only (a reply drops the blank lines).
+		d.req.Text = dropBlankLines(text)
+	}
 	if p.ToolName == "read" {
 		if r, ok := parseOpenCodeRead(text); ok {
 			// The ledger sees the file's own lines: a re-read folds, and so
@@ -582,4 +587,16 @@ func PreToolRewrite(stdin []byte, omni string) []byte {
 		return nil
 	}
 	return append(reply, '\n')
+}
+
+// dropBlankLines removes the lines that hold only whitespace.
+func dropBlankLines(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, l := range strings.SplitAfter(s, "\n") {
+		if strings.TrimSpace(l) != "" {
+			b.WriteString(l)
+		}
+	}
+	return b.String()
 }

@@ -880,3 +880,22 @@ func TestOpenCodeReadRender(t *testing.T) {
 		t.Fatal("parsed a text without OpenCode's frame")
 	}
 }
+
+// OpenCode's grep (real sample, 99 matches, a blank line after each): the
+// repeat's marker counts the matches and their header lines, not the blank
+// separators.
+func TestOpenCodeGrepCount(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "shared", "hosts", "opencode-1.18.33", "omni-tee.09.grep-first.hook-in.json"))
+	if err != nil {
+		t.Skipf("../shared/hosts/opencode-1.18.33 is absent: %v", err)
+	}
+	e, _ := newTestEngine(t)
+	r := twice(t, e, b)
+	var out struct{ Output string }
+	if err := json.Unmarshal(r.Reply, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.Output, "identical to the 101 lines already shown") {
+		t.Fatalf("marker %q: want the 99 matches, the count line and the file line", out.Output)
+	}
+}
