@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
 
 // Claude Code 2.1.328 (HOSTS.md §1.13): the native binary of the platform
@@ -192,7 +191,7 @@ func claudeRun(t *testing.T, claude string, withOmni bool) map[string]string {
 	}
 	common := []string{"--dangerously-skip-permissions", "--output-format", "stream-json", "--verbose",
 		"--model", "claude-sonnet-4-5", "--tools", "Bash,Read,Grep,Glob,Agent"}
-	s.run(5*time.Minute, env, claude, append([]string{"-p", tagMain + ": run the script."}, common...)...)
+	s.run(runTimeout, env, claude, append([]string{"-p", tagMain + ": run the script."}, common...)...)
 
 	all := map[string]string{}
 	for _, r := range m.requests() {

@@ -10,7 +10,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 )
 
 // Codex CLI 0.169.0 (HOSTS.md §2.1): the native binary of the platform
@@ -175,7 +174,7 @@ stream_max_retries = 0
 	if withOmni {
 		s.omniInit("--codex", env...)
 	}
-	s.run(5*time.Minute, env, codex, "exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox",
+	s.run(runTimeout, env, codex, "exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox",
 		"--dangerously-bypass-hook-trust", "-C", s.project, tagMain+": run the script.")
 
 	if d := os.Getenv("E2E_DEBUG_DIR"); d != "" && withOmni {

@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 )
 
 // Gemini CLI 0.61.0 (HOSTS.md §3.1): the npm package's bundle run by node,
@@ -147,7 +146,7 @@ func geminiRun(t *testing.T, gemini string, withOmni bool) map[string]string {
 		s.omniInit("--gemini")
 	}
 	env := []string{"GOOGLE_GEMINI_BASE_URL=" + m.URL, "GEMINI_API_KEY=sk-e2e", "GEMINI_CLI_NO_RELAUNCH=true", "GEMINI_CLI_TRUST_WORKSPACE=true"}
-	s.run(5*time.Minute, env, "node", gemini, "-p", tagMain+": run the script.", "--approval-mode=yolo", "-o", "stream-json", "-m", "gemini-2.5-flash")
+	s.run(runTimeout, env, "node", gemini, "-p", tagMain+": run the script.", "--approval-mode=yolo", "-o", "stream-json", "-m", "gemini-2.5-flash")
 
 	var read map[string]string
 	for _, r := range m.requests() {

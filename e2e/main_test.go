@@ -19,6 +19,12 @@ import (
 	"time"
 )
 
+// runTimeout bounds one host CLI run. A run takes 10–60 s on an idle
+// 2-core machine; 8 minutes leaves room for a machine shared by several
+// builds (OpenCode took 245 s at a load average of 25) and keeps the
+// package under the README's 15-minute test timeout.
+const runTimeout = 8 * time.Minute
+
 // binDir holds the omni and omni-hook binaries built once by TestMain.
 var binDir string
 

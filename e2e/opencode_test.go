@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
 
 // OpenCode 1.18.33 (HOSTS.md §4.1): the binary of the platform package,
@@ -192,7 +191,7 @@ func openCodeRun(t *testing.T, oc string, withOmni bool) map[string]string {
 	}
 	env := []string{"OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1",
 		"OPENCODE_DISABLE_DEFAULT_PLUGINS=1", "OPENCODE_DISABLE_CLAUDE_CODE=1", "OPENCODE_DISABLE_SHARE=1"}
-	s.run(5*time.Minute, env, oc, "run", "--format", "json", tagMain+": run the script.")
+	s.run(runTimeout, env, oc, "run", "--format", "json", tagMain+": run the script.")
 
 	all := map[string]string{}
 	for _, r := range m.requests() {
