@@ -83,6 +83,9 @@ type ccPayload struct {
 	// hostExit is the command's exit code where the host keeps it outside
 	// the payload (Codex: its session file); nil when unknown.
 	hostExit *int
+	// codexLegacy: a replay of a Codex call recorded before omni read its
+	// exit code (no host_exit_code param); decided as then.
+	codexLegacy bool
 }
 
 // Hook handles one Claude Code hook payload and returns what to print (nil
@@ -154,11 +157,18 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 	if host == HostCodex && event == "PostToolUse" && p.ToolName == "Bash" {
 		// The exit code lives in Codex's session file; it is read once, live,
 		// and recorded, so a replay uses the recorded value.
-		var v string
+		v := exitUnknown
 		if rc != nil {
-			v = rc.params[paramHostExit]
-		} else if code, ok := codexExitCode(p.TranscriptPath, p.ToolUseID); ok {
-			v = strconv.Itoa(code)
+			var recorded bool
+			if v, recorded = rc.params[paramHostExit]; !recorded {
+				// Recorded before omni read Codex's exit code: replay the
+				// decision as it was made then.
+				p.codexLegacy = true
+			}
+		} else {
+			if code, ok := codexExitCode(p.TranscriptPath, p.ToolUseID); ok {
+				v = strconv.Itoa(code)
+			}
 			inv.Invoked.Params = withParam(inv.Invoked.Params, paramHostExit, v)
 		}
 		if code, err := strconv.Atoi(v); err == nil {

@@ -147,6 +147,9 @@ func codexDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(string
 		return d, nil, false
 	}
 	d.req.NoFold = noFoldReason(cmd, in.Passthrough, text, p.ToolResponse)
+	if p.codexLegacy {
+		return d, legacyCodexReply, true
+	}
 	var s string
 	if d.req.NoFold == "" && json.Unmarshal(p.ToolResponse, &s) == nil && !known {
 		d.req.NoFold = "exit-unknown"
@@ -202,8 +205,25 @@ func codexExitCode(path, callID string) (code int, ok bool) {
 }
 
 // paramHostExit names the Invoked param that records an exit code read
-// outside the payload (codexExitCode), for replays.
-const paramHostExit = "host_exit_code"
+// outside the payload (codexExitCode), for replays: the code, or
+// exitUnknown.
+const (
+	paramHostExit = "host_exit_code"
+	exitUnknown   = "unknown"
+)
+
+// legacyCodexReply is the reply of omni before it read Codex's exit code
+// (no header), for replays of calls recorded then.
+func legacyCodexReply(t string) ([]byte, error) {
+	b, err := marshal(struct {
+		Decision string `json:"decision"`
+		Reason   string `json:"reason"`
+	}{"block", t})
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
 
 // codexReply renders Codex's replacement {"decision":"block","reason":R},
 // R being Codex's own exit header for code then t.

@@ -899,3 +899,29 @@ func TestOpenCodeGrepCount(t *testing.T) {
 		t.Fatalf("marker %q: want the 99 matches, the count line and the file line", out.Output)
 	}
 }
+
+// A Codex call recorded before omni read the exit code (no host_exit_code
+// param) replays as it was decided then; one recorded since replays with
+// its recorded code, the session file gone.
+func TestCodexReplayRecordedExit(t *testing.T) {
+	long := longText("r", 60)
+	p := withValue(t, hostsCodexBash, "tool_response", long)
+	ctx := context.Background()
+	e, _ := newTestEngine(t)
+	for i := 0; i < 2; i++ {
+		r, err := e.hookAt(ctx, HookInput{Stdin: p}, fixedClock()(), &replayCtx{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 1 && !bytes.HasPrefix(r.Reply, []byte(`{"decision":"block","reason":"[OMNI: `)) {
+			t.Fatalf("legacy replay: reply %s (reason %q)", r.Reply, r.Reason)
+		}
+	}
+	e, _ = newTestEngine(t)
+	for i := 0; i < 2; i++ {
+		r, err := e.hookAt(ctx, HookInput{Stdin: p}, fixedClock()(), &replayCtx{params: map[string]string{paramHostExit: exitUnknown}})
+		if err != nil || r.Reply != nil {
+			t.Fatalf("call %d with the exit code recorded unknown: reply %s err %v", i, r.Reply, err)
+		}
+	}
+}
