@@ -71,20 +71,30 @@ type Result struct {
 }
 
 type ccPayload struct {
-	SessionID     string          `json:"session_id"`
-	Cwd           string          `json:"cwd"`
-	HookEventName string          `json:"hook_event_name"`
-	AgentID       string          `json:"agent_id"`
-	ToolName      string          `json:"tool_name"`
-	ToolInput     json.RawMessage `json:"tool_input"`
-	ToolResponse  json.RawMessage `json:"tool_response"`
-	Error         json.RawMessage `json:"error"`
-	Source        string          `json:"source"`
-	Trigger       string          `json:"trigger"`
-	Reason        string          `json:"reason"`
-	TurnID        json.RawMessage `json:"turn_id"`
-	Host          string          `json:"host"`
-	Timestamp     json.RawMessage `json:"timestamp"`
+	SessionID      string          `json:"session_id"`
+	Cwd            string          `json:"cwd"`
+	HookEventName  string          `json:"hook_event_name"`
+	AgentID        string          `json:"agent_id"`
+	ToolName       string          `json:"tool_name"`
+	ToolInput      json.RawMessage `json:"tool_input"`
+	ToolResponse   json.RawMessage `json:"tool_response"`
+	Error          json.RawMessage `json:"error"`
+	Source         string          `json:"source"`
+	Trigger        string          `json:"trigger"`
+	Reason         string          `json:"reason"`
+	TurnID         json.RawMessage `json:"turn_id"`
+	Host           string          `json:"host"`
+	Timestamp      json.RawMessage `json:"timestamp"`
+	TranscriptPath string          `json:"transcript_path"`
+	ToolUseID      string          `json:"tool_use_id"`
+	// OriginalRequestName marks a Gemini tail call a hook asked for.
+	OriginalRequestName json.RawMessage `json:"original_request_name"`
+	// hostExit is the command's exit code where the host keeps it outside
+	// the payload (Codex: its session file); nil when unknown.
+	hostExit *int
+	// codexLegacy: a replay of a Codex call recorded before omni read its
+	// exit code (no host_exit_code param); decided as then.
+	codexLegacy bool
 }
 
 // Hook handles one Claude Code hook payload and returns what to print (nil
@@ -118,6 +128,7 @@ func (e *Engine) HookResult(ctx context.Context, in HookInput) (res Result, err 
 // the environment.
 type replayCtx struct {
 	project string
+	params  map[string]string // the Invoked event's params
 }
 
 func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *replayCtx) (Result, error) {
@@ -135,7 +146,7 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 	if p.HookEventName == "" {
 		return Result{}, fmt.Errorf("payload has no hook_event_name")
 	}
-	host := detectHost(hostPayload{HookEventName: p.HookEventName, TurnID: p.TurnID, Host: p.Host, Timestamp: p.Timestamp})
+	host := detectHost(hostPayload{HookEventName: p.HookEventName, TurnID: p.TurnID, Host: p.Host, Timestamp: p.Timestamp, TranscriptPath: p.TranscriptPath})
 	event := normalizeEvent(host, p.HookEventName)
 	reader := events.Reader{Session: p.SessionID, Agent: p.AgentID}
 	project := ""
@@ -151,6 +162,27 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 		Input: e.compress(in.Stdin), InputBytes: len(in.Stdin)}
 	if in.Passthrough {
 		inv.Invoked.Params = map[string]string{"env_passthrough": "1"}
+	}
+	if host == HostCodex && event == "PostToolUse" && p.ToolName == "Bash" {
+		// The exit code lives in Codex's session file; it is read once, live,
+		// and recorded, so a replay uses the recorded value.
+		v := exitUnknown
+		if rc != nil {
+			var recorded bool
+			if v, recorded = rc.params[paramHostExit]; !recorded {
+				// Recorded before omni read Codex's exit code: replay the
+				// decision as it was made then.
+				p.codexLegacy = true
+			}
+		} else {
+			if code, ok := codexExitCode(p.TranscriptPath, p.ToolUseID); ok {
+				v = strconv.Itoa(code)
+			}
+			inv.Invoked.Params = withParam(inv.Invoked.Params, paramHostExit, v)
+		}
+		if code, err := strconv.Atoi(v); err == nil {
+			p.hostExit = &code
+		}
 	}
 	base := events.Event{Time: now, Project: project, Session: reader.Session, Agent: reader.Agent, Call: inv.ID}
 	simple := func(k events.Kind, set func(*events.Event)) (Result, error) {
