@@ -84,6 +84,9 @@ func statsRun(ctx context.Context, s streams, o statsOptions, fetch func(context
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
+	if err := requireHome("stats", omniHome()); err != nil {
+		return err
+	}
 	rep, err := fetch(ctx, since)
 	if err != nil {
 		return failErr(err, "omni stats: "+errMsg(err))
