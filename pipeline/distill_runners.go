@@ -13,10 +13,11 @@ import (
 // failing one.
 
 // distillGoTest: go test, including -v and -run (not -json, which Sniff
-// passes as NDJSON). Drops "=== RUN/PAUSE/CONT/NAME", "--- PASS" and
-// "[no test files]" lines, and goroutine frames inside the standard
-// library's testing/runtime packages; keeps "ok pkg", "FAIL pkg", "PASS",
-// "FAIL", "--- FAIL/SKIP", test output, panics and build errors.
+// passes as NDJSON). Drops "=== RUN/PAUSE/CONT/NAME" and "--- PASS" lines,
+// and goroutine frames inside the standard library's testing/runtime
+// packages; keeps "ok pkg", "FAIL pkg", "?  pkg [no test files]" (a tally
+// line: the package was built and has no tests), "PASS", "FAIL", "--- FAIL/
+// SKIP", test output, panics and build errors.
 func distillGoTest(d *dctx) bool {
 	verdict, failing := false, false
 	for i := 0; i < d.n(); i++ {
@@ -35,7 +36,6 @@ func distillGoTest(d *dctx) bool {
 				d.drop(i)
 			}
 		case strings.HasPrefix(l, "?") && strings.HasSuffix(t, "[no test files]"):
-			d.drop(i)
 			verdict = true
 		case strings.HasPrefix(l, "ok ") || strings.HasPrefix(l, "ok\t"):
 			verdict = true
@@ -87,6 +87,7 @@ func cargoProgress(t string) bool {
 // failures, panics and errors.
 func distillCargoTest(d *dctx) bool {
 	verdict, failing := false, false
+	named := cargoTestFilter(d.args)
 	for i := 0; i < d.n(); i++ {
 		t := d.trim(i)
 		switch {
@@ -95,7 +96,9 @@ func distillCargoTest(d *dctx) bool {
 		case strings.HasPrefix(t, "running ") && strings.HasSuffix(t, " tests") || strings.HasPrefix(t, "running 1 test") && len(t) == len("running 1 test"):
 			d.drop(i)
 		case strings.HasPrefix(t, "test ") && strings.HasSuffix(t, " ... ok"):
-			d.drop(i)
+			if !named {
+				d.drop(i)
+			}
 		case strings.HasPrefix(t, "PASS [") && strings.Contains(t, "]"): // nextest
 			d.drop(i)
 		case strings.HasPrefix(t, "test result: "):
@@ -120,6 +123,33 @@ func distillCargoTest(d *dctx) bool {
 		}
 	}
 	return d.recognised(verdict, failing)
+}
+
+// cargoTestFilter reports a `cargo test NAME` run: a test-name filter (a
+// word that is not a flag, before "--", after the subcommand) selects the
+// tests, and the passing ones are then what the user asked to see.
+func cargoTestFilter(args []string) bool {
+	sub := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return false
+		case !sub:
+			sub = a == "test" || a == "nextest" || a == "t"
+		case strings.HasPrefix(a, "-"):
+			// Flags with a separate value.
+			switch a {
+			case "-p", "--package", "--test", "--bin", "--example", "--bench", "--features", "-F", "--target",
+				"--manifest-path", "-j", "--jobs", "--profile", "--target-dir", "--color", "--message-format", "-Z", "--config":
+				i++
+			}
+		case a == "run" || a == "list": // nextest subcommands
+		default:
+			return true
+		}
+	}
+	return false
 }
 
 // rustFrame reports a backtrace frame ("  4: symbol", optionally followed
@@ -448,9 +478,10 @@ func sympyDots(t string) bool {
 	return true
 }
 
-// distillJest: jest. Drops "✓ name (N ms)" lines of passing tests; keeps
-// PASS/FAIL file lines, ✕ lines, every ● failure block with its code
-// frame and stack, and the Test Suites/Tests/Snapshots/Time tallies.
+// distillJest: jest. Drops "✓ name (N ms)" lines of passing tests and the
+// code frames under failures (dropJSCodeFrames); keeps PASS/FAIL file
+// lines, ✕ lines, every ● failure block with its message, diff and stack,
+// and the Test Suites/Tests/Snapshots/Time tallies.
 func distillJest(d *dctx) bool {
 	verdict, failing := false, false
 	for i := 0; i < d.n(); i++ {
@@ -470,6 +501,7 @@ func distillJest(d *dctx) bool {
 		}
 	}
 	dropEmptyGroups(d)
+	dropJSCodeFrames(d)
 	return d.recognised(verdict, failing)
 }
 
@@ -522,9 +554,10 @@ func vitestTally(t string) (tally, failing bool) {
 }
 
 // distillVitest: vitest run. Drops the per-test "✓ name" lines (file lines
-// "✓ file (N tests)" stay) and the start time; keeps ❯/× lines, the →
-// assertion messages, the failure details with diff and code frame, and
-// the Test Files/Tests tallies.
+// "✓ file (N tests)" stay), the start time and the code frames under
+// failures; keeps ❯/× lines, the → assertion messages, the failure details
+// with their diff and "❯ file:line:col" location, and the Test Files/Tests
+// tallies.
 func distillVitest(d *dctx) bool {
 	verdict, failing := false, false
 	for i := 0; i < d.n(); i++ {
@@ -534,6 +567,8 @@ func distillVitest(d *dctx) bool {
 			d.drop(i)
 		case (strings.HasPrefix(t, "✓ ") || strings.HasPrefix(t, "√ ")) && strings.HasPrefix(d.line(i), "   "):
 			d.drop(i) // a test inside a listed file
+		case (strings.HasPrefix(t, "✓ ") || strings.HasPrefix(t, "√ ")) && strings.Contains(t, " > "):
+			d.drop(i) // the verbose reporter's "✓ file > suite > test"
 		case strings.HasPrefix(t, "Start at "):
 			d.drop(i)
 		default:
@@ -543,7 +578,58 @@ func distillVitest(d *dctx) bool {
 			}
 		}
 	}
+	dropJSCodeFrames(d)
 	return d.recognised(verdict, failing)
+}
+
+// jsFrameLine reports a line of the source excerpt jest and vitest print
+// under a failure (a "code frame"): "   17 |     code", "  > 19 |     code",
+// "     15|   code", or the underline "       |      ^".
+func jsFrameLine(t string) bool {
+	t = strings.TrimSpace(t)
+	if strings.HasPrefix(t, ">") {
+		t = strings.TrimSpace(t[1:])
+	}
+	if strings.HasPrefix(t, "|") {
+		rest := strings.TrimSpace(t[1:])
+		return rest == "" || caretOnly(rest)
+	}
+	n := 0
+	for n < len(t) && t[n] >= '0' && t[n] <= '9' {
+		n++
+	}
+	if n == 0 {
+		return false
+	}
+	rest := strings.TrimLeft(t[n:], " ")
+	return strings.HasPrefix(rest, "|")
+}
+
+// dropJSCodeFrames drops the code frames of jest and vitest failures: runs
+// of two or more frame lines (jsFrameLine) holding an underline or a ">"
+// pointer. They quote the source at the location the kept "at …" or "❯
+// file:line:col" line names; a failure line among them is kept anyway.
+func dropJSCodeFrames(d *dctx) {
+	for i := 0; i < d.n(); {
+		if !jsFrameLine(d.raw(i)) {
+			i++
+			continue
+		}
+		j, pointer := i, false
+		for j < d.n() && !d.blank(j) && jsFrameLine(d.raw(j)) {
+			t := strings.TrimSpace(d.line(j))
+			if strings.HasPrefix(t, ">") || strings.Contains(t, "^") {
+				pointer = true
+			}
+			j++
+		}
+		if j-i >= 2 && pointer {
+			for k := i; k < j; k++ {
+				d.drop(k)
+			}
+		}
+		i = j
+	}
 }
 
 // distillMocha: mocha. Drops ✓/✔ lines; keeps suites, failures with
