@@ -78,3 +78,39 @@ func TestJestDropsCodeFramesKeepsLocation(t *testing.T) {
 		}
 	}
 }
+
+func TestGitCloneProgressReadsAsFinalStates(t *testing.T) {
+	in := "Cloning into 'x'...\nremote: Counting objects:   0% (1/90)   \rremote: Counting objects:  50% (45/90)   \rremote: Counting objects: 100% (90/90), done.   \n" +
+		"Receiving objects:   1% (1/90)\rReceiving objects: 50% (45/90)\rremote: Total 90 (delta 7), reused 0 (delta 0), pack-reused 0   \n" +
+		"Receiving objects: 100% (90/90), 1.73 MiB | 12.19 MiB/s, done.\nResolving deltas:   0% (0/7)\rResolving deltas: 100% (7/7)\rResolving deltas: 100% (7/7), done.\n"
+	res := Shorten(ShortenRequest{Command: "git clone --progress file:///r x", Text: in})
+	for _, want := range []string{"Cloning into 'x'...", "\nremote: Counting objects: 100% (90/90), done.", "\nremote: Total 90 (delta 7)", "\nResolving deltas: 100% (7/7), done.\n"} {
+		if !strings.Contains(res.Text, want) {
+			t.Fatalf("lost %q:\n%q", want, res.Text)
+		}
+	}
+	if strings.Contains(res.Text, "50%") {
+		t.Fatalf("a redraw survived:\n%q", res.Text)
+	}
+}
+
+func TestTermViewKeepsAFailureInAnEarlierState(t *testing.T) {
+	in := "a\rerror: disk full\rReceiving objects: 100% (1/1), done.\n"
+	d := &dctx{text: in, lines: SplitLines(nil, in)}
+	if d.termView(0) {
+		t.Fatalf("a failure in an earlier state was hidden: %q", d.views[0])
+	}
+}
+
+func TestPytestKeepsCollectionErrorProse(t *testing.T) {
+	in := "============================= test session starts ==============================\nplatform linux -- Python 3.11.2, pytest-7.2.1, pluggy-1.0.0\nrootdir: /home/dev/src/shelf\ncollected 19 items / 1 error\n\n" +
+		"==================================== ERRORS ====================================\n____________________ ERROR collecting tests/test_restock.py ____________________\n" +
+		"ImportError while importing test module '/home/dev/src/shelf/tests/test_restock.py'.\nHint: make sure your test modules/packages have valid Python names.\nTraceback:\n" +
+		"/usr/lib/python3.11/importlib/__init__.py:126: in import_module\n    return _bootstrap._gcd_import(name[level:], package, level)\n" +
+		"E   ImportError: cannot import name 'restock' from 'shelf.stock'\n=========================== short test summary info ============================\nERROR tests/test_restock.py\n" +
+		"!!!!!!!!!!!!!!!!!!!! Interrupted: 1 error during collection !!!!!!!!!!!!!!!!!!!!\n=============================== 1 error in 1.14s ===============================\n"
+	res := Shorten(ShortenRequest{Command: "pytest", Text: in, ExitCode: 2})
+	if !strings.Contains(res.Text, "ImportError while importing test module") {
+		t.Fatalf("collection error statement dropped:\n%s", res.Text)
+	}
+}

@@ -361,12 +361,31 @@ func distillPytest(d *dctx) bool {
 				// --tb=short: the statement under its location
 			case strings.HasPrefix(t, "[gw") && strings.Contains(t, "] "):
 				d.drop(i)
+			case pytestErrorProse(d.line(i)):
+				// "ImportError while importing test module '…'": pytest's own
+				// statement of a collection error, not source.
 			default:
 				d.drop(i)
 			}
 		}
 	}
 	return d.recognised(verdict, failing)
+}
+
+// pytestErrorProse reports an unindented line of a report whose first word
+// names an exception ("ImportError while importing test module '…'",
+// "SyntaxError: …"): a statement of the error, where source listings are
+// indented.
+func pytestErrorProse(l string) bool {
+	if l == "" || l[0] == ' ' || l[0] == '\t' || l[0] == '>' {
+		return false
+	}
+	w := l
+	if sp := strings.IndexAny(w, " :"); sp > 0 {
+		w = w[:sp]
+	}
+	return strings.HasSuffix(w, "Error") || strings.HasSuffix(w, "Exception") || strings.HasSuffix(w, "Exit") ||
+		strings.HasSuffix(w, "Interrupt")
 }
 
 // unittestDjangoNoise lists the Django test runner's database chatter.
