@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -112,5 +113,24 @@ func TestPytestKeepsCollectionErrorProse(t *testing.T) {
 	res := Shorten(ShortenRequest{Command: "pytest", Text: in, ExitCode: 2})
 	if !strings.Contains(res.Text, "ImportError while importing test module") {
 		t.Fatalf("collection error statement dropped:\n%s", res.Text)
+	}
+}
+
+func TestMakeFoldsRepeatedWarningsNeverErrors(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 5; i++ {
+		fmt.Fprintf(&b, "cc -Wall -c src/l%d.c -o src/l%d.o\nsrc/l%d.c: In function ‘f%d’:\nsrc/l%d.c:6:9: warning: unused variable ‘u%d’ [-Wunused-variable]\n    6 |     int u%d;\n      |         ^~\n", i, i, i, i, i, i, i)
+	}
+	b.WriteString("cc -Wall -c src/bad.c -o src/bad.o\nsrc/bad.c:4:16: error: ‘struct point’ has no member named ‘z’\n    4 |     return p.x * p.z;\n      |                ^\n" +
+		"make: *** [Makefile:10: src/bad.o] Error 1\n")
+	res := Shorten(ShortenRequest{Command: "make", Text: b.String(), ExitCode: 2})
+	for _, want := range []string{"src/l0.c:6:9: warning: unused variable ‘u0’ [-Wunused-variable]", "[4 more -Wunused-variable diagnostics folded]",
+		"src/bad.c:4:16: error: ‘struct point’ has no member named ‘z’", "make: *** [Makefile:10: src/bad.o] Error 1"} {
+		if !strings.Contains(res.Text, want) {
+			t.Fatalf("lost %q:\n%s", want, res.Text)
+		}
+	}
+	if strings.Contains(res.Text, "u3") || strings.Contains(res.Text, "In function ‘f3’") {
+		t.Fatalf("a repeated warning or its context survived:\n%s", res.Text)
 	}
 }
