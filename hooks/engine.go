@@ -255,6 +255,9 @@ type delivery struct {
 	// unrecorded: the host will not show the text (over its cap): record
 	// nothing as delivered.
 	unrecorded bool
+	// persisted: a Bash output the host persisted, read back whole from its
+	// file (inlinePersisted); delivered inline only under HostOutputCap.
+	persisted bool
 	reason     string
 	// shorten, when set, runs the first-seen stages (redaction, distillers,
 	// collapse, final cut) on req.Text before the ledger; its Text is
