@@ -258,7 +258,7 @@ type delivery struct {
 	// persisted: a Bash output the host persisted, read back whole from its
 	// file (inlinePersisted); delivered inline only under HostOutputCap.
 	persisted bool
-	reason     string
+	reason    string
 	// shorten, when set, runs the first-seen stages (redaction, distillers,
 	// collapse, final cut) on req.Text before the ledger; its Text is
 	// ignored (req.Text is used).
