@@ -18,24 +18,6 @@ func TestGoTestKeepsNoTestFilesTally(t *testing.T) {
 	}
 }
 
-func TestCargoTestFilter(t *testing.T) {
-	cases := map[string]bool{
-		"test":                    false,
-		"test parse":              true,
-		"test -p spans parse":     true,
-		"test -p spans":           false,
-		"test -- --nocapture":     false,
-		"test --release merge_":   true,
-		"nextest run":             false,
-		"nextest run tests::pars": true,
-	}
-	for args, want := range cases {
-		if got := cargoTestFilter(strings.Fields(args)); got != want {
-			t.Errorf("cargoTestFilter(%q) = %v, want %v", args, got, want)
-		}
-	}
-}
-
 func TestCargoTestNamedKeepsPassLines(t *testing.T) {
 	in := "   Compiling spans v0.1.0 (/home/dev/src/spans)\n    Finished `test` profile\n     Running unittests src/lib.rs (target/debug/deps/spans-1)\n\nrunning 2 tests\n" +
 		"test tests::parse_ok ... ok\ntest tests::parse_bad ... ok\n\ntest result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 12 filtered out; finished in 0.00s\n\n"
@@ -46,22 +28,6 @@ func TestCargoTestNamedKeepsPassLines(t *testing.T) {
 	all := Shorten(ShortenRequest{Command: "cargo test", Text: in})
 	if strings.Contains(all.Text, "test tests::parse_ok ... ok") {
 		t.Fatalf("pass lines kept without a filter:\n%s", all.Text)
-	}
-}
-
-func TestJSFrameLine(t *testing.T) {
-	yes := []string{"      17 |     c.add('bolt', 1, 15);", "    > 19 |     expect(c.total()).toBe(35);", "         |                       ^",
-		"     15|   it('short text', () => {", "       |      ^", "      48|"}
-	no := []string{"    Expected: 35", "      at Object.toBe (jest/cart.test.js:19:23)", " ❯ vt/wrap.test.js:17:67", "| a | b |", "2 | 3"}
-	for _, s := range yes {
-		if !jsFrameLine(s) {
-			t.Errorf("jsFrameLine(%q) = false", s)
-		}
-	}
-	for _, s := range no[:4] {
-		if jsFrameLine(s) {
-			t.Errorf("jsFrameLine(%q) = true", s)
-		}
 	}
 }
 
@@ -92,14 +58,6 @@ func TestGitCloneProgressReadsAsFinalStates(t *testing.T) {
 	}
 	if strings.Contains(res.Text, "50%") {
 		t.Fatalf("a redraw survived:\n%q", res.Text)
-	}
-}
-
-func TestTermViewKeepsAFailureInAnEarlierState(t *testing.T) {
-	in := "a\rerror: disk full\rReceiving objects: 100% (1/1), done.\n"
-	d := &dctx{text: in, lines: SplitLines(nil, in)}
-	if d.termView(0) {
-		t.Fatalf("a failure in an earlier state was hidden: %q", d.views[0])
 	}
 }
 

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -143,19 +142,11 @@ func deliverCall(ctx context.Context, in hooks.CallInput) string {
 		// Invalid UTF-8 cannot cross the JSON request byte for byte: pass it.
 		return in.Text
 	}
-	req, err := json.Marshal(in)
-	if err != nil {
-		return in.Text
-	}
 	cctx, cancel := context.WithTimeout(ctx, hookDeadline)
 	defer cancel()
-	b, err := callOrLocal(cctx, omniHome(), "call", req)
+	r, err := newClient().Call(cctx, in)
 	if err != nil {
 		homeLogf(omniHome())("%s: %v", in.Door, err)
-		return in.Text
-	}
-	var r callResp
-	if json.Unmarshal(b, &r) != nil {
 		return in.Text
 	}
 	return r.Delivered

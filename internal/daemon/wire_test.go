@@ -1,0 +1,63 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/omnictx/omni/internal/daemon/wire"
+)
+
+// TestWireCall: the thin client's one call reaches a listening store that
+// serves the versioned method, carries the handler's error as ErrRemote,
+// and reports every way of not reaching a daemon of this protocol as
+// ErrNoDaemon (no address file, another protocol, a wrong token, nothing
+// serving the method).
+func TestWireCall(t *testing.T) {
+	ctx := context.Background()
+	st := openListening(t)
+	if err := st.Serve(wire.Subject("echo"), func(ctx context.Context, req []byte) ([]byte, error) {
+		if string(req) == "fail" {
+			return nil, errors.New("it failed")
+		}
+		return append([]byte("echo "), req...), nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	writeAddr := func(ad wire.Addr) {
+		b, _ := json.Marshal(ad)
+		if err := os.WriteFile(filepath.Join(home, wire.AddrFile), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := wire.Call(ctx, home, "echo", []byte("x")); !errors.Is(err, wire.ErrNoDaemon) {
+		t.Fatalf("no address file: %v", err)
+	}
+	good := wire.Addr{Addr: st.Addr(), Token: "tok", PID: os.Getpid(), Protocol: wire.Protocol}
+	writeAddr(good)
+	if got, err := wire.Call(ctx, home, "echo", []byte("hi")); err != nil || string(got) != "echo hi" {
+		t.Fatalf("call: %q %v", got, err)
+	}
+	if _, err := wire.Call(ctx, home, "echo", []byte("fail")); !errors.Is(err, wire.ErrRemote) || errors.Is(err, wire.ErrNoDaemon) {
+		t.Fatalf("handler error: %v", err)
+	}
+	if _, err := wire.Call(ctx, home, "nothing", nil); !errors.Is(err, wire.ErrNoDaemon) {
+		t.Fatalf("no responder: %v", err)
+	}
+	other := good
+	other.Protocol = wire.Protocol + 1
+	writeAddr(other)
+	if _, err := wire.Call(ctx, home, "echo", nil); !errors.Is(err, wire.ErrNoDaemon) {
+		t.Fatalf("another protocol: %v", err)
+	}
+	bad := good
+	bad.Token = "wrong"
+	writeAddr(bad)
+	if _, err := wire.Call(ctx, home, "echo", nil); !errors.Is(err, wire.ErrNoDaemon) {
+		t.Fatalf("wrong token: %v", err)
+	}
+}
