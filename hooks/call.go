@@ -107,6 +107,7 @@ func (e *Engine) callAt(ctx context.Context, in CallInput, now time.Time, projec
 	res.Delivered = dec.Text
 	res.Folds = dec.Folds
 	res.Reason = dec.Reason
+	res.Distiller, res.ShortenReason = distilledOf(evs)
 	res.RepeatBytes = dec.RepeatBytes
 	return res, nil
 }

@@ -55,6 +55,11 @@ type Result struct {
 	Folds []pipeline.Fold
 	// Reason says why nothing changed.
 	Reason string
+	// Distiller and ShortenReason are what the first-seen stages reported
+	// (pipeline.ShortenResult's Distiller and Reason) when they ran: the
+	// distiller chosen ("" for none) and why the output passed them
+	// unshortened ("" when they shortened it). Reports group by them.
+	Distiller, ShortenReason string
 	// Reader is who received the text.
 	Reader events.Reader
 	// RepeatBytes is the available repetition in Raw (see pipeline.Decision).
@@ -106,6 +111,17 @@ func (e *Engine) HookResult(ctx context.Context, in HookInput) (res Result, err 
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.hookAt(ctx, in, e.opt.Now().UTC(), nil)
+}
+
+// distilledOf returns the Distilled event's distiller and reason in a
+// batch, or "".
+func distilledOf(evs []events.Event) (string, string) {
+	for _, ev := range evs {
+		if ev.Distilled != nil {
+			return ev.Distilled.Distiller, ev.Distilled.Reason
+		}
+	}
+	return "", ""
 }
 
 // persistedFromKey marks a Bash tool_response whose stdout omni read back
@@ -336,6 +352,7 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 	res.Delivered = dec.Text
 	res.Folds = dec.Folds
 	res.Reason = dec.Reason
+	res.Distiller, res.ShortenReason = distilledOf(evs)
 	res.RepeatBytes = dec.RepeatBytes
 	if reply == nil {
 		res.Delivered = res.Raw

@@ -100,6 +100,15 @@ type benchReport struct {
 	BySource    map[string]*benchBucket `json:"by_source"`
 	FoldsByKind map[string]int          `json:"folds_by_marker"`
 	Uncaptured  map[string]int64        `json:"uncaptured_repeat_bytes_by_reason"`
+	// ByFamily groups calls by the distiller the command chose ("none":
+	// no distiller); ByDoor by host event and tool ("PostToolUse Bash",
+	// "PostToolUseFailure Bash", …); ByReason by why an output was left as
+	// it was, or how it was shortened: "distilled", "folded", the first-seen
+	// stages' reason ("unrecognised", "structured:json", "enumeration", …)
+	// or the ledger's ("host-cap", "failed", "floor", …).
+	ByFamily map[string]*benchBucket `json:"by_family"`
+	ByDoor   map[string]*benchBucket `json:"by_door"`
+	ByReason map[string]*benchBucket `json:"by_reason"`
 	// SessionFoldSaved and ProjectFoldSaved are the bytes the ledger's
 	// session and project folds removed, net of their markers; the rest of
 	// BytesSaved comes from the first-seen stages (distillers, collapse).
@@ -411,7 +420,7 @@ func runBench(ctx context.Context, o benchOptions, progress io.Writer) (*benchRe
 		defer outF.Close() // second close after the checked one below is harmless
 		outW = bufio.NewWriterSize(outF, 1<<20)
 	}
-	rep := &benchReport{Files: o.corpus, Home: o.home, ByTool: map[string]*benchBucket{}, BySource: map[string]*benchBucket{},
+	rep := &benchReport{Files: o.corpus, Home: o.home, ByTool: map[string]*benchBucket{}, BySource: map[string]*benchBucket{}, ByFamily: map[string]*benchBucket{}, ByDoor: map[string]*benchBucket{}, ByReason: map[string]*benchBucket{},
 		FoldsByKind: map[string]int{}, Uncaptured: map[string]int64{}, LedgerOnly: o.ledgerOnly}
 	var bar *progressbar.ProgressBar
 	if f, ok := progress.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
@@ -516,6 +525,39 @@ func runBench(ctx context.Context, o benchOptions, progress io.Writer) (*benchRe
 		tb.add(raw, del, repeat, len(res.Folds))
 		tb.SessionFoldSaved += sessSaved
 		tb.ProjectFoldSaved += projSaved
+		bucketOf := func(m map[string]*benchBucket, k string) *benchBucket {
+			b := m[k]
+			if b == nil {
+				b = &benchBucket{}
+				m[k] = b
+			}
+			return b
+		}
+		fam := res.Distiller
+		if fam == "" {
+			fam = "none"
+		}
+		bucketOf(rep.ByFamily, fam).add(raw, del, repeat, len(res.Folds))
+		bucketOf(rep.ByDoor, strings.TrimSpace(res.Event+" "+hostTool)).add(raw, del, repeat, len(res.Folds))
+		why := "unchanged"
+		switch {
+		case res.Reason == "host-cap" || res.Reason == "failed" || strings.HasPrefix(res.Reason, "failed"):
+			why = "ledger:" + res.Reason
+		case res.ShortenReason == "" && res.Distiller != "" && del < raw && len(res.Folds) == 0:
+			why = "distilled"
+		case del < raw && len(res.Folds) > 0:
+			why = "folded"
+		case del < raw:
+			why = "shortened"
+		case res.ShortenReason != "":
+			why = "left:" + res.ShortenReason
+		case res.Reason != "":
+			why = "ledger:" + res.Reason
+		}
+		if i := strings.IndexByte(why, ':'); i >= 0 && strings.HasPrefix(why[i+1:], "structured:") {
+			why = "left:structured"
+		}
+		bucketOf(rep.ByReason, why).add(raw, del, repeat, len(res.Folds))
 		sb := rep.BySource[project]
 		if sb == nil {
 			sb = &benchBucket{}
@@ -614,6 +656,18 @@ func printBench(w io.Writer, r *benchReport) {
 	for _, k := range sortedKeys(r.BySource) {
 		row(k, r.BySource[k])
 	}
+	left := func(title string, m map[string]*benchBucket) {
+		fmt.Fprintln(w, title)
+		keys := sortedKeys(m)
+		sort.SliceStable(keys, func(i, j int) bool { return m[keys[i]].DeliveredBytes > m[keys[j]].DeliveredBytes })
+		for _, k := range keys {
+			b := m[k]
+			fmt.Fprintf(w, "  %-34s %6d calls %11d B raw %11d B left %6.1f%% saved\n", k, b.Calls, b.RawBytes, b.DeliveredBytes, pct(b.BytesSaved, b.RawBytes))
+		}
+	}
+	left("by family (the distiller the command chose):", r.ByFamily)
+	left("by door (host event, tool):", r.ByDoor)
+	left("by reason (how an output was shortened, or why it was left):", r.ByReason)
 	fmt.Fprintln(w, "  (captured: the bytes folds saved, as a share of the row's repetition. \"+project\" adds project folds, which take")
 	fmt.Fprintln(w, "  lines this reader never received, so it is not a share of them and can pass 100%.)")
 	fmt.Fprintln(w, "folds by marker kind:")
