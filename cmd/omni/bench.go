@@ -15,6 +15,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -109,6 +110,10 @@ type benchReport struct {
 	ByFamily map[string]*benchBucket `json:"by_family"`
 	ByDoor   map[string]*benchBucket `json:"by_door"`
 	ByReason map[string]*benchBucket `json:"by_reason"`
+	// OverCap counts the --persisted calls (outputs of 30,000 characters or
+	// more), raw being the whole output; OverCapInline those replied inline.
+	OverCap       benchBucket `json:"over_cap"`
+	OverCapInline int         `json:"over_cap_inline"`
 	// SessionFoldSaved and ProjectFoldSaved are the bytes the ledger's
 	// session and project folds removed, net of their markers; the rest of
 	// BytesSaved comes from the first-seen stages (distillers, collapse).
@@ -135,6 +140,7 @@ type benchOptions struct {
 	home       string
 	out        string
 	ledgerOnly bool
+	persisted  bool
 	asJSON     bool
 	limit      int
 	latency    bool
@@ -178,6 +184,13 @@ prints the hook process's peak RSS (ru_maxrss) and the daemon's (VmHWM).
 
 --ledger-only runs the guard and the ledger only; without it the first-seen
 stages (redaction, distillers, collapse, the final cut) run before the ledger.
+
+--persisted replays a Bash output of 30,000 characters or more as Claude Code
+delivers it: stdout cut at 30,000 characters, the whole output in a file
+under the home named by persistedOutputPath. The hook then reads the file
+and replies inline when the pipeline brings it under the cap; the report's
+"over-cap" line counts those calls and their bytes against the whole output
+(the model would otherwise read a ~2 KB preview, then the file in pieces).
 
 Exit codes: 0 done; 2 a corpus file or the store could not be read.`,
 		Example: `  omni bench --corpus ../shared/corpus/*.jsonl
@@ -234,6 +247,7 @@ Exit codes: 0 done; 2 a corpus file or the store could not be read.`,
 	cmd.Flags().StringVar(&o.home, "home", "", "keep the store in this directory (default: a temporary one, removed afterwards)")
 	cmd.Flags().StringVar(&o.out, "out", "", "write one JSON line per call (session, agent, seq, tool, input, host_tool, raw, delivered)")
 	cmd.Flags().BoolVar(&o.ledgerOnly, "ledger-only", false, "guard and ledger only")
+	cmd.Flags().BoolVar(&o.persisted, "persisted", false, "replay over-cap Bash outputs with persistedOutputPath, as Claude Code does")
 	cmd.Flags().BoolVar(&o.asJSON, "json", false, "print the report as JSON")
 	cmd.Flags().IntVar(&o.limit, "limit", 0, "stop after this many calls (0: all)")
 	cmd.Flags().BoolVar(&o.latency, "latency", false, "time hook processes (omni hook, and omni-hook when it sits beside omni) against a warm daemon, 0.5 KB to 15 MiB payloads from the corpus, beside a trivial Go binary, with peak RSS")
@@ -451,6 +465,24 @@ func runBench(ctx context.Context, o benchOptions, progress io.Writer) (*benchRe
 			}
 		}
 		payload, hostTool := benchPayload(r, project)
+		overCap := false
+		if o.persisted && hostTool == "Bash" && payload["hook_event_name"] == "PostToolUse" && utf8.RuneCountInString(r.Output) >= hooks.HostOutputCap {
+			overCap = true
+			dir := filepath.Join(home, "persisted")
+			if err := os.MkdirAll(dir, 0o700); err != nil {
+				return nil, err
+			}
+			path := filepath.Join(dir, fmt.Sprintf("%d.txt", rep.All.Calls))
+			if err := os.WriteFile(path, []byte(r.Output), 0o600); err != nil {
+				return nil, err
+			}
+			cut := r.Output
+			if rs := []rune(cut); len(rs) > hooks.HostOutputCap {
+				cut = string(rs[:hooks.HostOutputCap])
+			}
+			tr := payload["tool_response"].(map[string]any)
+			tr["stdout"], tr["persistedOutputPath"], tr["persistedOutputSize"] = cut, path, len(r.Output)
+		}
 		stdin, _ := json.Marshal(payload)
 		t0 := time.Now()
 		res, err := eng.HookResult(ctx, hooks.HookInput{Stdin: stdin})
@@ -517,6 +549,12 @@ func runBench(ctx context.Context, o benchOptions, progress io.Writer) (*benchRe
 		rep.ProjectFoldSaved += projSaved
 		raw, del := int64(len(res.Raw)), int64(len(res.Delivered))
 		rep.All.add(raw, del, repeat, len(res.Folds))
+		if overCap {
+			rep.OverCap.add(raw, del, repeat, len(res.Folds))
+			if res.Reply != nil {
+				rep.OverCapInline++
+			}
+		}
 		tb := rep.ByTool[r.Tool]
 		if tb == nil {
 			tb = &benchBucket{}
@@ -664,6 +702,10 @@ func printBench(w io.Writer, r *benchReport) {
 			b := m[k]
 			fmt.Fprintf(w, "  %-34s %6d calls %11d B raw %11d B left %6.1f%% saved\n", k, b.Calls, b.RawBytes, b.DeliveredBytes, pct(b.BytesSaved, b.RawBytes))
 		}
+	}
+	if r.OverCap.Calls > 0 {
+		fmt.Fprintf(w, "over-cap (--persisted): %d calls, %d inline under the cap; whole outputs %d B, delivered %d B (%.1f%% saved against the whole output)\n",
+			r.OverCap.Calls, r.OverCapInline, r.OverCap.RawBytes, r.OverCap.DeliveredBytes, pct(r.OverCap.BytesSaved, r.OverCap.RawBytes))
 	}
 	left("by family (the distiller the command chose):", r.ByFamily)
 	left("by door (host event, tool):", r.ByDoor)
