@@ -1,7 +1,11 @@
 package pipeline
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -91,4 +95,40 @@ func TestMakeFoldsRepeatedWarningsNeverErrors(t *testing.T) {
 	if strings.Contains(res.Text, "u3") || strings.Contains(res.Text, "In function ‘f3’") {
 		t.Fatalf("a repeated warning or its context survived:\n%s", res.Text)
 	}
+}
+
+// TestDistillOwnTrainFixtures runs Shorten over testdata/fixtures/train (real
+// outputs of the tools run here on small projects, make.py) and asserts what
+// check.py asserts: every must_keep line, every must_keep_regex, no
+// contradicted fact, structured cases byte-identical. testdata/fixtures/
+// heldout is deliberately not read here: it is measured once, at the end of a
+// change, with check.py.
+func TestDistillOwnTrainFixtures(t *testing.T) {
+	dirs, _ := filepath.Glob(filepath.Join("..", "testdata", "fixtures", "train", "*", "meta.json"))
+	if len(dirs) == 0 {
+		t.Fatal("no train fixtures under ../testdata/fixtures/train")
+	}
+	sort.Strings(dirs)
+	tin, tout := 0, 0
+	for _, m := range dirs {
+		var meta dgMeta
+		b, err := os.ReadFile(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &meta); err != nil {
+			t.Fatalf("%s: %v", m, err)
+		}
+		raw, err := os.ReadFile(filepath.Join(filepath.Dir(m), "output.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := Shorten(ShortenRequest{Command: meta.Command, Text: string(raw), ExitCode: meta.ExitCode})
+		for _, v := range dgViolations(meta, string(raw), res.Text) {
+			t.Errorf("%s: %s", filepath.Base(filepath.Dir(m)), v)
+		}
+		tin += len(raw)
+		tout += len(res.Text)
+	}
+	t.Logf("%d train cases, bytes %d -> %d (saved %.1f%%)", len(dirs), tin, tout, 100*(1-float64(tout)/float64(tin)))
 }
