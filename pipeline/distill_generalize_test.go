@@ -132,3 +132,20 @@ func TestDistillOwnTrainFixtures(t *testing.T) {
 	}
 	t.Logf("%d train cases, bytes %d -> %d (saved %.1f%%)", len(dirs), tin, tout, 100*(1-float64(tout)/float64(tin)))
 }
+
+// A recognised run that asked for verbose output keeps its per-test lines:
+// the collapse fallback does not fold what the distiller kept.
+func TestVerboseRunKeepsPerTestLines(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("============================= test session starts ==============================\nplatform linux -- Python 3.11.2, pytest-7.2.1, pluggy-1.0.0\ncachedir: .pytest_cache\nrootdir: /home/dev/src/shelf\ncollecting ... collected 42 items\n\n")
+	for i := 0; i < 40; i++ {
+		fmt.Fprintf(&b, "tests/test_params.py::test_square[%d] PASSED %s [%3d%%]\n", i, strings.Repeat(" ", 20), i*2)
+	}
+	b.WriteString("tests/test_low.py::test_low_basic PASSED                                 [ 97%]\ntests/test_low.py::test_low_empty PASSED                                 [100%]\n\n============================== 42 passed in 0.31s ==============================\n")
+	res := Shorten(ShortenRequest{Command: "pytest -v tests/test_params.py tests/test_low.py", Text: b.String()})
+	for _, want := range []string{"tests/test_low.py::test_low_basic PASSED", "tests/test_params.py::test_square[17] PASSED", "42 passed in 0.31s"} {
+		if !strings.Contains(res.Text, want) {
+			t.Fatalf("lost %q:\n%s", want, res.Text)
+		}
+	}
+}
