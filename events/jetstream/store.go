@@ -2,6 +2,7 @@ package jetstream
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"os"
@@ -59,6 +60,8 @@ const (
 	startTimeout = 30 * time.Second
 	// lockPoll is the interval between lock attempts when Options.LockWait > 0.
 	lockPoll = 5 * time.Millisecond
+	// tlsTimeout bounds a client's TLS handshake on the listener.
+	tlsTimeout = 2 * time.Second
 	// closeGrace bounds how long Close waits for the connection to drain
 	// (subscriptions made on Conn included).
 	closeGrace = 5 * time.Second
@@ -78,6 +81,11 @@ type Options struct {
 	// is true; it must not be empty then. With URL it is presented to the
 	// remote server when not empty.
 	Token string
+	// TLS is the listener's TLS configuration (a certificate and its key)
+	// when Listen is true; it must not be nil then: a client proves the
+	// server before it sends its token (internal/daemon/wire). The store's
+	// own in-process connection does not use it.
+	TLS *tls.Config
 	// LockWait is how long Open waits for the store lock: 0 tries once and
 	// fails with ErrLocked if it is held; > 0 polls every 5 ms for up to
 	// LockWait, then fails with ErrLocked.
@@ -131,8 +139,8 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	if o.Dir == "" {
 		return nil, errors.New("open store: empty directory")
 	}
-	if o.Listen && o.Token == "" {
-		return nil, errors.New("open store: listening needs a token")
+	if o.Listen && (o.Token == "" || o.TLS == nil) {
+		return nil, errors.New("open store: listening needs a token and a TLS configuration")
 	}
 	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
@@ -218,6 +226,9 @@ func startEmbedded(ctx context.Context, o Options) (*Store, error) {
 		opts.Host = "127.0.0.1"
 		opts.Port = server.RANDOM_PORT
 		opts.Authorization = o.Token
+		opts.TLSConfig = o.TLS
+		opts.TLS = true
+		opts.TLSTimeout = tlsTimeout.Seconds()
 	} else {
 		opts.DontListen = true
 	}

@@ -28,6 +28,11 @@ type Config struct {
 	// InProcess never reaches or spawns a daemon: every request opens the
 	// store in-process (OMNI_NO_DAEMON).
 	InProcess bool
+	// Replace makes Run first judge the daemon that daemon.addr names
+	// (ResolveSuspect: a hung one is killed, one that refuses its token
+	// stopped, a foreign listener's address retired) and then wait up to
+	// 3 s for the store lock (ReplaceEnv=1 in a spawned daemon).
+	Replace bool
 }
 
 // Service answers the daemon's methods over one open store. The daemon
