@@ -53,11 +53,8 @@ func TestHungDaemonOneDeadline(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds omni and spawns daemons")
 	}
-	dir := buildOmni(t)
+	dir := testBinary(t, true)
 	bin := filepath.Join(dir, "omni")
-	if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, "omni-hook"), "../omni-hook").CombinedOutput(); err != nil {
-		t.Fatalf("build omni-hook: %v\n%s", err, out)
-	}
 	clients := [][]string{{bin, "hook"}, {filepath.Join(dir, "omni-hook")}}
 	var text strings.Builder
 	for k := 0; k < 40; k++ {
