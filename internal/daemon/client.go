@@ -127,9 +127,26 @@ func (c *Client) Health(ctx context.Context) (HealthReply, error) {
 	return call[HealthReply](ctx, c, MethodHealth, struct{}{})
 }
 
-// Repair records the batches a damaged store can no longer give back.
+// Repair recovers a store that was refused as damaged (jetstream.
+// RepairBlocks: damaged blocks moved aside and rewritten with every
+// readable batch) and then records the batches the store can no longer
+// give back. Errors: the recovery's (jetstream.ErrLocked while another
+// process holds the store), the method's.
 func (c *Client) Repair(ctx context.Context) (RepairReply, error) {
-	return call[RepairReply](ctx, c, MethodRepair, struct{}{})
+	var blocks *jetstream.Recovery
+	dir := storeDir(c.cfg.Home)
+	if _, ok := jetstream.ReadMarker(dir); ok {
+		rec, err := jetstream.RepairBlocks(dir)
+		if err != nil {
+			return RepairReply{}, fmt.Errorf("repair the store's blocks: %w", err)
+		}
+		Logf(c.cfg.Home)("repaired the store's blocks: %d restored, %d kept, %d dropped, moved aside %v (%s)",
+			rec.Restored, rec.Kept, len(rec.Dropped), rec.MovedAside, rec.Report)
+		blocks = &rec
+	}
+	out, err := call[RepairReply](ctx, c, MethodRepair, struct{}{})
+	out.Blocks = blocks
+	return out, err
 }
 
 // Recent returns the newest in.N calls, newest first.
@@ -177,6 +194,10 @@ func (c *Client) do(ctx context.Context, method string, req []byte) ([]byte, err
 	}
 	if err := CheckHome(home); err != nil {
 		return nil, err
+	}
+	if m, ok := jetstream.ReadMarker(storeDir(home)); ok && method != MethodRepair {
+		return nil, fmt.Errorf("%w: %s (%s): run 'omni gc --repair'", ErrDamagedStore, m.Why,
+			filepath.Join(storeDir(home), jetstream.DamagedFile))
 	}
 	if !c.cfg.InProcess {
 		if b, on := wire.ReadBackoff(home); on {
@@ -439,6 +460,9 @@ func (c *Client) spawn(ctx context.Context, d *dialer, wait time.Duration) (*wir
 		}
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		if m, ok := jetstream.ReadMarker(storeDir(d.home)); ok {
+			return nil, fmt.Errorf("%w: %s", ErrDamagedStore, m.Why)
 		}
 		if !time.Now().Before(deadline) {
 			return nil, fmt.Errorf("no daemon answered within %s", wait)

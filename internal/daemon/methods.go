@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/omnictx/omni/events"
+	"github.com/omnictx/omni/events/jetstream"
 	"github.com/omnictx/omni/hooks"
 	"github.com/omnictx/omni/internal/daemon/wire"
 )
@@ -223,6 +224,11 @@ var (
 	// token; while its replacement runs, hooks fail open at once
 	// (wire.ErrBackoff, the same value).
 	ErrBackoff = wire.ErrBackoff
+	// ErrDamagedStore: the store was refused as damaged (a start found a
+	// record the embedded server cannot recover from, or ran past its
+	// deadline or memory ceiling); requests fail at once until 'omni gc
+	// --repair' (jetstream.ErrDamagedStore, the same value).
+	ErrDamagedStore = jetstream.ErrDamagedStore
 	// ErrUnsafeHome: the home, its store or the address file can be
 	// written by another user (wire.ErrUnsafeHome, the same value).
 	ErrUnsafeHome = wire.ErrUnsafeHome
@@ -249,6 +255,7 @@ var codes = []struct {
 	{"no-base", ErrNoBase},
 	{"not-in-log", ErrNotInLog},
 	{"too-late", ErrTooLate},
+	{"damaged-store", ErrDamagedStore},
 }
 
 // codeOf returns the wire code of err ("" when it has none).

@@ -172,7 +172,8 @@ func Run(ctx context.Context, cfg Config, idle time.Duration, logf func(format s
 		}
 		lockWait = releaseWait
 	}
-	st, err := jetstream.Open(ctx, jetstream.Options{Dir: storeDir(home), Listen: true, Token: token, TLS: id.Server, LockWait: lockWait})
+	st, err := jetstream.Open(ctx, jetstream.Options{Dir: storeDir(home), Listen: true, Token: token, TLS: id.Server, LockWait: lockWait,
+		OnStuck: onStuck(home)})
 	if errors.Is(err, jetstream.ErrLocked) {
 		logf("daemon %d: store %s is owned by another process; exiting", os.Getpid(), storeDir(home))
 		return nil

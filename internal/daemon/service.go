@@ -93,7 +93,8 @@ func OpenLocal(ctx context.Context, cfg Config, wait time.Duration) (*Service, f
 	if err := os.MkdirAll(cfg.Home, 0o700); err != nil {
 		return nil, nil, fmt.Errorf("create %s: %w", cfg.Home, err)
 	}
-	st, err := jetstream.Open(ctx, jetstream.Options{Dir: filepath.Join(cfg.Home, "store"), LockWait: wait})
+	st, err := jetstream.Open(ctx, jetstream.Options{Dir: filepath.Join(cfg.Home, "store"), LockWait: wait,
+		OnStuck: onStuck(cfg.Home)})
 	if err != nil {
 		return nil, nil, fmt.Errorf("open store: %w", err)
 	}
@@ -103,6 +104,21 @@ func OpenLocal(ctx context.Context, cfg Config, wait time.Duration) (*Service, f
 		return nil, nil, err
 	}
 	return svc, st.Close, nil
+}
+
+// StuckExit is the exit status of a process whose in-process store start
+// was stuck (jetstream.Options.OnStuck): 3, or 0 in `omni hook`, which
+// never fails its host.
+var StuckExit = 3
+
+// onStuck logs a stuck store start to omni.log and stderr and exits with
+// StuckExit: the embedded server's goroutine cannot be stopped.
+func onStuck(home string) func(error) {
+	return func(err error) {
+		Logf(home)("store start: %v", err)
+		fmt.Fprintln(os.Stderr, "omni:", err)
+		os.Exit(StuckExit)
+	}
 }
 
 // Hook answers one hook request (wire.MethodHook: the flags byte, then the

@@ -108,6 +108,10 @@ type RepairReply struct {
 	// replaced by an empty one (missing or damaged; a damaged file is kept
 	// beside it as .damaged), "" when it was usable or not needed.
 	BaseReplaced string `json:"base_replaced,omitempty"`
+	// Blocks is the recovery of a store refused as damaged (set by the
+	// client, which runs it before the daemon can start), nil when none
+	// was needed.
+	Blocks *jetstream.Recovery `json:"blocks,omitempty"`
 }
 
 // Repair scans the store, record the unreadable batches
