@@ -92,6 +92,16 @@ func TestHungDaemonOneDeadline(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			// Doctor tells the truth, and the fix that works.
+			c := exec.Command(bin, "doctor")
+			c.Env = hookEnv(home)
+			t0 := time.Now()
+			dout, _ := c.CombinedOutput()
+			want := map[string]string{"SIGSTOP": "does not answer", "wrong token": "refuses the token"}[attack]
+			if !strings.Contains(string(dout), want) || !strings.Contains(string(dout), "omni daemon --stop") {
+				t.Fatalf("doctor with a daemon that %s:\n%s", want, dout)
+			}
+			t.Logf("%s: doctor answered in %s", attack, time.Since(t0).Round(time.Millisecond))
 			start := time.Now()
 			var lat []time.Duration
 			recovered := time.Duration(0)

@@ -120,7 +120,7 @@ func pongReply() []byte { return []byte("pong " + strconv.Itoa(wire.Protocol)) }
 // (wire.EndBackoff). A method other than ping and stop that arrives with
 // less than MinTimeLeft of its deadline is answered ErrTooLate without
 // touching the store. Every 2 s a daemon.addr that no longer names this
-// daemon is written again. Exit: remove
+// daemon (missing or unreadable) is written again. Exit: remove
 // daemon.addr first, so no new client dials a daemon that is leaving; stop
 // serving (running requests finish, up to 5 s); close the handler; close
 // the store (a clean shutdown: an unclean one makes the next start
@@ -195,10 +195,12 @@ func Run(ctx context.Context, cfg Config, idle time.Duration, logf func(format s
 	act.touch()
 	act.broken = st.Broken
 	act.healAddr = func() {
-		// A daemon.addr that is gone or names another token (retired by a
-		// client, damaged, replaced by hand) is written again: hooks find
-		// this daemon within one check instead of waiting on its lock.
-		if cur, err := wire.ReadAddr(home); err != nil || cur.Token != act.ad.Token {
+		// A daemon.addr that is gone or unreadable (retired by a client
+		// that met a listener it could not trust, removed by hand) is
+		// written again: hooks find this daemon within one check instead
+		// of waiting on its lock. One that names another token is left to
+		// the replacement it causes (ResolveSuspect).
+		if _, err := wire.ReadAddr(home); err != nil && !errors.Is(err, wire.ErrUnsafeHome) {
 			if writeAddr(home, act.ad) == nil {
 				logf("daemon %d: rewrote %s", os.Getpid(), addrPath(home))
 			}

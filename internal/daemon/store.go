@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/omnictx/omni/events"
@@ -56,6 +57,12 @@ type HealthReply struct {
 	Check        jetstream.CheckResult `json:"check"`
 	Unrecorded   []events.Seq          `json:"unrecorded,omitempty"`
 	RecordedLost int                   `json:"recorded_lost,omitempty"`
+	// Checkpoint is the batch the last checkpoint covered (0 without
+	// one): a log that ends before it lost its newest batches to deleted
+	// or emptied files. GCBases counts omni gc's base snapshots: none
+	// means a log that starts after seq 1 was not trimmed by omni gc.
+	Checkpoint events.Seq `json:"checkpoint,omitempty"`
+	GCBases    int        `json:"gc_bases"`
 }
 
 // Health reports the stream's own state, a scan of every batch, the
@@ -85,6 +92,10 @@ func (s *Service) Health(ctx context.Context) (HealthReply, error) {
 		if !known[q] {
 			out.Unrecorded = append(out.Unrecorded, q)
 		}
+	}
+	out.Checkpoint = checkpointSeq(s.home)
+	if bases, err := filepath.Glob(filepath.Join(s.home, "store", "base-*.bin")); err == nil {
+		out.GCBases = len(bases)
 	}
 	if h.First > 1 {
 		if cp, err := s.base()(h.First); err != nil {
