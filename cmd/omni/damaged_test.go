@@ -113,3 +113,48 @@ func TestDamagedStoreStart(t *testing.T) {
 	}
 	t.Logf("damaged starts: longest %s, daemon peak RSS %d MiB at most", worstStart.Round(time.Millisecond), worstRSS>>10)
 }
+
+// TestDoctorMissingStoreFiles: a store whose block file was deleted or
+// emptied is not reported as ok, and doctor does not blame omni gc.
+func TestDoctorMissingStoreFiles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds omni and runs daemons")
+	}
+	bin := filepath.Join(testBinary(t, false), "omni")
+	for _, how := range []string{"deleted", "emptied"} {
+		t.Run(how, func(t *testing.T) {
+			home := filepath.Join(t.TempDir(), "home")
+			for i := 0; i < 4; i++ {
+				runHookBin(t, home, []string{bin, "hook"}, bashPayload(fmt.Sprintf("s%d", i), home, "one\ntwo\nthree\n"))
+			}
+			omni := func(args ...string) string {
+				c := exec.Command(bin, args...)
+				c.Env = hookEnv(home)
+				out, _ := c.CombinedOutput()
+				return string(out)
+			}
+			omni("daemon", "--stop")
+			blks, _ := filepath.Glob(filepath.Join(home, "store", "js", "jetstream", "*", "streams", "EVENTS", "msgs", "*.blk"))
+			if len(blks) == 0 {
+				t.Fatal("no block file")
+			}
+			if how == "deleted" {
+				os.Remove(blks[0])
+			} else {
+				os.WriteFile(blks[0], nil, 0o600)
+			}
+			out := omni("doctor")
+			t.Logf("doctor:\n%s", out)
+			if strings.Contains(out, "store   ok") && !strings.Contains(out, "problem") {
+				t.Fatalf("doctor reports a store with a %s block as ok", how)
+			}
+			if !strings.Contains(out, "deleted or emptied") {
+				t.Fatalf("doctor does not say the store's files were deleted or emptied")
+			}
+			if strings.Contains(out, "omni gc removed older batches") {
+				t.Fatal("doctor blames omni gc")
+			}
+			omni("daemon", "--stop")
+		})
+	}
+}
