@@ -58,7 +58,7 @@ func main() {
 	if len(os.Args) > 1 {
 		switch os.Args[1] {
 		case "--version", "version":
-			fmt.Printf("omni-hook version %s\n", version)
+			fmt.Printf("omni-hook version %s+%s\n", version, wire.BuildID())
 			return
 		case "-h", "--help", "help":
 			fmt.Print(usage)

@@ -159,3 +159,53 @@ func processAlive(pid int) bool {
 	}
 	return true
 }
+
+// TestRebuiltBinaryReplacesDaemon: after the omni binary is rebuilt in
+// place, doctor reports that the daemon runs another build, and the next
+// hook replaces the daemon with one of the new build.
+func TestRebuiltBinaryReplacesDaemon(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds omni twice")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "omni")
+	build := func(v string) {
+		if out, err := exec.Command("go", "build", "-ldflags=-X main.version="+v, "-o", bin, ".").CombinedOutput(); err != nil {
+			t.Fatalf("build: %v\n%s", err, out)
+		}
+	}
+	build("0.1.0-old")
+	home := t.TempDir()
+	t.Cleanup(func() {
+		c := exec.Command(bin, "daemon", "--stop")
+		c.Env = hookEnv(home)
+		_ = c.Run()
+	})
+	runHookBin(t, home, []string{bin, "hook"}, bashPayload("s", home, "a\nb\n"))
+	old, err := wire.ReadAddr(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	build("0.1.0-new")
+	c := exec.Command(bin, "doctor")
+	c.Env = hookEnv(home)
+	dout, _ := c.CombinedOutput()
+	if !strings.Contains(string(dout), "runs another build") {
+		t.Fatalf("doctor after a rebuild:\n%s", dout)
+	}
+	runHookBin(t, home, []string{bin, "hook"}, bashPayload("s", home, "c\nd\n"))
+	cur, err := wire.ReadAddr(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cur.PID == old.PID || cur.Build == old.Build || cur.Version != "0.1.0-new" {
+		t.Fatalf("daemon after a rebuild: %+v, before: %+v", cur, old)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for processAlive(old.PID) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if processAlive(old.PID) {
+		t.Fatalf("the old daemon pid %d still runs", old.PID)
+	}
+}
