@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -16,12 +18,21 @@ import (
 	"github.com/omnictx/omni/pipeline"
 )
 
-// HostOutputCap is Claude Code's inline output cap, in characters: at or
-// above it the host persists the output to a file, shows the model a short
-// preview and ignores a rewrite (HOSTS.md §1.8; REFERENCE.md §2.3 rule 5,
+// HostOutputCap is Claude Code's inline output cap, in characters, measured
+// on a Bash result's stdout alone (stderr is not counted): at or above it
+// the host cuts stdout at exactly this many characters, adds
+// persistedOutputPath to the hook payload, persists the output to a file
+// and shows the model a ~2 KB preview (measured on Claude Code 2.1.328,
+// ../shared/design/HOSTS.md §1.13; REFERENCE.md §2.3 rule 5,
 // fajarhide/omni#212). omni leaves such output alone and records none of it
-// as delivered, since the model saw only the preview.
+// as delivered, since the model saw only the preview. A rewrite of this many
+// characters or more is persisted again, so omni never replies with one.
 const HostOutputCap = 30000
+
+// ReasonHostCapReply: the output is shown whole, but a rewrite of it would
+// still be HostOutputCap characters or more, which the host would persist
+// and show as a preview: it is delivered unchanged (and recorded).
+const ReasonHostCapReply = "host-cap:reply"
 
 // MaxInput is the largest hook stdin omni reads, in bytes (REFERENCE.md
 // §10, MAX_INPUT = 16 MiB). Larger input passes through untouched.
@@ -53,6 +64,11 @@ type Result struct {
 	Folds []pipeline.Fold
 	// Reason says why nothing changed.
 	Reason string
+	// Distiller and ShortenReason are what the first-seen stages reported
+	// (pipeline.ShortenResult's Distiller and Reason) when they ran: the
+	// distiller chosen ("" for none) and why the output passed them
+	// unshortened ("" when they shortened it). Reports group by them.
+	Distiller, ShortenReason string
 	// Reader is who received the text.
 	Reader events.Reader
 	// RepeatBytes is the available repetition in Raw (see pipeline.Decision).
@@ -62,20 +78,30 @@ type Result struct {
 }
 
 type ccPayload struct {
-	SessionID     string          `json:"session_id"`
-	Cwd           string          `json:"cwd"`
-	HookEventName string          `json:"hook_event_name"`
-	AgentID       string          `json:"agent_id"`
-	ToolName      string          `json:"tool_name"`
-	ToolInput     json.RawMessage `json:"tool_input"`
-	ToolResponse  json.RawMessage `json:"tool_response"`
-	Error         json.RawMessage `json:"error"`
-	Source        string          `json:"source"`
-	Trigger       string          `json:"trigger"`
-	Reason        string          `json:"reason"`
-	TurnID        json.RawMessage `json:"turn_id"`
-	Host          string          `json:"host"`
-	Timestamp     json.RawMessage `json:"timestamp"`
+	SessionID      string          `json:"session_id"`
+	Cwd            string          `json:"cwd"`
+	HookEventName  string          `json:"hook_event_name"`
+	AgentID        string          `json:"agent_id"`
+	ToolName       string          `json:"tool_name"`
+	ToolInput      json.RawMessage `json:"tool_input"`
+	ToolResponse   json.RawMessage `json:"tool_response"`
+	Error          json.RawMessage `json:"error"`
+	Source         string          `json:"source"`
+	Trigger        string          `json:"trigger"`
+	Reason         string          `json:"reason"`
+	TurnID         json.RawMessage `json:"turn_id"`
+	Host           string          `json:"host"`
+	Timestamp      json.RawMessage `json:"timestamp"`
+	TranscriptPath string          `json:"transcript_path"`
+	ToolUseID      string          `json:"tool_use_id"`
+	// OriginalRequestName marks a Gemini tail call a hook asked for.
+	OriginalRequestName json.RawMessage `json:"original_request_name"`
+	// hostExit is the command's exit code where the host keeps it outside
+	// the payload (Codex: its session file); nil when unknown.
+	hostExit *int
+	// codexLegacy: a replay of a Codex call recorded before omni read its
+	// exit code (no host_exit_code param); decided as then.
+	codexLegacy bool
 }
 
 // Hook handles one Claude Code hook payload and returns what to print (nil
@@ -100,15 +126,90 @@ func (e *Engine) HookResult(ctx context.Context, in HookInput) (res Result, err 
 			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
 		}
 	}()
+	in.Stdin = inlinePersisted(in.Stdin)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.hookAt(ctx, in, e.opt.Now().UTC(), nil)
+}
+
+// distilledOf returns the Distilled event's distiller and reason in a
+// batch, or "".
+func distilledOf(evs []events.Event) (string, string) {
+	for _, ev := range evs {
+		if ev.Distilled != nil {
+			return ev.Distilled.Distiller, ev.Distilled.Reason
+		}
+	}
+	return "", ""
+}
+
+// persistedFromKey marks a Bash tool_response whose stdout omni read back
+// from the host's persisted file (inlinePersisted); its value is the path.
+// It is recorded with the payload, so a replay decides the same way, and
+// never echoed to the host.
+const persistedFromKey = "omniPersistedFrom"
+
+// inlinePersisted rewrites a Claude Code Bash PostToolUse payload whose
+// output the host persisted (over HostOutputCap: tool_response.stdout is cut
+// at 30,000 characters and persistedOutputPath names the whole output,
+// HOSTS.md §1.13): stdout becomes the file's content, the two persisted keys
+// go, and persistedFromKey records the path. The pipeline then sees the
+// whole output; the reply is inline only when what it delivers is under the
+// cap (hookAt). Any other payload, an unreadable file, or one over MaxInput
+// is returned unchanged.
+func inlinePersisted(stdin []byte) []byte {
+	if !bytes.Contains(stdin, []byte(`"persistedOutputPath"`)) {
+		return stdin
+	}
+	var top map[string]json.RawMessage
+	if json.Unmarshal(stdin, &top) != nil {
+		return stdin
+	}
+	var name, event string
+	_ = json.Unmarshal(top["tool_name"], &name)
+	_ = json.Unmarshal(top["hook_event_name"], &event)
+	if name != "Bash" || event != "PostToolUse" {
+		return stdin
+	}
+	var resp map[string]json.RawMessage
+	if json.Unmarshal(top["tool_response"], &resp) != nil {
+		return stdin
+	}
+	var path string
+	if json.Unmarshal(resp["persistedOutputPath"], &path) != nil || !filepath.IsAbs(path) {
+		return stdin
+	}
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > MaxInput {
+		return stdin
+	}
+	full, err := os.ReadFile(path)
+	if err != nil || !utf8.Valid(full) {
+		return stdin
+	}
+	if resp["stdout"], err = marshal(string(full)); err != nil {
+		return stdin
+	}
+	delete(resp, "persistedOutputPath")
+	delete(resp, "persistedOutputSize")
+	if resp[persistedFromKey], err = marshal(path); err != nil {
+		return stdin
+	}
+	if top["tool_response"], err = marshal(resp); err != nil {
+		return stdin
+	}
+	out, err := json.Marshal(top)
+	if err != nil || len(out) > MaxInput {
+		return stdin
+	}
+	return out
 }
 
 // replayCtx carries what a replay takes from the recorded events instead of
 // the environment.
 type replayCtx struct {
 	project string
+	params  map[string]string // the Invoked event's params
 }
 
 func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *replayCtx) (Result, error) {
@@ -126,7 +227,7 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 	if p.HookEventName == "" {
 		return Result{}, fmt.Errorf("payload has no hook_event_name")
 	}
-	host := detectHost(hostPayload{HookEventName: p.HookEventName, TurnID: p.TurnID, Host: p.Host, Timestamp: p.Timestamp})
+	host := detectHost(hostPayload{HookEventName: p.HookEventName, TurnID: p.TurnID, Host: p.Host, Timestamp: p.Timestamp, TranscriptPath: p.TranscriptPath})
 	event := normalizeEvent(host, p.HookEventName)
 	reader := events.Reader{Session: p.SessionID, Agent: p.AgentID}
 	project := ""
@@ -142,6 +243,27 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 		Input: e.compress(in.Stdin), InputBytes: len(in.Stdin)}
 	if in.Passthrough {
 		inv.Invoked.Params = map[string]string{"env_passthrough": "1"}
+	}
+	if host == HostCodex && event == "PostToolUse" && p.ToolName == "Bash" {
+		// The exit code lives in Codex's session file; it is read once, live,
+		// and recorded, so a replay uses the recorded value.
+		v := exitUnknown
+		if rc != nil {
+			var recorded bool
+			if v, recorded = rc.params[paramHostExit]; !recorded {
+				// Recorded before omni read Codex's exit code: replay the
+				// decision as it was made then.
+				p.codexLegacy = true
+			}
+		} else {
+			if code, ok := codexExitCode(p.TranscriptPath, p.ToolUseID); ok {
+				v = strconv.Itoa(code)
+			}
+			inv.Invoked.Params = withParam(inv.Invoked.Params, paramHostExit, v)
+		}
+		if code, err := strconv.Atoi(v); err == nil {
+			p.hostExit = &code
+		}
 	}
 	base := events.Event{Time: now, Project: project, Session: reader.Session, Agent: reader.Agent, Call: inv.ID}
 	simple := func(k events.Kind, set func(*events.Event)) (Result, error) {
@@ -232,6 +354,15 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 		inv.Invoked.Params = withParam(inv.Invoked.Params, "ledger_only", "1")
 	}
 	dec, evs := e.decide(d, inv.ID)
+	if d.persisted && utf8.RuneCountInString(dec.Text) >= HostOutputCap {
+		// Even shortened, the host would persist it again: leave the
+		// preview and its file alone, and record nothing as delivered.
+		d.unrecorded, d.reason, render = true, "host-cap", nil
+		dec, evs = e.decide(d, inv.ID)
+	} else if host == HostClaudeCode && dec.Text != res.Raw && render != nil && d.req.NoFold == "" && utf8.RuneCountInString(dec.Text) >= HostOutputCap {
+		d.req.NoFold = ReasonHostCapReply
+		dec, evs = e.decide(d, inv.ID)
+	}
 	changed := dec.Text != res.Raw
 	var reply []byte
 	if changed && render != nil {
@@ -265,6 +396,7 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 	res.Delivered = dec.Text
 	res.Folds = dec.Folds
 	res.Reason = dec.Reason
+	res.Distiller, res.ShortenReason = distilledOf(evs)
 	res.RepeatBytes = dec.RepeatBytes
 	if reply == nil {
 		res.Delivered = res.Raw
@@ -318,6 +450,8 @@ func (e *Engine) toolDelivery(d delivery, p ccPayload, in HookInput) (delivery, 
 			_ = json.Unmarshal(raw, &stderr)
 		}
 		text := joinOutErr(stdout, stderr)
+		// The host caps stdout alone: a long stderr beside a short stdout
+		// is still shown inline.
 		cmd := sourceOf("Bash", p.ToolInput)
 		if isOmniExec(cmd) {
 			// `omni exec` (the PreToolUse rewrite) already decided and
@@ -327,7 +461,8 @@ func (e *Engine) toolDelivery(d delivery, p ccPayload, in HookInput) (delivery, 
 		d.source = cmd
 		d.lineSource = shellcmd.FileRead(cmd) // a plain file read: the file is the lines' source
 		d.req = pipeline.Request{Text: text, Source: lineSourceOr(d.lineSource, cmd)}
-		if overHostCap(text, resp) {
+		_, d.persisted = resp[persistedFromKey]
+		if !d.persisted && overHostCap(stdout, resp) {
 			d.unrecorded, d.reason = true, "host-cap"
 			return d, nil, true
 		}
@@ -338,6 +473,7 @@ func (e *Engine) toolDelivery(d delivery, p ccPayload, in HookInput) (delivery, 
 			for k, v := range resp {
 				out[k] = v
 			}
+			delete(out, persistedFromKey)
 			var err error
 			if out["stdout"], err = marshal(t); err != nil {
 				return nil, err
@@ -396,7 +532,9 @@ func (e *Engine) toolDelivery(d delivery, p ccPayload, in HookInput) (delivery, 
 	return d, nil, false
 }
 
-// overHostCap reports text the host will not show inline (HostOutputCap).
+// overHostCap reports text the host will not show inline (HostOutputCap):
+// the payload carries persistedOutputPath, or the text (a Bash result's
+// stdout alone) has HostOutputCap characters or more.
 func overHostCap(text string, resp map[string]json.RawMessage) bool {
 	if _, persisted := resp["persistedOutputPath"]; persisted {
 		return true

@@ -31,6 +31,10 @@ type ShortenRequest struct {
 	// --keep-secrets) that credentials be kept, so what the model reads and
 	// what the caller archives are the unredacted bytes.
 	KeepSecrets bool
+	// Owed reports that the reader retrieved a block whose lines Text holds
+	// and is owed them whole once: only redaction (and the structured
+	// guard) runs; nothing is distilled, collapsed or cut (reason "owed").
+	Owed bool
 }
 
 // Block is bytes a marker in ShortenResult.Text names by Handle (HandleOf
@@ -192,10 +196,28 @@ func Shorten(req ShortenRequest) ShortenResult {
 		res.Reason = "structured:" + string(k)
 		if res.Redacted > 0 {
 			// No marker line: it would break the payload's syntax. The
-			// values themselves read [REDACTED].
+			// values themselves read [REDACTED]. A table or YAML document
+			// that the masks made longer than its raw output gets the
+			// marker line after all: output never grows without saying why,
+			// and a line above rows is still read as rows.
 			res.Text, res.Changed = body, true
+			if len(body) > len(raw) && (k == KindCSV || k == KindTSV || k == KindYAML) {
+				res.Text = redactionMarker(res.Redacted) + "\n" + body
+			}
 		}
 		return res
+	}
+
+	// The reader asked for bytes this output holds: they arrive whole.
+	if req.Owed {
+		if tool == "Read" {
+			res.Reason = "owed"
+			if res.Redacted > 0 {
+				res.Text, res.Changed = body, true
+			}
+			return res
+		}
+		return deliver("owed")
 	}
 
 	// 3. Tool arms.
@@ -232,6 +254,7 @@ func Shorten(req ShortenRequest) ShortenResult {
 	lines := SplitLines(make([]Line, 0, 64), body)
 	candidate, kept := body, len(lines)
 	reason := ""
+	distilledVerbose := false
 
 	// 5. The distiller.
 	if d := distill.Pick(ci); d != nil {
@@ -250,14 +273,17 @@ func Shorten(req ShortenRequest) ShortenResult {
 			}
 		default:
 			candidate, kept = out, k
+			distilledVerbose = verboseAsked(ci.Args)
 		}
 	} else {
 		reason = "no-distiller"
 	}
 
 	// 6. Collapse fallback: over the raw output, and over a distillation
-	// that did not earn its keep; the shorter wins.
-	if !distillerEarnsKeep(len(candidate), len(body)) {
+	// that did not earn its keep; the shorter wins. A recognised run of a
+	// command that asked for verbose output (-v, --verbose) keeps what its
+	// distiller kept: the per-test lines were asked for.
+	if !distilledVerbose && !distillerEarnsKeep(len(candidate), len(body)) {
 		if c, folded, ok := distill.Collapse(body, lines); ok && len(c) < len(candidate) {
 			distilled, distilledKept := candidate, kept
 			candidate, kept = c, len(lines)-folded
@@ -472,4 +498,18 @@ func utf8Ceil(s string, i int) int {
 		i++
 	}
 	return i
+}
+
+// verboseAsked reports a verbose flag among a command's arguments: -v, -vv,
+// -vvv or --verbose (before a "--").
+func verboseAsked(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-v", "-vv", "-vvv", "--verbose":
+			return true
+		}
+	}
+	return false
 }

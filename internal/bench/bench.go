@@ -10,10 +10,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
@@ -101,6 +103,21 @@ type Report struct {
 	BySource    map[string]*Bucket `json:"by_source"`
 	FoldsByKind map[string]int     `json:"folds_by_marker"`
 	Uncaptured  map[string]int64   `json:"uncaptured_repeat_bytes_by_reason"`
+	// ByFamily groups calls by the distiller the command chose ("none":
+	// no distiller); ByDoor by host event and tool ("PostToolUse Bash",
+	// "PostToolUseFailure Bash", …); ByReason by how an output was shortened
+	// ("distilled", "folded", "shortened") or why it was left as it was: the
+	// first-seen stages' reason ("left:enumeration", "left:no-distiller",
+	// "left:structured", …) or the ledger's ("ledger:host-cap",
+	// "ledger:failed", …).
+	ByFamily map[string]*Bucket `json:"by_family"`
+	ByDoor   map[string]*Bucket `json:"by_door"`
+	ByReason map[string]*Bucket `json:"by_reason"`
+	// OverCap counts the Options.Persisted calls (outputs of 30,000
+	// characters or more), raw being the whole output; OverCapInline those
+	// replied inline.
+	OverCap       Bucket `json:"over_cap"`
+	OverCapInline int    `json:"over_cap_inline"`
 	// SessionFoldSaved and ProjectFoldSaved are the bytes the ledger's
 	// session and project folds removed, net of their markers; the rest of
 	// BytesSaved comes from the first-seen stages (distillers, collapse).
@@ -109,6 +126,17 @@ type Report struct {
 	// UnrewritableRepeat is the repetition in outputs no hook may rewrite:
 	// the failure path (PostToolUseFailure) and the host's inline cap.
 	UnrewritableRepeat int64 `json:"unrewritable_repeat_bytes"`
+	// UnrewritableByReason splits UnrewritableRepeat: "failed" (the failure
+	// path, whose rewrite Claude Code ignores), "host-cap" (stdout of 30,000
+	// characters or more, persisted by the host) and "host-cap:reply" (a
+	// rewrite that would itself reach the cap).
+	UnrewritableByReason map[string]int64 `json:"unrewritable_repeat_bytes_by_reason"`
+	// RewritableRepeat = RepeatBytes - UnrewritableRepeat: the repetition
+	// in outputs the host lets a hook rewrite. CaptureRewritableAllPct is
+	// the share of it session and project folds saved; capture is a
+	// figure, not a gate (issue 11 §10).
+	RewritableRepeat        int64   `json:"rewritable_repeat_bytes"`
+	CaptureRewritableAllPct float64 `json:"capture_rewritable_all_pct"`
 	// CaptureSessionPct = SessionFoldSaved / RepeatBytes;
 	// CaptureRewritablePct = SessionFoldSaved / (RepeatBytes - UnrewritableRepeat);
 	// CaptureLedgerPct = (SessionFoldSaved + ProjectFoldSaved) / RepeatBytes.
@@ -132,6 +160,10 @@ type Options struct {
 	Out string
 	// LedgerOnly runs the guard and the ledger only.
 	LedgerOnly bool
+	// Persisted replays a Bash output of 30,000 characters or more as
+	// Claude Code delivers it: stdout cut at 30,000 characters, the whole
+	// output in a file under the home named by persistedOutputPath.
+	Persisted bool
 	// Limit stops after this many calls (0: all).
 	Limit int
 	// OpenStore opens the store of home for the bench alone (cmd/omni: the
@@ -335,7 +367,8 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 		defer outF.Close() // second close after the checked one below is harmless
 		outW = bufio.NewWriterSize(outF, 1<<20)
 	}
-	rep := &Report{Files: o.Corpus, Home: o.Home, ByTool: map[string]*Bucket{}, BySource: map[string]*Bucket{},
+	rep := &Report{Files: o.Corpus, Home: o.Home, ByTool: map[string]*Bucket{}, BySource: map[string]*Bucket{}, UnrewritableByReason: map[string]int64{},
+		ByFamily: map[string]*Bucket{}, ByDoor: map[string]*Bucket{}, ByReason: map[string]*Bucket{},
 		FoldsByKind: map[string]int{}, Uncaptured: map[string]int64{}, LedgerOnly: o.LedgerOnly}
 	var bar *progressbar.ProgressBar
 	if f, ok := progress.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
@@ -366,6 +399,24 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 			}
 		}
 		payload, hostTool := Payload(r, project)
+		overCap := false
+		if o.Persisted && hostTool == "Bash" && payload["hook_event_name"] == "PostToolUse" && utf8.RuneCountInString(r.Output) >= hooks.HostOutputCap {
+			overCap = true
+			dir := filepath.Join(home, "persisted")
+			if err := os.MkdirAll(dir, 0o700); err != nil {
+				return nil, err
+			}
+			path := filepath.Join(dir, fmt.Sprintf("%d.txt", rep.All.Calls))
+			if err := os.WriteFile(path, []byte(r.Output), 0o600); err != nil {
+				return nil, err
+			}
+			cut := r.Output
+			if rs := []rune(cut); len(rs) > hooks.HostOutputCap {
+				cut = string(rs[:hooks.HostOutputCap])
+			}
+			tr := payload["tool_response"].(map[string]any)
+			tr["stdout"], tr["persistedOutputPath"], tr["persistedOutputSize"] = cut, path, len(r.Output)
+		}
 		stdin, _ := json.Marshal(payload)
 		t0 := time.Now()
 		res, err := eng.HookResult(ctx, hooks.HookInput{Stdin: stdin})
@@ -399,8 +450,9 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 				}
 			}
 		}
-		if res.Reason == "failed" || res.Reason == "host-cap" {
+		if res.Reason == "failed" || res.Reason == "host-cap" || res.Reason == hooks.ReasonHostCapReply {
 			rep.UnrewritableRepeat += repeat
+			rep.UnrewritableByReason[res.Reason] += repeat
 		}
 		var handles []string
 		var sessSaved, projSaved int64
@@ -432,6 +484,27 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 		rep.ProjectFoldSaved += projSaved
 		raw, del := int64(len(res.Raw)), int64(len(res.Delivered))
 		rep.All.add(raw, del, repeat, len(res.Folds))
+		if overCap {
+			rep.OverCap.add(raw, del, repeat, len(res.Folds))
+			if res.Reply != nil {
+				rep.OverCapInline++
+			}
+		}
+		bucketOf := func(m map[string]*Bucket, k string) *Bucket {
+			b := m[k]
+			if b == nil {
+				b = &Bucket{}
+				m[k] = b
+			}
+			return b
+		}
+		fam := res.Distiller
+		if fam == "" {
+			fam = "none"
+		}
+		bucketOf(rep.ByFamily, fam).add(raw, del, repeat, len(res.Folds))
+		bucketOf(rep.ByDoor, strings.TrimSpace(res.Event+" "+hostTool)).add(raw, del, repeat, len(res.Folds))
+		bucketOf(rep.ByReason, reasonOf(res, raw, del)).add(raw, del, repeat, len(res.Folds))
 		tb := rep.ByTool[r.Tool]
 		if tb == nil {
 			tb = &Bucket{}
@@ -491,6 +564,8 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 	rep.CapturePct = pct(rep.All.BytesSaved, rep.All.RepeatBytes)
 	rep.CaptureSessionPct = pct(rep.SessionFoldSaved, rep.All.RepeatBytes)
 	rep.CaptureRewritablePct = pct(rep.SessionFoldSaved, rep.All.RepeatBytes-rep.UnrewritableRepeat)
+	rep.RewritableRepeat = rep.All.RepeatBytes - rep.UnrewritableRepeat
+	rep.CaptureRewritableAllPct = pct(rep.SessionFoldSaved+rep.ProjectFoldSaved, rep.RewritableRepeat)
 	rep.CaptureLedgerPct = pct(rep.SessionFoldSaved+rep.ProjectFoldSaved, rep.All.RepeatBytes)
 	sort.Slice(durs, func(i, j int) bool { return durs[i] < durs[j] })
 	if len(durs) > 0 {
@@ -526,6 +601,9 @@ func Print(w io.Writer, r *Report) {
 	fmt.Fprintf(w, "ledger: session folds saved %d B (%.1f%% of the repetition, %.1f%% of the rewritable repetition); project folds saved %d B more (%.1f%% with both); other stages %d B\n",
 		r.SessionFoldSaved, r.CaptureSessionPct, r.CaptureRewritablePct, r.ProjectFoldSaved, r.CaptureLedgerPct,
 		r.All.BytesSaved-r.SessionFoldSaved-r.ProjectFoldSaved)
+	fmt.Fprintf(w, "capture (a figure, not a gate): the host lets a hook rewrite %d B of the repetition, of which folds saved %.1f%% (session %.1f%%); it does not let one rewrite %d B (failure path %d B, host cap %d B, rewrite over the cap %d B): 0%% there by the host's rules\n",
+		r.RewritableRepeat, r.CaptureRewritableAllPct, r.CaptureRewritablePct, r.UnrewritableRepeat,
+		r.UnrewritableByReason["failed"], r.UnrewritableByReason["host-cap"], r.UnrewritableByReason[hooks.ReasonHostCapReply])
 	row := func(name string, b *Bucket) {
 		fmt.Fprintf(w, "  %-26s %6d calls %11d B raw %6.1f%% saved  repetition %10d B  captured: session %5.1f%%, +project %5.1f%%  folds %d\n",
 			name, b.Calls, b.RawBytes, pct(b.BytesSaved, b.RawBytes), b.RepeatBytes,
@@ -539,6 +617,22 @@ func Print(w io.Writer, r *Report) {
 	for _, k := range sortedKeys(r.BySource) {
 		row(k, r.BySource[k])
 	}
+	if r.OverCap.Calls > 0 {
+		fmt.Fprintf(w, "over-cap (--persisted): %d calls, %d inline under the cap; whole outputs %d B, delivered %d B (%.1f%% saved against the whole output)\n",
+			r.OverCap.Calls, r.OverCapInline, r.OverCap.RawBytes, r.OverCap.DeliveredBytes, pct(r.OverCap.BytesSaved, r.OverCap.RawBytes))
+	}
+	left := func(title string, m map[string]*Bucket) {
+		fmt.Fprintln(w, title)
+		keys := sortedKeys(m)
+		sort.SliceStable(keys, func(i, j int) bool { return m[keys[i]].DeliveredBytes > m[keys[j]].DeliveredBytes })
+		for _, k := range keys {
+			b := m[k]
+			fmt.Fprintf(w, "  %-34s %6d calls %11d B raw %11d B left %6.1f%% saved\n", k, b.Calls, b.RawBytes, b.DeliveredBytes, pct(b.BytesSaved, b.RawBytes))
+		}
+	}
+	left("by family (the distiller the command chose):", r.ByFamily)
+	left("by door (host event, tool):", r.ByDoor)
+	left("by reason (how an output was shortened, or why it was left):", r.ByReason)
 	fmt.Fprintln(w, "  (captured: the bytes folds saved, as a share of the row's repetition. \"+project\" adds project folds, which take")
 	fmt.Fprintln(w, "  lines this reader never received, so it is not a share of them and can pass 100%.)")
 	fmt.Fprintln(w, "folds by marker kind:")
@@ -562,6 +656,30 @@ func Print(w io.Writer, r *Report) {
 	if r.HookFailures > 0 {
 		fmt.Fprintf(w, "hook errors: %d (see omni.log in the home)\n", r.HookFailures)
 	}
+}
+
+// reasonOf names how one call's output was shortened, or why it was left
+// as it was (Report.ByReason).
+func reasonOf(res hooks.Result, raw, del int64) string {
+	why := "unchanged"
+	switch {
+	case res.Reason == "host-cap" || strings.HasPrefix(res.Reason, "failed"):
+		why = "ledger:" + res.Reason
+	case res.ShortenReason == "" && res.Distiller != "" && del < raw && len(res.Folds) == 0:
+		why = "distilled"
+	case del < raw && len(res.Folds) > 0:
+		why = "folded"
+	case del < raw:
+		why = "shortened"
+	case res.ShortenReason != "":
+		why = "left:" + res.ShortenReason
+	case res.Reason != "":
+		why = "ledger:" + res.Reason
+	}
+	if i := strings.IndexByte(why, ':'); i >= 0 && strings.HasPrefix(why[i+1:], "structured:") {
+		why = "left:structured"
+	}
+	return why
 }
 
 func sortedKeys(m map[string]*Bucket) []string {
