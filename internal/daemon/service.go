@@ -28,6 +28,11 @@ type Config struct {
 	// InProcess never reaches or spawns a daemon: every request opens the
 	// store in-process (OMNI_NO_DAEMON).
 	InProcess bool
+	// Replace makes Run first judge the daemon that daemon.addr names
+	// (ResolveSuspect: a hung one is killed, one that refuses its token
+	// stopped, a foreign listener's address retired) and then wait up to
+	// 3 s for the store lock (ReplaceEnv=1 in a spawned daemon).
+	Replace bool
 }
 
 // Service answers the daemon's methods over one open store. The daemon
@@ -88,7 +93,8 @@ func OpenLocal(ctx context.Context, cfg Config, wait time.Duration) (*Service, f
 	if err := os.MkdirAll(cfg.Home, 0o700); err != nil {
 		return nil, nil, fmt.Errorf("create %s: %w", cfg.Home, err)
 	}
-	st, err := jetstream.Open(ctx, jetstream.Options{Dir: filepath.Join(cfg.Home, "store"), LockWait: wait})
+	st, err := jetstream.Open(ctx, jetstream.Options{Dir: filepath.Join(cfg.Home, "store"), LockWait: wait,
+		OnStuck: onStuck(cfg.Home)})
 	if err != nil {
 		return nil, nil, fmt.Errorf("open store: %w", err)
 	}
@@ -121,6 +127,21 @@ func OpenStore(ctx context.Context, cfg Config) (events.Log, func() error, error
 		return nil, nil, err
 	}
 	return st, st.Close, nil
+}
+
+// StuckExit is the exit status of a process whose in-process store start
+// was stuck (jetstream.Options.OnStuck): 3, or 0 in `omni hook`, which
+// never fails its host.
+var StuckExit = 3
+
+// onStuck logs a stuck store start to omni.log and stderr and exits with
+// StuckExit: the embedded server's goroutine cannot be stopped.
+func onStuck(home string) func(error) {
+	return func(err error) {
+		Logf(home)("store start: %v", err)
+		fmt.Fprintln(os.Stderr, "omni:", err)
+		os.Exit(StuckExit)
+	}
 }
 
 // Hook answers one hook request (wire.MethodHook: the flags byte, then the
