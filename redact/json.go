@@ -1,0 +1,170 @@
+package redact
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// JSON redacts every string value of a JSON document b: a value under a
+// credential-named key ("password": "…", "private_key": "…") is replaced
+// whole when it is a credential, and any other string's text is redacted
+// as Text does (a tool output inside a hook payload, a command in
+// tool_input). Keys, numbers and the document's bytes outside changed
+// strings are kept; a changed string is re-encoded (its escapes may be
+// spelled differently, its meaning is the same but for the secret).
+//
+// fields counts the values replaced under each top-level key of an object
+// ("tool_response": 2, "tool_input": 1; "" for a document that is not an
+// object). kinds, when not nil, receives counts per rule kind. b is not
+// changed; out is b itself when nothing was replaced. Input that is not
+// JSON is scanned the same way (strings are found by their quotes), so
+// JSON never fails and never panics.
+func JSON(b []byte, kinds Counts) (out []byte, fields Counts) {
+	w := jsonWalker{src: b, kinds: kinds}
+	w.walk()
+	if w.out == nil {
+		return b, w.fields
+	}
+	w.out = append(w.out, b[w.at:]...)
+	return w.out, w.fields
+}
+
+// Total sums the counts.
+func (c Counts) Total() int {
+	n := 0
+	for _, v := range c {
+		n += v
+	}
+	return n
+}
+
+type jsonFrame struct {
+	obj       bool
+	expectKey bool
+	key       string
+}
+
+type jsonWalker struct {
+	src    []byte
+	out    []byte // nil until the first change
+	at     int    // src bytes before at are in out
+	kinds  Counts
+	fields Counts
+	stack  []jsonFrame
+	top    string
+}
+
+func (w *jsonWalker) walk() {
+	b := w.src
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '{':
+			w.stack = append(w.stack, jsonFrame{obj: true, expectKey: true})
+		case '[':
+			key := ""
+			if n := len(w.stack); n > 0 {
+				key = w.stack[n-1].key
+			}
+			w.stack = append(w.stack, jsonFrame{key: key})
+		case '}', ']':
+			if n := len(w.stack); n > 0 {
+				w.stack = w.stack[:n-1]
+			}
+		case ',':
+			if n := len(w.stack); n > 0 && w.stack[n-1].obj {
+				w.stack[n-1].expectKey = true
+			}
+		case ':':
+			if n := len(w.stack); n > 0 && w.stack[n-1].obj {
+				w.stack[n-1].expectKey = false
+			}
+		case '"':
+			e := i + 1
+			esc := false
+			for e < len(b) && b[e] != '"' {
+				if b[e] == '\\' {
+					esc = true
+					e++
+				}
+				e++
+			}
+			if e > len(b) {
+				e = len(b)
+			}
+			w.str(i, e, esc)
+			i = e
+		}
+	}
+}
+
+// str handles the string b[s:e+1] (quotes included; e may be len(b) for an
+// unterminated string).
+func (w *jsonWalker) str(s, e int, esc bool) {
+	n := len(w.stack)
+	if n > 0 && w.stack[n-1].obj && w.stack[n-1].expectKey {
+		key := w.decode(s, e, esc)
+		w.stack[n-1].key = key
+		if n == 1 {
+			w.top = key
+		}
+		return
+	}
+	if e >= len(w.src) {
+		return // unterminated: not a value we can rewrite in place
+	}
+	v := w.decode(s, e, esc)
+	key := ""
+	if n > 0 {
+		key = w.stack[n-1].key
+	}
+	var red string
+	cnt := 0
+	if m, weak := matchName(key); m && key != "" && credentialValue(v, weak, ctxAssign, true) {
+		red, cnt = Marker, 1
+		if w.kinds != nil {
+			w.kinds["json-field"]++
+		}
+	} else {
+		red, cnt = text(v, w.kinds)
+	}
+	if cnt == 0 || red == v {
+		return
+	}
+	if w.fields == nil {
+		w.fields = Counts{}
+	}
+	w.fields[w.top] += cnt
+	enc, err := encodeString(red)
+	if err != nil {
+		return
+	}
+	if w.out == nil {
+		w.out = make([]byte, 0, len(w.src))
+	}
+	w.out = append(w.out, w.src[w.at:s]...)
+	w.out = append(w.out, enc...)
+	w.at = e + 1
+}
+
+// decode returns the text of the string b[s:e+1].
+func (w *jsonWalker) decode(s, e int, esc bool) string {
+	if !esc {
+		return string(w.src[s+1 : e])
+	}
+	var v string
+	if json.Unmarshal(w.src[s:e+1], &v) != nil {
+		return string(w.src[s+1 : e])
+	}
+	return v
+}
+
+// encodeString returns the JSON encoding of v without HTML escaping.
+func encodeString(v string) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}

@@ -1,0 +1,355 @@
+package redact
+
+import "strings"
+
+// valueCtx says where a value stands, which decides how much it must look
+// like a credential to be one.
+type valueCtx uint8
+
+const (
+	// ctxAssign: a whole-line assignment or field (NAME=v, name: v,
+	// "name": "v"): under a strong name any value but a placeholder, a
+	// reference or a literal is a credential.
+	ctxAssign valueCtx = iota
+	// ctxColon: `name: v` (YAML, headers): as ctxAssign, and YAML
+	// booleans, counts and status words ("token: expired") are not values.
+	ctxColon
+	// ctxCode: an unquoted value in source code (`f(password=pwd)`): a
+	// bare identifier or expression is a variable.
+	ctxCode
+	// ctxQuery: a URL query parameter, a connection-string field, a shell
+	// environment prefix or a command-line flag: the value is data.
+	ctxQuery
+)
+
+// credentialValue reports whether v (without its quotes) is a credential
+// under a name that matched (weak: only KEY matched).
+func credentialValue(v string, weak bool, ctx valueCtx, quoted bool) bool {
+	if v == "" || len(v) > 1<<16 {
+		return v != "" // a 64 KiB value under a credential name is one
+	}
+	if placeholder(v) {
+		return false
+	}
+	lv := strings.ToLower(v)
+	if isCount(v) && (len(v) < 4 || ctx == ctxColon || strings.IndexByte(v, '/') > 0) {
+		return false
+	}
+	switch lv {
+	case "true", "false", "yes", "no", "on", "off":
+		if ctx == ctxColon || ctx == ctxCode || !quoted {
+			return false
+		}
+	}
+	if ctx == ctxColon && statusWord[lv] {
+		return false
+	}
+	if !quoted && envName(v) {
+		return false // a reference to another setting: key: LOG_LEVEL
+	}
+	if !quoted && (ctx == ctxCode || ctx == ctxAssign) && codeLike(v) {
+		return false
+	}
+	if ctx == ctxCode && !quoted && variableName(v) {
+		return false
+	}
+	if weak {
+		if strings.HasPrefix(v, "{") || plainIdentifier(v) || strings.ContainsAny(v, " \t") || filePath(v) {
+			return false
+		}
+	}
+	return true
+}
+
+// placeholders are values written to stand for a credential, not to be one.
+var placeholders = map[string]bool{
+	"changeme": true, "change_me": true, "change-me": true, "changeit": true, "secret": true, "password": true,
+	"passwd": true, "pass": true, "token": true, "apikey": true, "api_key": true, "api-key": true, "key": true,
+	"example": true, "dummy": true, "test": true, "testing": true, "sample": true, "placeholder": true,
+	"todo": true, "tbd": true, "fixme": true, "foo": true, "bar": true, "baz": true, "qux": true, "none": true,
+	"null": true, "nil": true, "undefined": true, "redacted": true, "hidden": true, "masked": true, "...": true,
+	"…": true, "-": true, "~": true, "value": true, "string": true, "str": true, "mypassword": true,
+	"yourpassword": true, "your_password": true, "your-password": true, "secret_key": true, "xyz": true,
+	"abc": true, "pw": true,
+	"pwd": true, "letmein": true, "user": true, "username": true,
+	"<empty>": true, "empty": true, "notset": true, "not-set": true, "unset": true, "default": true,
+}
+
+// placeholder reports a value that stands for a credential: a known word,
+// an all-same-character run (xxxx, ****, ••••), an angle- or
+// square-bracketed name (<password>, [token]), a reference or template
+// (${TOKEN}, $TOKEN, {{ .token }}, %(pw)s, {0}, process.env.X), or text
+// saying it is an example (your_api_key_here, EXAMPLE, xxxx, changeme).
+func placeholder(v string) bool {
+	if v == "" {
+		return true
+	}
+	if strings.Contains(v, Marker) {
+		return true
+	}
+	lv := strings.ToLower(v)
+	if placeholders[lv] {
+		return true
+	}
+	if sameChar(v) {
+		return true
+	}
+	if n := len(v); n >= 2 && (v[0] == '<' && v[n-1] == '>' || v[0] == '[' && v[n-1] == ']' || v[0] == '{' && v[n-1] == '}') &&
+		nameish(v[1:n-1]) || n >= 3 && v[0] == '%' && v[n-1] == '%' && envName(v[1:n-1]) {
+		return true
+	}
+	if isShellExpansion(v) || strings.HasPrefix(v, "{{") || strings.Contains(v, "${") || strings.Contains(v, "$(") ||
+		strings.Contains(v, "{{") || strings.Contains(v, "<%") || strings.HasPrefix(v, "%(") || v == "%s" || v == "%v" || v == "?" {
+		return true
+	}
+	for _, w := range placeholderWords {
+		if strings.Contains(lv, w) {
+			return true
+		}
+	}
+	if strings.HasPrefix(lv, "process.env") || strings.HasPrefix(lv, "os.environ") || strings.HasPrefix(lv, "env.") ||
+		strings.HasPrefix(lv, "secrets.") || strings.HasPrefix(lv, "vault:") || strings.HasPrefix(lv, "secretref:") ||
+		strings.HasPrefix(lv, "keyvault:") || strings.HasPrefix(lv, "arn:aws:secretsmanager") || strings.HasPrefix(lv, "op://") {
+		return true
+	}
+	return false
+}
+
+// placeholderWords inside a value mark it as an example or a reference.
+// Each is long enough that a random credential holds it with negligible
+// probability (under 1 in 10^5 for a 40-character value).
+var placeholderWords = []string{
+	"example", "changeme", "change_me", "change-me", "placeholder", "your_", "your-", "yourkey", "yourtoken",
+	"yoursecret", "_here", "-here", "replace_me", "replace-me", "replaceme", "redacted", "dummy", "xxxx", "****",
+	"••", "<your", "insert", "fake_", "fake-", "notreal", "not-a-real", "not_a_real", "sample_", "sample-",
+	"0000000000", "1234567890", "abcdefgh", "…", "...",
+}
+
+// sameChar reports a value of one repeated character (xxxx, ****).
+func sameChar(v string) bool {
+	if len(v) < 3 {
+		return false
+	}
+	for i := 1; i < len(v); i++ {
+		if v[i] != v[0] {
+			return false
+		}
+	}
+	return true
+}
+
+// statusWord lists words that, after `name:`, state a condition rather than
+// give a credential (logs and validation messages print them).
+var statusWord = map[string]bool{
+	"required": true, "missing": true, "expired": true, "invalid": true, "empty": true, "set": true,
+	"unset": true, "ok": true, "present": true, "absent": true, "hidden": true, "redacted": true,
+	"n/a": true, "na": true, "unknown": true, "optional": true, "disabled": true, "enabled": true,
+	"valid": true, "revoked": true, "denied": true, "failed": true, "error": true, "none.": true,
+	"true": true, "false": true, "null": true, "yes": true, "no": true, "configured": true, "found": true,
+	"not": true, "refreshed": true, "rotated": true, "generated": true, "created": true, "deleted": true,
+}
+
+// isShellExpansion reports $VAR, ${…} and $(…) (but not "$3cr3t").
+func isShellExpansion(v string) bool {
+	if len(v) < 2 || v[0] != '$' {
+		return false
+	}
+	c := v[1]
+	return c == '{' || c == '(' || c == '_' || isUpper(c) || isLower(c)
+}
+
+// envName reports an upper-case setting name used as a value
+// (key: LOG_LEVEL, secretName: DB_PASSWORD): [A-Z][A-Z0-9_]* with an
+// underscore, or upper-case letters only.
+func envName(v string) bool {
+	if v == "" || !isUpper(v[0]) || len(v) > 64 {
+		return false
+	}
+	under, digit := false, false
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c == '_':
+			under = true
+		case isDigit(c):
+			digit = true
+		case isUpper(c):
+		default:
+			return false
+		}
+	}
+	return under || !digit
+}
+
+// codeLike reports an unquoted value that is source code rather than a
+// credential: a call, index or literal collection, an expression with
+// blanks, a trailing "," or ";", a null or number literal, or a dotted
+// attribute path (self.auth, settings.SECRET_KEY).
+func codeLike(v string) bool {
+	if v == "" {
+		return false
+	}
+	if strings.ContainsAny(v, "()[]{}<> \t") || strings.HasSuffix(v, ",") || strings.HasSuffix(v, ";") {
+		return true
+	}
+	switch strings.ToLower(v) {
+	case "none", "null", "nil", "undefined", "true", "false":
+		return true
+	}
+	if isDecimal(v) && len(v) < 6 {
+		return true
+	}
+	return dottedPath(v)
+}
+
+// variableName reports a bare identifier that reads as a variable: every
+// word (split at "_" and camel humps) holds a vowel and digits come only
+// at the end (pwd, db_password, apiKey, token2). A random credential of
+// letters and digits almost never passes (its runs lack vowels or hold
+// digits inside).
+func variableName(v string) bool {
+	if !isIdentifier(v) || len(v) > 48 {
+		return false
+	}
+	var buf [16]string
+	segs := nameSegments(v, buf[:])
+	if len(segs) == 0 {
+		return false
+	}
+	for i, sg := range segs {
+		body := strings.TrimRight(sg, "0123456789")
+		if body == "" || (len(body) != len(sg) && i != len(segs)-1) {
+			return false
+		}
+		for k := 0; k < len(body); k++ {
+			if isDigit(body[k]) {
+				return false
+			}
+		}
+		if !strings.ContainsAny(body, "AEIOUY") && len(body) > 3 {
+			return false
+		}
+	}
+	return true
+}
+
+// isDecimal reports a number such as "-1.5".
+func isDecimal(v string) bool {
+	v = strings.TrimPrefix(v, "-")
+	dot := false
+	for i := 0; i < len(v); i++ {
+		if v[i] == '.' && !dot && i > 0 && i < len(v)-1 {
+			dot = true
+			continue
+		}
+		if !isDigit(v[i]) {
+			return false
+		}
+	}
+	return v != ""
+}
+
+// isIdentifier reports [A-Za-z_][A-Za-z0-9_]*.
+func isIdentifier(v string) bool {
+	if v == "" || isDigit(v[0]) {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if !isNameByte(v[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// dottedPath reports identifier.identifier[...] whose first segment is
+// lower-case letters (self.auth, os.environ, settings.SECRET_KEY).
+func dottedPath(v string) bool {
+	if strings.IndexByte(v, '.') < 0 {
+		return false
+	}
+	parts := strings.Split(v, ".")
+	for _, p := range parts {
+		if !isIdentifier(p) {
+			return false
+		}
+	}
+	for i := 0; i < len(parts[0]); i++ {
+		if !isLower(parts[0][i]) && parts[0][i] != '_' {
+			return false
+		}
+	}
+	return true
+}
+
+// isCount reports a number or a ratio such as "3" or "3/10".
+func isCount(v string) bool {
+	if v == "" {
+		return false
+	}
+	slash := false
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c == '/' && !slash && i > 0 && i < len(v)-1 {
+			slash = true
+			continue
+		}
+		if !isDigit(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// plainIdentifier: starts with a lower-case letter, a digit or "_", only
+// [a-z0-9._-], under 40 bytes (REFERENCE.md §8's weak-KEY rule; "_" added
+// for Python's private names).
+func plainIdentifier(v string) bool {
+	if v == "" || len(v) >= 40 {
+		return false
+	}
+	c := v[0]
+	if !(isLower(c) || isDigit(c) || c == '_') {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !(isLower(c) || isDigit(c) || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// filePath reports a value naming a file (~/.ssh/id_rsa, ./key.pem,
+// /etc/ssl/private/x.key, C:\keys\a.pfx): a weak KEY's value that is a
+// path is not the key.
+func filePath(v string) bool {
+	if len(v) > 200 || strings.ContainsAny(v, "+=") {
+		return false // base64, not a path
+	}
+	if strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~/") || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") {
+		return true
+	}
+	if len(v) > 3 && (isUpper(v[0]) || isLower(v[0])) && v[1] == ':' && (v[2] == '\\' || v[2] == '/') {
+		return true
+	}
+	for _, ext := range []string{".pem", ".key", ".crt", ".pfx", ".p12", ".json", ".jks", ".pub", ".asc", ".gpg"} {
+		if strings.HasSuffix(strings.ToLower(v), ext) {
+			return true
+		}
+	}
+	return false
+}
+
+// nameish reports the inside of a bracketed placeholder: letters, digits,
+// "_", "-", ".", blanks and braces (<your token>, {{ .Token }}, %API_KEY%).
+func nameish(v string) bool {
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !(isAlnum(c) || strings.IndexByte("_-. {}$", c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
