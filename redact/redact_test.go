@@ -132,11 +132,11 @@ func FuzzRedact(f *testing.F) {
 func TestRedactKnownTokens(t *testing.T) {
 	for in, want := range map[string]string{
 		"key is sk-proj-q1w2e3r4t5y6u7i8o9p0a1s2d3f4 ok": "key is [REDACTED] ok",
-		"token ghp_q1w2e3r4t5y6u7i8o9p0a1s2d3f4g5h6j7":     "token [REDACTED]",
-		"id AKIAIOSFODNN7EXAMPLE here":                     "id AKIAIOSFODNN7EXAMPLE here",
-		"id AKIA2E0A8F3B244C9986 here":                     "id [REDACTED] here",
-		"task-sk-abc and desk-top":                         "task-sk-abc and desk-top",
-		"sk-short":                                         "sk-short",
+		"token ghp_q1w2e3r4t5y6u7i8o9p0a1s2d3f4g5h6j7":   "token [REDACTED]",
+		"id AKIAIOSFODNN7EXAMPLE here":                   "id AKIAIOSFODNN7EXAMPLE here",
+		"id AKIA2E0A8F3B244C9986 here":                   "id [REDACTED] here",
+		"task-sk-abc and desk-top":                       "task-sk-abc and desk-top",
+		"sk-short":                                       "sk-short",
 	} {
 		got, _ := Text(in + "\n")
 		if got != want+"\n" && !(want == in && got == in+"\n") {

@@ -250,7 +250,10 @@ func (g *Gen) Cases() []Case {
 	add("azure-ad-secret", "client secret is "+v+"\n", v)
 
 	// Vendor tokens, each standing alone in an output.
-	vendorsDrawn := []struct{ kind, prefix, set string; n int }{
+	vendorsDrawn := []struct {
+		kind, prefix, set string
+		n                 int
+	}{
 		{"stripe-secret", "sk_live_", alnum, 99}, {"stripe-restricted", "rk_live_", alnum, 99},
 		{"openai-project", "sk-proj-", b64url, 120}, {"openai-svcacct", "sk-svcacct-", b64url, 120},
 		{"openai-legacy", "sk-", alnum, 48}, {"google-api", "AIza", b64url, 35},
