@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/omnictx/omni/events"
+	"github.com/omnictx/omni/internal/shellcmd"
 	"github.com/omnictx/omni/pipeline"
 )
 
@@ -76,7 +77,7 @@ func (e *Engine) callAt(ctx context.Context, in CallInput, now time.Time, projec
 	}
 	inv.Invoked = &events.Invoked{Door: in.Door, Codec: events.CodecZstd, Input: e.compress([]byte(in.Text)),
 		InputBytes: len(in.Text), Params: params}
-	ls := fileSource(in.Command) // a plain file read: the file is the lines' source
+	ls := shellcmd.FileRead(in.Command) // a plain file read: the file is the lines' source
 	d := delivery{reader: reader, project: project, now: now, tool: "Bash", source: in.Command, lineSource: ls,
 		req: pipeline.Request{Text: in.Text, Source: lineSourceOr(ls, in.Command), Failed: in.ExitCode != 0}}
 	d.req.NoFold = noFoldReason(in.Command, in.Passthrough, "", nil)

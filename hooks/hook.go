@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/omnictx/omni/events"
+	"github.com/omnictx/omni/internal/shellcmd"
 	"github.com/omnictx/omni/pipeline"
 )
 
@@ -212,7 +213,7 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 		d.req = pipeline.Request{Text: msg, Failed: true}
 		d.source = sourceOf(p.ToolName, p.ToolInput)
 		if p.ToolName == "Bash" {
-			d.lineSource = fileSource(d.source)
+			d.lineSource = shellcmd.FileRead(d.source)
 		}
 		d.req.Source = lineSourceOr(d.lineSource, d.source)
 	} else {
@@ -324,7 +325,7 @@ func (e *Engine) toolDelivery(d delivery, p ccPayload, in HookInput) (delivery, 
 			return d, nil, false
 		}
 		d.source = cmd
-		d.lineSource = fileSource(cmd) // a plain file read: the file is the lines' source
+		d.lineSource = shellcmd.FileRead(cmd) // a plain file read: the file is the lines' source
 		d.req = pipeline.Request{Text: text, Source: lineSourceOr(d.lineSource, cmd)}
 		if overHostCap(text, resp) {
 			d.unrecorded, d.reason = true, "host-cap"
@@ -521,15 +522,15 @@ func noFoldReason(cmd string, envPassthrough bool, text string, raw json.RawMess
 		return "passthrough"
 	}
 	if cmd != "" {
-		words := leadingWords(cmd, 8)
+		words := shellcmd.LeadingWords(cmd, 8)
 		i := 0
-		for i < len(words) && isAssignment(words[i]) {
+		for i < len(words) && shellcmd.IsAssignment(words[i]) {
 			if strings.HasPrefix(words[i], "OMNI_PASSTHROUGH=") {
 				return "passthrough"
 			}
 			i++
 		}
-		if i+1 < len(words) && baseName(words[i]) == "omni" && (words[i+1] == "retrieve" || words[i+1] == "diff") {
+		if i+1 < len(words) && shellcmd.Base(words[i]) == "omni" && (words[i+1] == "retrieve" || words[i+1] == "diff") {
 			return "own-recovery"
 		}
 	}
@@ -539,65 +540,12 @@ func noFoldReason(cmd string, envPassthrough bool, text string, raw json.RawMess
 	return ""
 }
 
-// leadingWords splits the first line of a shell command on blanks, honouring
-// simple quotes, and returns at most n words.
-func leadingWords(cmd string, n int) []string {
-	var out []string
-	var cur strings.Builder
-	quote := byte(0)
-	in := false
-	for i := 0; i < len(cmd) && len(out) < n; i++ {
-		c := cmd[i]
-		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			} else {
-				cur.WriteByte(c)
-			}
-		case c == '\'' || c == '"':
-			quote, in = c, true
-		case c == ' ' || c == '\t':
-			if in {
-				out = append(out, cur.String())
-				cur.Reset()
-				in = false
-			}
-		case c == '\n' || c == ';' || c == '&' || c == '|':
-			if in {
-				out = append(out, cur.String())
-			}
-			return out
-		default:
-			cur.WriteByte(c)
-			in = true
-		}
+// lineSourceOr returns ls, or fallback when ls is "".
+func lineSourceOr(ls, fallback string) string {
+	if ls != "" {
+		return ls
 	}
-	if in && len(out) < n {
-		out = append(out, cur.String())
-	}
-	return out
-}
-
-func isAssignment(w string) bool {
-	i := strings.IndexByte(w, '=')
-	if i <= 0 {
-		return false
-	}
-	for j := 0; j < i; j++ {
-		c := w[j]
-		if !(c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || j > 0 && c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return true
-}
-
-func baseName(p string) string {
-	if i := strings.LastIndexByte(p, '/'); i >= 0 {
-		return p[i+1:]
-	}
-	return p
+	return fallback
 }
 
 // sourceOf returns the command (Bash) or file path (Read and others) of a

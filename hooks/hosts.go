@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/omnictx/omni/internal/shellcmd"
 )
 
 // Host protocol names recorded in Invoked events, besides HostClaudeCode.
@@ -300,12 +302,12 @@ func openCodeReply(t string) ([]byte, error) {
 // was already decided and recorded by that door, so the hook leaves it
 // alone). Leading assignments are skipped; the program token must be omni.
 func isOmniExec(cmd string) bool {
-	words := leadingWords(cmd, 8)
+	words := shellcmd.LeadingWords(cmd, 8)
 	i := 0
-	for i < len(words) && isAssignment(words[i]) {
+	for i < len(words) && shellcmd.IsAssignment(words[i]) {
 		i++
 	}
-	return i+1 < len(words) && baseName(words[i]) == "omni" && words[i+1] == "exec"
+	return i+1 < len(words) && shellcmd.Base(words[i]) == "omni" && words[i+1] == "exec"
 }
 
 // rewritePrograms are the programs whose commands PreToolRewrite wraps.
@@ -345,20 +347,20 @@ func PreToolRewrite(stdin []byte, omni string) []byte {
 	if cmd == "" || strings.ContainsAny(cmd, "|><;&`\n\r\\") || strings.Contains(cmd, "$(") {
 		return nil
 	}
-	words := leadingWords(cmd, 2)
-	if len(words) == 0 || isAssignment(words[0]) || !rewritePrograms[words[0]] {
+	words := shellcmd.LeadingWords(cmd, 2)
+	if len(words) == 0 || shellcmd.IsAssignment(words[0]) || !rewritePrograms[words[0]] {
 		return nil
 	}
 	var b strings.Builder
-	b.WriteString(shellQuote(omni))
+	b.WriteString(shellcmd.Quote(omni))
 	b.WriteString(" exec --session ")
-	b.WriteString(shellQuote(p.SessionID))
+	b.WriteString(shellcmd.Quote(p.SessionID))
 	if p.AgentID != "" {
 		b.WriteString(" --agent ")
-		b.WriteString(shellQuote(p.AgentID))
+		b.WriteString(shellcmd.Quote(p.AgentID))
 	}
 	b.WriteString(" -- ")
-	b.WriteString(shellQuote(cmd))
+	b.WriteString(shellcmd.Quote(cmd))
 	out := make(map[string]json.RawMessage, len(p.ToolInput))
 	for k, v := range p.ToolInput {
 		out[k] = v
@@ -378,13 +380,4 @@ func PreToolRewrite(stdin []byte, omni string) []byte {
 		return nil
 	}
 	return append(reply, '\n')
-}
-
-// shellQuote quotes s for a POSIX shell when it holds anything but safe
-// characters.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/omnictx/omni/pipeline/internal/textline"
 )
 
 // One test per ledger rule of issue 2 §4 (REFERENCE.md §5, §7.2). Each test
@@ -110,7 +112,7 @@ func dtLines(tag string, k, n int) string {
 	return b.String()
 }
 
-// dtMarker renders a marker independently of RenderMarker, from the texts
+// dtMarker renders a marker independently of renderMarker, from the texts
 // of issue 2 §4.
 func dtMarker(kind MarkerKind, n int, h, from string) string {
 	fc := ""
@@ -157,11 +159,11 @@ func dtUnchanged(t *testing.T, d Decision, req Request, reason string) {
 	}
 }
 
-// TestDecideFloor264: output under MinLedgerInput (264 B) never reaches the
-// ledger. Red with MinLedgerInput = 265 or with `<=`, and with 263.
+// TestDecideFloor264: output under minLedgerInput (264 B) never reaches the
+// ledger. Red with minLedgerInput = 265 or with `<=`, and with 263.
 func TestDecideFloor264(t *testing.T) {
-	if MinLedgerInput != 264 {
-		t.Fatalf("MinLedgerInput = %d, issue 2 says 264", MinLedgerInput)
+	if minLedgerInput != 264 {
+		t.Fatalf("minLedgerInput = %d, issue 2 says 264", minLedgerInput)
 	}
 	for _, n := range []int{263, 264} {
 		text := dtLines("floor", 3, n)
@@ -169,19 +171,19 @@ func TestDecideFloor264(t *testing.T) {
 		req := Request{Text: text, Source: "cat f"}
 		d := dtDecide(t, req, v)
 		if n == 263 {
-			dtUnchanged(t, d, req, ReasonFloor264)
+			dtUnchanged(t, d, req, reasonFloor264)
 		} else {
 			// 264 B of fully seen text reaches the ledger and stops at the
 			// next floor (coverage), not at this one.
-			dtUnchanged(t, d, req, ReasonFloor1024)
+			dtUnchanged(t, d, req, reasonFloor1024)
 		}
 	}
 }
 
 // TestDecideCoverageFloor: under 1024 B with seen bytes >= 80% nothing folds;
 // below 80% a run that clears its bar folds; at 1024 B fully seen text folds.
-// Red with CoverageNum = 3, with `>` for `>=`, without the rule, and with
-// MinWholeOutputFold = 1025.
+// Red with coverageNum = 3, with `>` for `>=`, without the rule, and with
+// minWholeOutputFold = 1025.
 func TestDecideCoverageFloor(t *testing.T) {
 	cases := []struct {
 		unseen, seen int
@@ -206,7 +208,7 @@ func TestDecideCoverageFloor(t *testing.T) {
 			req := Request{Text: text, Source: "make"}
 			d := dtDecide(t, req, v)
 			if !c.fold {
-				dtUnchanged(t, d, req, ReasonFloor1024)
+				dtUnchanged(t, d, req, reasonFloor1024)
 				return
 			}
 			if len(d.Folds) != 1 || d.Folds[0].Block != run {
@@ -293,7 +295,7 @@ func TestDecideFailureLineSplitsRun(t *testing.T) {
 		t.Fatalf("delivered\n%s\nwant\n%s", d.Text, want)
 	}
 	// The repeated failure line is delivered (and recorded) again.
-	if !containsKey(d.Delivered, KeyOf(fail)) {
+	if !containsKey(d.Delivered, textline.KeyOf(fail)) {
 		t.Fatal("failure line missing from Delivered")
 	}
 }
@@ -491,7 +493,7 @@ func TestDecideProjectNeverWhole(t *testing.T) {
 			req := Request{Text: c.text, Source: "make"}
 			d := dtDecide(t, req, c.v)
 			if !c.fold {
-				dtUnchanged(t, d, req, ReasonNoRun)
+				dtUnchanged(t, d, req, reasonNoRun)
 				return
 			}
 			if len(d.Folds) == 0 {
@@ -559,11 +561,11 @@ func TestDecideOwedDeliveredWhole(t *testing.T) {
 
 // TestDecideBlockCut: a run over 64 KiB is cut at line boundaries into
 // blocks of at most 65536 B; a single line over 64 KiB never folds. Red with
-// `>=` for `>` in cutBlocks, with a larger MaxBlockBytes, and without the
+// `>=` for `>` in cutBlocks, with a larger maxBlockBytes, and without the
 // long-line skip.
 func TestDecideBlockCut(t *testing.T) {
-	if MaxBlockBytes != 65536 {
-		t.Fatalf("MaxBlockBytes = %d", MaxBlockBytes)
+	if maxBlockBytes != 65536 {
+		t.Fatalf("maxBlockBytes = %d", maxBlockBytes)
 	}
 	head := dtLine("head", 100)
 	mk := func(n int) string {
@@ -588,7 +590,7 @@ func TestDecideBlockCut(t *testing.T) {
 		next := 1
 		for _, f := range d.Folds {
 			got = append(got, f.Bytes)
-			if f.Bytes > MaxBlockBytes || f.FirstLine != next {
+			if f.Bytes > maxBlockBytes || f.FirstLine != next {
 				t.Fatalf("%d lines: fold %+v", c.lines, f.Lines)
 			}
 			next += f.Lines
@@ -599,7 +601,7 @@ func TestDecideBlockCut(t *testing.T) {
 	}
 	t.Run("one line over 64 KiB", func(t *testing.T) {
 		var long strings.Builder
-		for i := 0; long.Len() < MaxBlockBytes+100; i++ {
+		for i := 0; long.Len() < maxBlockBytes+100; i++ {
 			long.WriteString(dtWords[i%len(dtWords)] + " ")
 		}
 		big := long.String() + "end\n"
@@ -639,8 +641,8 @@ func TestRenderMarkerTexts(t *testing.T) {
 		{MarkerRerun, 30, "make", "[OMNI: 30 lines identical to an earlier run, omni retrieve 0123456789abcdef]"},
 	}
 	for _, c := range cases {
-		if got := RenderMarker(c.kind, c.n, h, c.from); got != c.want {
-			t.Errorf("RenderMarker(%s, %d, %q):\n got %s\nwant %s", c.kind, c.n, c.from, got, c.want)
+		if got := renderMarker(c.kind, c.n, h, c.from); got != c.want {
+			t.Errorf("renderMarker(%s, %d, %q):\n got %s\nwant %s", c.kind, c.n, c.from, got, c.want)
 		}
 		if got := dtMarker(c.kind, c.n, h, c.from); got != c.want && c.kind != MarkerRerun {
 			t.Errorf("test helper disagrees: %s", got)
@@ -649,7 +651,7 @@ func TestRenderMarkerTexts(t *testing.T) {
 }
 
 // TestDecideFromClause: the from-clause appears exactly when the first
-// source differs from the current command, shortened by SourceForMarker;
+// source differs from the current command, shortened by sourceForMarker;
 // the same command again says "identical to an earlier run". Red when the
 // `s.Source != req.Source` test is dropped, and when the clause is not
 // shortened.
@@ -724,8 +726,8 @@ func TestSourceForMarker(t *testing.T) {
 		{strings.Repeat("a", 38) + " bcd", strings.Repeat("a", 38) + " b"},
 	}
 	for _, c := range cases {
-		if got := SourceForMarker(c.in); got != c.want {
-			t.Errorf("SourceForMarker(%q) = %q, want %q", c.in, got, c.want)
+		if got := sourceForMarker(c.in); got != c.want {
+			t.Errorf("sourceForMarker(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
 	r := rand.New(rand.NewPCG(7, 7))
@@ -735,10 +737,10 @@ func TestSourceForMarker(t *testing.T) {
 		for j := range rs {
 			rs[j] = alphabet[r.IntN(len(alphabet))]
 		}
-		got := SourceForMarker(string(rs))
-		if utf8.RuneCountInString(got) > MaxSourceInMarker || strings.Contains(got, "  ") ||
+		got := sourceForMarker(string(rs))
+		if utf8.RuneCountInString(got) > maxSourceInMarker || strings.Contains(got, "  ") ||
 			strings.TrimSpace(got) != got || strings.ContainsAny(got, "\n\r\t\x00\x1b\x7f") {
-			t.Fatalf("SourceForMarker(%q) = %q", string(rs), got)
+			t.Fatalf("sourceForMarker(%q) = %q", string(rs), got)
 		}
 	}
 }
@@ -873,12 +875,12 @@ func TestDecideStructuredNeverFolds(t *testing.T) {
 	js.WriteString("  {\"id\": -1}\n]\n")
 	for _, text := range []string{js.String(), yml.String(), csv.String(), nd.String()} {
 		k := Sniff(text)
-		if k == KindNone || len(text) < MinWholeOutputFold {
+		if k == KindNone || len(text) < minWholeOutputFold {
 			t.Fatalf("test payload: kind %q, %d B", k, len(text))
 		}
 		req := Request{Text: text, Source: "kubectl get -o yaml"}
 		d := dtDecide(t, req, newFakeView().see(ScopeSession, "kubectl get -o yaml", text))
-		dtUnchanged(t, d, req, ReasonStructured+string(k))
+		dtUnchanged(t, d, req, reasonStructured+string(k))
 	}
 }
 
@@ -890,7 +892,7 @@ func TestDecideFailedNeverFolds(t *testing.T) {
 	v := newFakeView().see(ScopeSession, "make", text)
 	req := Request{Text: text, Source: "make", Failed: true}
 	d := dtDecide(t, req, v)
-	dtUnchanged(t, d, req, ReasonFailed)
+	dtUnchanged(t, d, req, reasonFailed)
 	// NoFold (archive failed, passthrough) is the same shape with its reason.
 	req = Request{Text: text, Source: "make", NoFold: "archive-failed"}
 	dtUnchanged(t, dtDecide(t, req, v), req, "archive-failed")

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/omnictx/omni/pipeline/internal/textline"
 )
 
 // markerLineRE matches the first line of every ledger marker (REFERENCE.md
@@ -54,8 +56,8 @@ func checkDecision(tb testing.TB, req Request, v View, d Decision) {
 		tb.Fatalf("folds with reason %q", d.Reason)
 	case req.Failed || req.NoFold != "":
 		tb.Fatalf("folded a failed or no-fold request")
-	case len(text) < MinLedgerInput:
-		tb.Fatalf("folded %d B, under the %d B floor", len(text), MinLedgerInput)
+	case len(text) < minLedgerInput:
+		tb.Fatalf("folded %d B, under the %d B floor", len(text), minLedgerInput)
 	case Sniff(text) != KindNone:
 		tb.Fatalf("folded a structured payload (%s)", Sniff(text))
 	case len(d.Text) >= len(text):
@@ -71,7 +73,7 @@ func checkDecision(tb testing.TB, req Request, v View, d Decision) {
 			seenBytes += l.End - l.Start
 		}
 	}
-	if len(text) < MinWholeOutputFold && seenBytes*CoverageDen >= len(text)*CoverageNum {
+	if len(text) < minWholeOutputFold && seenBytes*coverageDen >= len(text)*coverageNum {
 		tb.Fatalf("folded %d B of which %d B seen: under the coverage floor", len(text), seenBytes)
 	}
 	folded := make([]bool, len(lines))
@@ -89,8 +91,8 @@ func checkDecision(tb testing.TB, req Request, v View, d Decision) {
 		if f.Handle != HandleOf(block) || f.Handle == ExampleHandle || len(f.Handle) != HandleLen {
 			tb.Fatalf("fold %d: handle %q", fi, f.Handle)
 		}
-		if f.Bytes > MaxBlockBytes {
-			tb.Fatalf("fold %d: %d B block over %d", fi, f.Bytes, MaxBlockBytes)
+		if f.Bytes > maxBlockBytes {
+			tb.Fatalf("fold %d: %d B block over %d", fi, f.Bytes, maxBlockBytes)
 		}
 		gain := MinSessionGain
 		if f.Scope == ScopeProject {
@@ -111,26 +113,26 @@ func checkDecision(tb testing.TB, req Request, v View, d Decision) {
 			tb.Fatalf("fold %d: kind %s for lines [%d,%d) of %d", fi, f.Kind, a, b, len(lines))
 		}
 		// The from-clause names the first source, only when it differs.
-		if f.From != "" && (f.From != SourceForMarker(f.Source) || f.Source == req.Source || f.Kind == MarkerRerun) {
+		if f.From != "" && (f.From != sourceForMarker(f.Source) || f.Source == req.Source || f.Kind == MarkerRerun) {
 			tb.Fatalf("fold %d: from %q for source %q, request %q", fi, f.From, f.Source, req.Source)
 		}
-		if f.From == "" && f.Source != "" && f.Source != req.Source && SourceForMarker(f.Source) != "" {
+		if f.From == "" && f.Source != "" && f.Source != req.Source && sourceForMarker(f.Source) != "" {
 			tb.Fatalf("fold %d: no from-clause for source %q, request %q", fi, f.Source, req.Source)
 		}
 		if f.Kind == MarkerRerun && f.Source != req.Source {
 			tb.Fatalf("fold %d: rerun marker for source %q, request %q", fi, f.Source, req.Source)
 		}
-		// The marker: its text, then the ending(s) of what it replaced.
-		head := RenderMarker(f.Kind, f.Lines, f.Handle, f.From)
+		// The marker: its text, then the textline.Ending(s) of what it replaced.
+		head := renderMarker(f.Kind, f.Lines, f.Handle, f.From)
 		if !markerLineRE.MatchString(head) {
 			tb.Fatalf("fold %d: marker %q", fi, head)
 		}
-		want := head + ending(text[lines[b-1].Start:lines[b-1].End])
+		want := head + textline.Ending(text[lines[b-1].Start:lines[b-1].End])
 		if req.Read {
 			var m strings.Builder
-			m.WriteString(head + ending(text[lines[a].Start:lines[a].End]))
+			m.WriteString(head + textline.Ending(text[lines[a].Start:lines[a].End]))
 			for k := a + 1; k < b; k++ {
-				m.WriteString(Filler + ending(text[lines[k].Start:lines[k].End]))
+				m.WriteString(Filler + textline.Ending(text[lines[k].Start:lines[k].End]))
 			}
 			want = m.String()
 		}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/omnictx/omni/pipeline/internal/textline"
 )
 
 var update = flag.Bool("update", false, "rewrite the want sections of testdata/decide/*.txtar")
@@ -185,7 +187,7 @@ func parseGolden(data []byte) (*goldenCase, error) {
 			}
 			line, src = line[:i], s
 		}
-		if KeyOf(line) == 0 {
+		if textline.KeyOf(line) == 0 {
 			continue
 		}
 		session = session || scope == ScopeSession

@@ -475,3 +475,27 @@ func TestCountLinesAgrees(t *testing.T) {
 		}
 	}
 }
+
+func TestIsFailureLineAllocations(t *testing.T) {
+	lines := strings.SplitAfter(benchLog16K(), "\n")
+	n := testing.AllocsPerRun(20, func() {
+		for _, l := range lines {
+			_ = IsFailureLine(l)
+		}
+	})
+	if n != 0 {
+		t.Errorf("%v allocations per pass over a 16 KB log, want 0", n)
+	}
+}
+
+func BenchmarkIsFailureLine(b *testing.B) {
+	log := benchLog16K()
+	lines := strings.SplitAfter(log, "\n")
+	b.SetBytes(int64(len(log)))
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, l := range lines {
+			_ = IsFailureLine(l)
+		}
+	}
+}

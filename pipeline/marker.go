@@ -15,10 +15,10 @@ const HandleLen = 16
 // refuses it (REFERENCE.md §6, fajarhide/omni#583).
 const ExampleHandle = "0000000000000000"
 
-// MaxSourceInMarker bounds the from-clause's source, in characters: first
+// maxSourceInMarker bounds the from-clause's source, in characters: first
 // line only, control characters dropped, whitespace squeezed (REFERENCE.md
 // §5.10: 46.9% of recorded commands contain newlines).
-const MaxSourceInMarker = 40
+const maxSourceInMarker = 40
 
 // Filler is the line that stands for one more replaced line after a marker
 // in a Read result, so every surviving line keeps its number (U+22EE,
@@ -56,9 +56,9 @@ const (
 	MarkerProjectWhole MarkerKind = "project-whole"
 )
 
-// RenderMarker returns the exact marker text (no line ending) for n lines,
+// renderMarker returns the exact marker text (no line ending) for n lines,
 // handle h and from-clause source from ("" for none).
-func RenderMarker(kind MarkerKind, n int, h, from string) string {
+func renderMarker(kind MarkerKind, n int, h, from string) string {
 	var b strings.Builder
 	b.Grow(80 + len(from))
 	b.WriteString("[OMNI: ")
@@ -97,10 +97,10 @@ func RenderMarker(kind MarkerKind, n int, h, from string) string {
 	return b.String()
 }
 
-// SourceForMarker shortens a command or path for a from-clause: its first
+// sourceForMarker shortens a command or path for a from-clause: its first
 // line, control characters dropped, runs of whitespace squeezed to one
-// space, trimmed, at most MaxSourceInMarker characters.
-func SourceForMarker(src string) string {
+// space, trimmed, at most maxSourceInMarker characters.
+func sourceForMarker(src string) string {
 	if i := strings.IndexAny(src, "\r\n"); i >= 0 {
 		src = src[:i]
 	}
@@ -116,7 +116,7 @@ func SourceForMarker(src string) string {
 			continue
 		}
 		if space && n > 0 {
-			if n+1 >= MaxSourceInMarker {
+			if n+1 >= maxSourceInMarker {
 				break
 			}
 			b.WriteByte(' ')
@@ -125,7 +125,7 @@ func SourceForMarker(src string) string {
 		space = false
 		b.WriteRune(r)
 		n++
-		if n >= MaxSourceInMarker {
+		if n >= maxSourceInMarker {
 			break
 		}
 	}

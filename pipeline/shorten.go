@@ -3,6 +3,8 @@ package pipeline
 import (
 	"strconv"
 	"strings"
+
+	"github.com/omnictx/omni/pipeline/distill"
 )
 
 // ShortenRequest is one first-seen tool output to shorten (issue 3). The
@@ -34,7 +36,7 @@ type ShortenRequest struct {
 // Block is bytes a marker in ShortenResult.Text names by Handle (HandleOf
 // Bytes, 16 hex characters). The caller must archive every Block under its
 // Handle BEFORE it delivers the text (rule: archive first, REFERENCE.md §6).
-// No Block is larger than MaxArchiveBytes.
+// No Block is larger than 16 MiB (maxArchiveBytes).
 type Block struct {
 	// Handle is HandleOf(Bytes).
 	Handle string
@@ -70,56 +72,56 @@ type ShortenResult struct {
 	Changed bool
 }
 
-// MaxArchiveBytes bounds a block Shorten archives (the raw behind a rewind
+// maxArchiveBytes bounds a block Shorten archives (the raw behind a rewind
 // marker, the middle of the final cut): 16 MiB, the largest input omni reads
 // (REFERENCE.md §10, MAX_INPUT). The reference capped these at 64 KiB and
 // then printed "not archived" markers (§2.10); omni archives whatever it
 // cuts, because rule 2 ("a handle wherever the bytes can be archived") beats
-// archive size. Ledger folds keep MaxBlockBytes.
-const MaxArchiveBytes = 16 << 20
+// archive size. Ledger folds keep maxBlockBytes.
+const maxArchiveBytes = 16 << 20
 
 // The size thresholds of Shorten. The three "is it smaller enough" tests are
 // kept apart as named predicates (REFERENCE.md §2.11, §14 item 12):
-// DistillerEarnsKeep, RouteKeepsRaw and MarkerPaysForItself.
+// distillerEarnsKeep, routeKeepsRaw and markerPaysForItself.
 const (
-	// GuardrailPct: a distillation earns its keep only if it is under 95% of
+	// guardrailPct: a distillation earns its keep only if it is under 95% of
 	// its input; otherwise the collapse fallback is tried (REFERENCE.md §2.7,
 	// MIN_REDUCTION_PCT).
-	GuardrailPct = 95
-	// RoutePassthroughPct: a result of 90% of its input or more is not worth
+	guardrailPct = 95
+	// routePassthroughPct: a result of 90% of its input or more is not worth
 	// a rewrite and the raw output is delivered, unless something was
 	// redacted (REFERENCE.md §2.9, "below guardrail").
-	RoutePassthroughPct = 90
-	// MaxOutputBytes is the final safety cut: a delivered text longer than
+	routePassthroughPct = 90
+	// maxOutputBytes is the final safety cut: a delivered text longer than
 	// 50,000 bytes keeps its head and tail and loses its middle (REFERENCE.md
 	// §2.10, MAX_OUTPUT_BYTES).
-	MaxOutputBytes = 50_000
-	// TailBudgetFraction: the final cut reserves 1/5 of MaxOutputBytes for
+	maxOutputBytes = 50_000
+	// tailBudgetFraction: the final cut reserves 1/5 of maxOutputBytes for
 	// the tail, where build and test runs put their verdict (REFERENCE.md
 	// §2.10, fajarhide/omni#508).
-	TailBudgetFraction = 5
+	tailBudgetFraction = 5
 )
 
-// DistillerEarnsKeep reports whether a distilled text of out bytes is
+// distillerEarnsKeep reports whether a distilled text of out bytes is
 // clearly smaller than its input of in bytes: out < in*95/100. When it is
 // not, Shorten tries the collapse fallback (REFERENCE.md §2.11 row 1).
-func DistillerEarnsKeep(out, in int) bool {
-	return int64(out)*100 < int64(in)*GuardrailPct
+func distillerEarnsKeep(out, in int) bool {
+	return int64(out)*100 < int64(in)*guardrailPct
 }
 
-// RouteKeepsRaw reports whether a shortened text of out bytes is too close
+// routeKeepsRaw reports whether a shortened text of out bytes is too close
 // to its input of in bytes to be worth delivering: out >= in*90/100. Shorten
 // then delivers the raw output, unless something was redacted
 // (REFERENCE.md §2.11 row 2).
-func RouteKeepsRaw(out, in int) bool {
-	return int64(out)*100 >= int64(in)*RoutePassthroughPct
+func routeKeepsRaw(out, in int) bool {
+	return int64(out)*100 >= int64(in)*routePassthroughPct
 }
 
-// MarkerPaysForItself reports whether a shortened text of final bytes plus
+// markerPaysForItself reports whether a shortened text of final bytes plus
 // its rewind marker of marker bytes is strictly smaller than the raw output
 // of raw bytes (REFERENCE.md §2.11 row 4). If not, the raw output is
 // delivered.
-func MarkerPaysForItself(final, marker, raw int) bool {
+func markerPaysForItself(final, marker, raw int) bool {
 	return final+marker < raw
 }
 
@@ -137,15 +139,16 @@ func MarkerPaysForItself(final, marker, raw int) bool {
 //     enumerations (ls, find, git --stat, kubectl get, ...) pass whole;
 //  5. the command's distiller; a result that drops a failure line, or a
 //     failing run whose verdict the distiller did not recognise, is not used;
-//  6. the collapse fallback when the distillation is not DistillerEarnsKeep
-//     (of the raw output, or of the distillation, whichever is shorter);
-//  7. the route: RouteKeepsRaw over what the model would read (the
-//     shortened text plus its rewind marker) → the raw output, redacted if
-//     need be;
-//  8. the rewind marker naming the archived raw output (archive first;
-//     MarkerPaysForItself);
+//  6. the collapse fallback when the distillation is not under 95% of its
+//     input (of the raw output, or of the distillation, whichever is
+//     shorter);
+//  7. the route: when what the model would read (the shortened text plus
+//     its rewind marker) is 90% of the input or more → the raw output,
+//     redacted if need be;
+//  8. the rewind marker naming the archived raw output (archive first),
+//     only when it and the shortened text are smaller than the raw output;
 //  9. the redaction marker as the first line;
-//  10. the final cut at MaxOutputBytes (not for Read).
+//  10. the final cut at 50,000 bytes, maxOutputBytes (not for Read).
 //
 // Shorten is pure and deterministic, never panics, and is safe for
 // concurrent use. It does not apply the host's own limits (Claude Code's
@@ -210,19 +213,19 @@ func Shorten(req ShortenRequest) ShortenResult {
 	}
 
 	// 4. The command.
-	ci := analyzeCommand(req.Command)
+	ci := distill.Analyze(req.Command)
 	switch {
-	case ci.ownRecovery:
+	case ci.OwnRecovery:
 		return deliver("own-recovery")
 	case hasOmniMarker(body):
 		return deliver("has-marker")
-	case ci.chain:
+	case ci.Chain:
 		return finalCut(deliver("chain"), tool)
-	case ci.filter == filterReshape:
+	case ci.Filter == distill.FilterReshape:
 		return finalCut(deliver("filtered"), tool)
-	case ci.verbatim:
+	case ci.Verbatim:
 		return finalCut(deliver("verbatim"), tool)
-	case ci.enumeration:
+	case ci.Enumeration:
 		return finalCut(deliver("enumeration"), tool)
 	}
 
@@ -231,16 +234,15 @@ func Shorten(req ShortenRequest) ShortenResult {
 	reason := ""
 
 	// 5. The distiller.
-	if d := pickDistiller(ci); d != nil {
-		res.Distiller = d.name
-		sub, _ := subcommand(ci.args)
-		out, k, ok := runDistiller(d, body, lines, req.ExitCode, ci.args, sub)
+	if d := distill.Pick(ci); d != nil {
+		res.Distiller = d.Name()
+		out, k, ok := d.Run(body, lines, req.ExitCode, ci.Args)
 		switch {
 		case !ok && req.ExitCode != 0:
 			reason = "failed:unverified"
 		case !ok:
 			reason = "unrecognised"
-		case !failuresPreserved(body, lines, out):
+		case !distill.FailuresPreserved(body, lines, out):
 			if req.ExitCode != 0 {
 				reason = "failed:unverified"
 			} else {
@@ -255,20 +257,20 @@ func Shorten(req ShortenRequest) ShortenResult {
 
 	// 6. Collapse fallback: over the raw output, and over a distillation
 	// that did not earn its keep; the shorter wins.
-	if !DistillerEarnsKeep(len(candidate), len(body)) {
-		if c, folded, ok := collapseLines(body, lines); ok && len(c) < len(candidate) {
+	if !distillerEarnsKeep(len(candidate), len(body)) {
+		if c, folded, ok := distill.Collapse(body, lines); ok && len(c) < len(candidate) {
 			distilled, distilledKept := candidate, kept
 			candidate, kept = c, len(lines)-folded
 			res.Collapsed = true
 			if distilled != body {
 				dl := SplitLines(make([]Line, 0, 64), distilled)
-				if c2, folded2, ok := collapseLines(distilled, dl); ok && len(c2) < len(candidate) {
+				if c2, folded2, ok := distill.Collapse(distilled, dl); ok && len(c2) < len(candidate) {
 					candidate, kept = c2, distilledKept-folded2
 				}
 			}
 		} else if candidate != body {
 			dl := SplitLines(make([]Line, 0, 64), candidate)
-			if c2, folded2, ok := collapseLines(candidate, dl); ok {
+			if c2, folded2, ok := distill.Collapse(candidate, dl); ok {
 				candidate, kept = c2, kept-folded2
 				res.Collapsed = true
 			}
@@ -285,7 +287,7 @@ func Shorten(req ShortenRequest) ShortenResult {
 		candidate += "\n"
 	}
 	delivered := len(candidate) + len(marker) + 1
-	if same || RouteKeepsRaw(delivered, len(body)) {
+	if same || routeKeepsRaw(delivered, len(body)) {
 		if reason == "" {
 			reason = "not-smaller"
 		}
@@ -294,11 +296,11 @@ func Shorten(req ShortenRequest) ShortenResult {
 	}
 
 	// 8. Rewind marker: archive the whole (redacted) raw output first.
-	if !MarkerPaysForItself(len(candidate), len(marker)+1, len(body)) {
+	if !markerPaysForItself(len(candidate), len(marker)+1, len(body)) {
 		res.Collapsed = false
 		return finalCut(deliver("not-smaller"), tool)
 	}
-	if len(body) <= MaxArchiveBytes {
+	if len(body) <= maxArchiveBytes {
 		h := HandleOf(body)
 		marker = rewindMarker(body, len(lines), kept, len(candidate), h)
 		res.Blocks = append(res.Blocks, Block{Handle: h, Bytes: body})
@@ -365,33 +367,33 @@ func hasOmniMarker(text string) bool {
 
 // rewindMarker renders the rewind marker (REFERENCE.md §7.1) for a body of
 // total lines of which kept survive verbatim in a shortened text of outLen
-// bytes, naming handle h. A body over MaxArchiveBytes is not archived and its
+// bytes, naming handle h. A body over maxArchiveBytes is not archived and its
 // marker says so instead of naming a handle.
 func rewindMarker(body string, total, kept, outLen int, h string) string {
 	lost := strconv.Itoa(total-kept) + " lines"
 	if total-kept <= 0 {
 		lost = strconv.Itoa(max(len(body)-outLen, 0)) + " bytes"
 	}
-	if len(body) > MaxArchiveBytes {
+	if len(body) > maxArchiveBytes {
 		return "[OMNI: " + lost + " omitted, full output not archived: " + strconv.Itoa(len(body)) +
-			" bytes over the " + strconv.Itoa(MaxArchiveBytes) + " byte rewind cap]"
+			" bytes over the " + strconv.Itoa(maxArchiveBytes) + " byte rewind cap]"
 	}
 	return "[OMNI: " + lost + " omitted, omni retrieve " + h + " for full output]"
 }
 
-// finalCut applies the final safety cut at MaxOutputBytes to res.Text
+// finalCut applies the final safety cut at maxOutputBytes to res.Text
 // (REFERENCE.md §2.10, §7.4): the head and a tail of a fifth of the budget
-// survive, the middle is archived as a Block (when it fits MaxArchiveBytes)
+// survive, the middle is archived as a Block (when it fits maxArchiveBytes)
 // and replaced by one marker line. Line form when whole lines fit both
 // ends, else byte form, which also keeps a tail slice (REFERENCE.md §14 item
 // 15). A Read result is never cut (its line numbers must hold).
 func finalCut(res ShortenResult, tool string) ShortenResult {
 	t := res.Text
-	if len(t) <= MaxOutputBytes || tool == "Read" {
+	if len(t) <= maxOutputBytes || tool == "Read" {
 		return res
 	}
-	tailBudget := MaxOutputBytes / TailBudgetFraction
-	headBudget := MaxOutputBytes - tailBudget - 160 // room for the marker
+	tailBudget := maxOutputBytes / tailBudgetFraction
+	headBudget := maxOutputBytes - tailBudget - 160 // room for the marker
 	// Line form: whole lines from the head and from the tail.
 	headEnd := 0
 	for headEnd < len(t) {
@@ -420,7 +422,7 @@ func finalCut(res ShortenResult, tool string) ShortenResult {
 		}
 		dropped := strings.Count(middle, "\n")
 		handle := ""
-		if len(middle) <= MaxArchiveBytes {
+		if len(middle) <= maxArchiveBytes {
 			handle = HandleOf(middle)
 			res.Blocks = append(res.Blocks, Block{Handle: handle, Bytes: middle})
 		}
@@ -436,7 +438,7 @@ func finalCut(res ShortenResult, tool string) ShortenResult {
 		s := utf8Ceil(t, len(t)-tailBudget)
 		middle = t[h:s]
 		handle := ""
-		if len(middle) <= MaxArchiveBytes {
+		if len(middle) <= maxArchiveBytes {
 			handle = HandleOf(middle)
 			res.Blocks = append(res.Blocks, Block{Handle: handle, Bytes: middle})
 		}

@@ -17,7 +17,7 @@ func shIsMarker(line string) bool {
 	if !strings.HasPrefix(t, "[") {
 		return false
 	}
-	if _, ok := leadingCount(t[1:]); !ok {
+	if len(t) < 2 || t[1] < '0' || t[1] > '9' {
 		return false
 	}
 	return strings.Contains(t, " similar lines collapsed] (pattern: ") || strings.Contains(t, " log lines collapsed: ")
@@ -27,7 +27,7 @@ func shIsMarker(line string) bool {
 //   - unchanged means byte-identical;
 //   - every output line is an input line (of the redacted input) or a marker;
 //   - no growth unless something was redacted;
-//   - every block is named by its handle in the text, fits MaxBlockBytes,
+//   - every block is named by its handle in the text, fits maxBlockBytes,
 //     and its handle is HandleOf its bytes;
 //   - every failure line of the input is read, unless the final cut says
 //     it dropped the middle.
@@ -69,8 +69,8 @@ func shCheck(t testing.TB, req ShortenRequest, res ShortenResult) {
 		if b.Handle != HandleOf(b.Bytes) {
 			t.Fatalf("block handle %s is not HandleOf its bytes", b.Handle)
 		}
-		if len(b.Bytes) > MaxArchiveBytes {
-			t.Fatalf("block of %d bytes over MaxArchiveBytes", len(b.Bytes))
+		if len(b.Bytes) > maxArchiveBytes {
+			t.Fatalf("block of %d bytes over maxArchiveBytes", len(b.Bytes))
 		}
 		if !strings.Contains(res.Text, "omni retrieve "+b.Handle) {
 			t.Fatalf("block %s is not named in the text", b.Handle)
@@ -99,15 +99,15 @@ func TestSizePredicates(t *testing.T) {
 		{100, 100, false, true},
 	}
 	for _, c := range cases {
-		if got := DistillerEarnsKeep(c.out, c.in); got != c.earns {
-			t.Errorf("DistillerEarnsKeep(%d, %d) = %v", c.out, c.in, got)
+		if got := distillerEarnsKeep(c.out, c.in); got != c.earns {
+			t.Errorf("distillerEarnsKeep(%d, %d) = %v", c.out, c.in, got)
 		}
-		if got := RouteKeepsRaw(c.out, c.in); got != c.route {
-			t.Errorf("RouteKeepsRaw(%d, %d) = %v", c.out, c.in, got)
+		if got := routeKeepsRaw(c.out, c.in); got != c.route {
+			t.Errorf("routeKeepsRaw(%d, %d) = %v", c.out, c.in, got)
 		}
 	}
-	if !MarkerPaysForItself(50, 49, 100) || MarkerPaysForItself(50, 50, 100) {
-		t.Error("MarkerPaysForItself must be strict")
+	if !markerPaysForItself(50, 49, 100) || markerPaysForItself(50, 50, 100) {
+		t.Error("markerPaysForItself must be strict")
 	}
 }
 
@@ -274,7 +274,7 @@ func TestShortenReadAndEditsUntouched(t *testing.T) {
 
 func TestShortenRewindCap(t *testing.T) {
 	var b strings.Builder
-	for b.Len() <= MaxBlockBytes+1000 {
+	for b.Len() <= maxBlockBytes+1000 {
 		b.WriteString("2026-01-01 10:00:00 DEBUG [db] upsert id=1234567890 kind=click user=42 and some padding\n")
 	}
 	b.WriteString("2026-01-01 10:00:01 ERROR [db] write failed: disk full\n")
@@ -283,7 +283,7 @@ func TestShortenRewindCap(t *testing.T) {
 	r := Shorten(req)
 	shCheck(t, req, r)
 	// Over the 64 KiB ledger block size the raw is still archived: rule 2,
-	// a handle wherever the bytes can be archived (MaxArchiveBytes).
+	// a handle wherever the bytes can be archived (maxArchiveBytes).
 	if len(r.Blocks) != 1 || r.Blocks[0].Bytes != raw || !strings.Contains(r.Text, "omni retrieve "+r.Blocks[0].Handle+" for full output]") {
 		t.Fatalf("%d blocks, %q", len(r.Blocks), r.Text[max(0, len(r.Text)-300):])
 	}
@@ -294,7 +294,7 @@ func TestShortenRewindCap(t *testing.T) {
 
 func TestFinalCutLineForm(t *testing.T) {
 	var b strings.Builder
-	for i := 0; b.Len() < 3*MaxOutputBytes; i++ {
+	for i := 0; b.Len() < 3*maxOutputBytes; i++ {
 		fmt.Fprintf(&b, "line %06d %s\n", i, strings.Repeat("x", i%50))
 	}
 	b.WriteString("VERDICT: the end\n")
@@ -302,7 +302,7 @@ func TestFinalCutLineForm(t *testing.T) {
 	req := ShortenRequest{Command: "ls -R", Text: raw}
 	r := Shorten(req)
 	shCheck(t, req, r)
-	if len(r.Text) > MaxOutputBytes {
+	if len(r.Text) > maxOutputBytes {
 		t.Fatalf("final text %d bytes", len(r.Text))
 	}
 	if !strings.HasSuffix(r.Text, "VERDICT: the end\n") || !strings.HasPrefix(r.Text, "line 000000 \n") {
@@ -312,7 +312,7 @@ func TestFinalCutLineForm(t *testing.T) {
 		t.Fatal("no line-form marker")
 	}
 	tail := r.Text[strings.Index(r.Text, "dropped from the middle"):]
-	if len(tail) > MaxOutputBytes/TailBudgetFraction+200 || len(tail) < MaxOutputBytes/TailBudgetFraction-200 {
+	if len(tail) > maxOutputBytes/tailBudgetFraction+200 || len(tail) < maxOutputBytes/tailBudgetFraction-200 {
 		t.Fatalf("tail of %d bytes", len(tail))
 	}
 	// The middle is over the 64 KiB ledger block size here: still archived.
@@ -320,7 +320,7 @@ func TestFinalCutLineForm(t *testing.T) {
 		t.Fatal("no handle for the archived middle")
 	}
 	// A smaller overflow archives its middle.
-	raw2 := raw[:MaxOutputBytes+20000]
+	raw2 := raw[:maxOutputBytes+20000]
 	raw2 = raw2[:strings.LastIndexByte(raw2, '\n')+1]
 	r = Shorten(ShortenRequest{Command: "ls -R", Text: raw2})
 	if len(r.Blocks) != 1 || !strings.Contains(r.Text, "omni retrieve "+r.Blocks[0].Handle+"]") {
@@ -339,7 +339,7 @@ func TestFinalCutByteFormKeepsTail(t *testing.T) {
 		t.Fatal("byte form lost head or tail")
 	}
 	if !strings.Contains(r.Text, " bytes kept, omni retrieve ") || len(r.Blocks) != 1 {
-		t.Fatalf("%q", r.Text[MaxOutputBytes-MaxOutputBytes/TailBudgetFraction-300:][:400])
+		t.Fatalf("%q", r.Text[maxOutputBytes-maxOutputBytes/tailBudgetFraction-300:][:400])
 	}
 }
 

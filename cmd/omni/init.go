@@ -24,6 +24,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omnictx/omni/hooks"
+	"github.com/omnictx/omni/internal/shellcmd"
 )
 
 // backupSuffix names the one backup kept of every file omni init changes.
@@ -554,9 +555,9 @@ func applyHookEntries(src []byte, entries []hookEntry, omni string, install bool
 
 // groupValue is the matcher group omni writes for e.
 func groupValue(e hookEntry, omni string) omap {
-	cmd := quoteArg(omni) + " " + e.sub
+	cmd := shellcmd.Quote(omni) + " " + e.sub
 	if hb := hookBinary(omni); hb != "" && e.sub == "hook" {
-		cmd = quoteArg(hb) // the thin client: the same hook, started faster
+		cmd = shellcmd.Quote(hb) // the thin client: the same hook, started faster
 	}
 	h := omap{{"type", "command"}, {"command", cmd}}
 	if e.timeout > 0 {
@@ -627,7 +628,7 @@ func hookBinary(omni string) string {
 // name, or the binary path) with one of subs as its subcommand, or runs the
 // thin hook client (omni-hook) and subs holds "hook".
 func isOmniCommand(cmd, omni string, subs ...string) bool {
-	w := shellWords(cmd)
+	w := shellcmd.Split(cmd)
 	i := 0
 	for i < len(w) && strings.Contains(w[i], "=") && !strings.Contains(w[i], "/") {
 		i++
@@ -648,62 +649,6 @@ func isOmniCommand(cmd, omni string, subs ...string) bool {
 
 func isOmniProgram(prog, omni string) bool {
 	return filepath.Base(prog) == "omni" || (omni != "" && prog == omni)
-}
-
-// shellWords splits a command line on blanks, honouring quotes and
-// backslashes (enough to read back what quoteArg wrote).
-func shellWords(s string) []string {
-	var out []string
-	var cur strings.Builder
-	in, quote := false, byte(0)
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote == '\'':
-			if c == '\'' {
-				quote = 0
-			} else {
-				cur.WriteByte(c)
-			}
-		case quote == '"':
-			if c == '"' {
-				quote = 0
-			} else if c == '\\' && i+1 < len(s) {
-				i++
-				cur.WriteByte(s[i])
-			} else {
-				cur.WriteByte(c)
-			}
-		case c == '\'' || c == '"':
-			quote, in = c, true
-		case c == '\\' && i+1 < len(s):
-			i++
-			cur.WriteByte(s[i])
-			in = true
-		case c == ' ' || c == '\t' || c == '\n':
-			if in {
-				out = append(out, cur.String())
-				cur.Reset()
-				in = false
-			}
-		default:
-			cur.WriteByte(c)
-			in = true
-		}
-	}
-	if in {
-		out = append(out, cur.String())
-	}
-	return out
-}
-
-// quoteArg quotes s for a POSIX shell when it holds anything but safe
-// characters.
-func quoteArg(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // ---- MCP server entries ----
@@ -1666,7 +1611,7 @@ func binariesIn(src []byte) []string {
 			return
 		}
 		if shell {
-			w := shellWords(s)
+			w := shellcmd.Split(s)
 			switch {
 			case len(w) >= 1 && filepath.Base(w[0]) == hookBinaryName:
 				s = w[0]

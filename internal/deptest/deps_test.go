@@ -201,11 +201,11 @@ var rules = []rule{
 		bad:     onlyStdAnd("events"),
 	},
 	{
-		name:    "projections/* import only events and the standard library, never each other",
-		reason:  "a projection is a pure fold State × Event → State: no store, no clock, no I/O, no pipeline; replay and golden tests run each one alone, which an import of another projection would break (STYLE.md §2 rule 4, §4)",
+		name:    "projections/* import only events, internal/shellcmd and the standard library, never each other",
+		reason:  "a projection is a pure fold State × Event → State: no store, no clock, no I/O, no pipeline; replay and golden tests run each one alone, which an import of another projection would break (STYLE.md §2 rule 4, §4). internal/shellcmd is a pure standard-library leaf (the stats family of a command reads its assignments)",
 		named:   []string{"projections/ledger", "projections/stats", "projections/session"},
 		applies: under("projections"),
-		bad:     onlyStdAnd("events"),
+		bad:     onlyStdAnd("events", "internal/shellcmd"),
 	},
 	{
 		name:    "replay imports only events and the standard library",
@@ -215,11 +215,11 @@ var rules = []rule{
 		bad:     onlyStdAnd("events"),
 	},
 	{
-		name:    "pipeline imports the standard library only",
-		reason:  "pipeline is the leaf (text in, text and plain facts out) that makes every distiller a golden test with no fixtures; the one edge STYLE.md §4 foresees is pipeline → events, and adding it means changing STYLE.md and this rule together",
-		named:   []string{"pipeline"},
-		applies: is("pipeline"),
-		bad:     onlyStdAnd(),
+		name:    "pipeline and its subpackages import the standard library, internal/shellcmd and each other only",
+		reason:  "pipeline is the leaf (text in, text and plain facts out) that makes every distiller a golden test with no fixtures; its rooms (pipeline/distill, pipeline/internal/textline) and internal/shellcmd, the module's one reader of shell command lines, are standard-library leaves themselves. The one edge STYLE.md §4 foresees is pipeline → events, and adding it means changing STYLE.md and this rule together",
+		named:   []string{"pipeline", "pipeline/distill", "pipeline/internal/textline"},
+		applies: func(rel string) bool { return rel == "pipeline" || strings.HasPrefix(rel, "pipeline/") },
+		bad:     onlyStdAnd("internal/shellcmd", "pipeline/distill", "pipeline/internal/textline"),
 	},
 	{
 		name:    "hooks depends on no NATS, cobra, events/jetstream or cmd/omni, even through another package or in its tests",
@@ -275,6 +275,13 @@ var rules = []rule{
 		applies: except("cmd/omni"),
 		bad:     anyOf(cmdOmni),
 		scope:   withTests,
+	},
+	{
+		name:    "internal/shellcmd imports the standard library only",
+		reason:  "it is the one reader of shell command lines that hooks, pipeline and projections/stats share; as a pure leaf it adds nothing to what each of them may depend on",
+		named:   []string{"internal/shellcmd"},
+		applies: is("internal/shellcmd"),
+		bad:     onlyStdAnd(),
 	},
 }
 
@@ -411,6 +418,13 @@ func TestRulesCatch(t *testing.T) {
 		{"omni-hook imports hooks", pkg{ImportPath: m("cmd/omni-hook"), Imports: []string{m("events/jetstream/wire"), m("hooks")}},
 			[]string{rules[9].name}},
 		{"omni-hook imports the wire", pkg{ImportPath: m("cmd/omni-hook"), Imports: []string{m("events/jetstream/wire"), "os"}}, nil},
+		{"a projection imports shellcmd", pkg{ImportPath: m("projections/stats"), Imports: []string{m("events"), m("internal/shellcmd")}}, nil},
+		{"pipeline imports shellcmd", pkg{ImportPath: m("pipeline"), Imports: []string{"fmt", m("internal/shellcmd")}}, nil},
+		{"the distillers import textline and shellcmd", pkg{ImportPath: m("pipeline/distill"), Imports: []string{m("pipeline/internal/textline"), m("internal/shellcmd")}}, nil},
+		{"the distillers import hooks", pkg{ImportPath: m("pipeline/distill"), Imports: []string{m("hooks")}},
+			[]string{rules[4].name}},
+		{"shellcmd imports events", pkg{ImportPath: m("internal/shellcmd"), Imports: []string{m("events")}},
+			[]string{rules[12].name}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,6 +4,8 @@ import (
 	"path"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/omnictx/omni/internal/shellcmd"
 )
 
 // maxFamily bounds a family name, in bytes.
@@ -43,7 +45,7 @@ func Family(tool, source string) string {
 	for len(words) > 0 {
 		w := words[0]
 		switch {
-		case isAssignment(w):
+		case shellcmd.IsAssignment(w):
 			words = words[1:]
 			continue
 		case wrappers[w] && len(words) > 1:
@@ -89,18 +91,4 @@ func Family(tool, source string) string {
 		fam = fam[:n]
 	}
 	return fam
-}
-
-func isAssignment(w string) bool {
-	i := strings.IndexByte(w, '=')
-	if i <= 0 {
-		return false
-	}
-	for j := 0; j < i; j++ {
-		c := w[j]
-		if !(c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || j > 0 && c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return true
 }

@@ -3,7 +3,8 @@
 // model), one figure per mechanism over its own population, breakdowns per
 // tool, command family, session, host, agent, project and marker kind, the
 // fold calibration (folds against retrieves), sessions' lifetimes and a
-// time series. It imports events and the standard library only: no clock
+// time series. It imports events, the standard library and the
+// internal/shellcmd leaf only: no clock
 // (time comes from each event), no I/O. Every figure can be traced to the
 // Invoked, Emitted, Folded, Distilled, Retrieved and Compacted events that
 // made it.

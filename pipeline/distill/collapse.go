@@ -1,25 +1,32 @@
-package pipeline
+package distill
 
 import (
 	"strconv"
 	"strings"
+
+	"github.com/omnictx/omni/pipeline/internal/textline"
 )
 
-// Collapse thresholds (REFERENCE.md §2.7, §10).
+// Collapse thresholds (the reference's MIN_LINES_FOR_COLLAPSE and
+// MIN_GROUP_SIZE, kept at its values).
 const (
-	// MinLinesForCollapse: an output under 10 lines is never collapsed
+	// minLinesForCollapse: an output under 10 lines is never collapsed
 	// (MIN_LINES_FOR_COLLAPSE).
-	MinLinesForCollapse = 10
-	// MinGroupSize: a group needs 3 or more consecutive near-identical lines
+	minLinesForCollapse = 10
+	// minGroupSize: a group needs 3 or more consecutive near-identical lines
 	// (MIN_GROUP_SIZE).
-	MinGroupSize = 3
-	// MaxPatternChars: a generic marker shows at most 57 characters of the
+	minGroupSize = 3
+	// maxPatternChars: a generic marker shows at most 57 characters of the
 	// repeated line, then "…".
-	MaxPatternChars = 57
+	maxPatternChars = 57
 )
 
-// Collapse folds every run of 3 or more consecutive near-identical lines of
-// a text of 10 lines or more into one marker line (REFERENCE.md §2.7, §7.3):
+// logKey is the grouping key of routine log lines (typedPattern).
+const logKey = "\x00log"
+
+// Collapse is the collapse fallback: it folds every run of 3 or more
+// consecutive near-identical lines of a text of 10 lines or more into one
+// marker line:
 //
 //	[N similar lines collapsed] (pattern: "P")
 //
@@ -28,30 +35,24 @@ const (
 // _", "Collecting _", "npm http fetch _"), or are the same line once
 // trimmed (digits are not normalised: lines that differ only in numbers are
 // distinct facts). Timestamped routine log entries (DEBUG, INFO, TRACE,
-// ... lines, of any of these levels; see logLevel) form runs too, but a run keeps its first and last
-// line and folds its interior, so the entries next to a warning or an
+// ... lines, of any of these levels; see logLevel) form runs too, but a run
+// keeps its first and last line and folds its interior, so the entries next to a warning or an
 // error are still read; their marker counts the levels:
 //
 //	[142 log lines collapsed: 120 DEBUG, 22 INFO]
 //
-// A failure line (IsFailureLine) and a blank line are never grouped and end
+// A failure line (textline.IsFailureLine) and a blank line are never grouped and end
 // a run. Runs of identical lines that are not typed collapse only when
 // more than half of the non-blank lines are collapsible. The marker takes
 // the place of the run (only when it is shorter than the run) and ends
-// like its last line; every other line is kept byte for byte. Collapse reports whether anything changed. It is for
+// like its last line; every other line is kept byte for byte. It is for
 // outputs that are not enumerations (the caller checks that).
-func Collapse(text string) (string, bool) {
-	out, _, ok := collapseLines(text, SplitLines(make([]Line, 0, 64), text))
-	return out, ok
-}
-
-// logKey is the grouping key of routine log lines (typedPattern).
-const logKey = "\x00log"
-
-// collapseLines is Collapse over lines already split; folded counts the
-// input lines replaced by markers.
-func collapseLines(text string, lines []Line) (out string, folded int, ok bool) {
-	if len(lines) < MinLinesForCollapse {
+//
+// lines are text's (textline.SplitLines). Collapse returns the new text,
+// folded (the input lines replaced by markers) and ok, whether anything
+// changed (text is returned unchanged when not).
+func Collapse(text string, lines []textline.Line) (out string, folded int, ok bool) {
+	if len(lines) < minLinesForCollapse {
 		return text, 0, false
 	}
 	keys := make([]string, len(lines))
@@ -63,7 +64,7 @@ func collapseLines(text string, lines []Line) (out string, folded int, ok bool) 
 		}
 		nonBlank++
 		s := text[ln.Start:ln.End]
-		if IsFailureLine(s) {
+		if textline.IsFailureLine(s) {
 			continue
 		}
 		t := strings.TrimSpace(s)
@@ -92,7 +93,7 @@ func collapseLines(text string, lines []Line) (out string, folded int, ok bool) 
 		if keys[i] == logKey {
 			fa, fb = i+1, j-1
 		}
-		if fb-fa >= MinGroupSize {
+		if fb-fa >= minGroupSize {
 			groups = append(groups, group{i, j, fa, fb})
 			collapsible += fb - fa
 		}
@@ -115,7 +116,7 @@ func collapseLines(text string, lines []Line) (out string, folded int, ok bool) 
 		} else {
 			m = collapseMarker(g.fb-g.fa, keys[g.a], typed[g.a])
 		}
-		end := ending(text[lines[g.fb-1].Start:lines[g.fb-1].End])
+		end := textline.Ending(text[lines[g.fb-1].Start:lines[g.fb-1].End])
 		if len(m)+len(end) >= lines[g.fb-1].End-lines[g.fa].Start {
 			continue // the marker would not be shorter than the lines
 		}
@@ -135,7 +136,7 @@ func collapseLines(text string, lines []Line) (out string, folded int, ok bool) 
 // logMarker renders the marker for folded routine log lines, with the
 // count per level in order of first appearance: "[142 log lines collapsed:
 // 120 DEBUG, 22 INFO]" (the typed log summary of REFERENCE.md §7.3).
-func logMarker(text string, lines []Line) string {
+func logMarker(text string, lines []textline.Line) string {
 	var levels [8]string
 	var counts [8]int
 	nl := 0
@@ -174,8 +175,8 @@ func logMarker(text string, lines []Line) string {
 func collapseMarker(n int, key string, typed bool) string {
 	p := key
 	if !typed {
-		if r := []rune(p); len(r) > MaxPatternChars {
-			p = string(r[:MaxPatternChars]) + "…"
+		if r := []rune(p); len(r) > maxPatternChars {
+			p = string(r[:maxPatternChars]) + "…"
 		}
 	}
 	return "[" + strconv.Itoa(n) + " similar lines collapsed] (pattern: \"" + p + "\")"

@@ -2,22 +2,24 @@ package pipeline
 
 import (
 	"strings"
+
+	"github.com/omnictx/omni/pipeline/internal/textline"
 )
 
 // The ledger's floors and bars. Each is a named constant with its source;
 // changing one changes what folds, so tests pin them.
 const (
-	// MinLedgerInput: output under 264 bytes never folds: a 64-byte marker
+	// minLedgerInput: output under 264 bytes never folds: a 64-byte marker
 	// plus the 150-byte session gain leave no run worth a handle
 	// (REFERENCE.md §5.5 row 2, MIN_LEDGER_INPUT).
-	MinLedgerInput = 264
-	// MinWholeOutputFold: output under 1024 bytes whose already-seen bytes
+	minLedgerInput = 264
+	// minWholeOutputFold: output under 1024 bytes whose already-seen bytes
 	// are at least 80% of it folds nothing (REFERENCE.md §5.5 row 4: 4 of 4
 	// sub-1 KB whole-output folds were retrieved within 3-9 s).
-	MinWholeOutputFold = 1024
-	// CoverageNum/CoverageDen: the 80% of MinWholeOutputFold
+	minWholeOutputFold = 1024
+	// coverageNum/coverageDen: the 80% of minWholeOutputFold
 	// (seen*5 >= payload*4, REFERENCE.md §5.5 row 4).
-	CoverageNum, CoverageDen = 4, 5
+	coverageNum, coverageDen = 4, 5
 	// MinSessionGain: a session run folds only if its bytes are at least the
 	// rendered marker's bytes plus 150 (REFERENCE.md §5.5 row 5,
 	// MIN_LEDGER_RUN_GAIN).
@@ -26,11 +28,11 @@ const (
 	// because the reader has no choice about paying a retrieval
 	// (REFERENCE.md §5.5 row 5, PROJECT_FLOOR_MULT).
 	ProjectGainMult = 3
-	// MaxBlockBytes: no archived block is larger than 64 KiB; a longer run
+	// maxBlockBytes: no archived block is larger than 64 KiB; a longer run
 	// is cut at line boundaries into blocks of at most this size, and a
 	// single longer line never folds (REFERENCE.md §2.10, MAX_REWIND_BYTES:
 	// 83.1 MB -> 13.3 MB of archive over 30 days with 3,604 of 3,657 rows kept).
-	MaxBlockBytes = 65536
+	maxBlockBytes = 65536
 )
 
 // Scope is what the ledger knows about a line for the deciding reader.
@@ -114,7 +116,12 @@ type Decision struct {
 	// Delivered lists the keys of the delivered non-blank lines (each key
 	// once, in order). Folded lines are not in it.
 	Delivered []uint64
-	// Reason says why nothing folded ("" when something did).
+	// Reason says why nothing folded ("" when something did): "failed"
+	// (a failing run, Request.Failed), "floor:264" (under 264
+	// bytes), "floor:1024" (a small output mostly seen already),
+	// "structured:KIND" (Sniff found a structured or opaque payload of that
+	// Kind), "no-run" (nothing repeated, or no run cleared its bar), or
+	// Request.NoFold when it was set.
 	Reason string
 	// RepeatBytes counts bytes of non-blank lines already delivered to this
 	// reader (session scope), failure lines included: the available repetition.
@@ -127,11 +134,11 @@ type Decision struct {
 
 // Reasons a decision folded nothing.
 const (
-	ReasonFailed     = "failed"
-	ReasonFloor264   = "floor:264"
-	ReasonFloor1024  = "floor:1024"
-	ReasonStructured = "structured:" // followed by the Kind
-	ReasonNoRun      = "no-run"      // nothing repeated, or no run cleared its bar
+	reasonFailed     = "failed"
+	reasonFloor264   = "floor:264"
+	reasonFloor1024  = "floor:1024"
+	reasonStructured = "structured:" // followed by the Kind
+	reasonNoRun      = "no-run"      // nothing repeated, or no run cleared its bar
 )
 
 type lineInfo struct {
@@ -143,8 +150,8 @@ type lineInfo struct {
 // Decide runs the guard and the ledger over one text for one reader. It is
 // pure: the same Request and View answers give byte-identical Decisions.
 // Rules (issue 2, REFERENCE.md §5): structured payloads never fold; output
-// under MinLedgerInput never folds; under MinWholeOutputFold with 80% seen
-// nothing folds; runs are maximal stretches of lines of one scope and one
+// under 264 bytes (minLedgerInput) never folds; under 1024 bytes
+// (minWholeOutputFold) with 80% seen nothing folds; runs are maximal stretches of lines of one scope and one
 // first source, blank lines inside a run travel with it, failure lines
 // never fold and split runs; a run folds only if it clears its bar; a
 // project fold never replaces the whole output and never reaches a reader
@@ -180,23 +187,23 @@ func Decide(req Request, v View) Decision {
 	case req.NoFold != "":
 		return unchanged(req.NoFold)
 	case req.Failed:
-		return unchanged(ReasonFailed)
-	case len(text) < MinLedgerInput:
-		return unchanged(ReasonFloor264)
+		return unchanged(reasonFailed)
+	case len(text) < minLedgerInput:
+		return unchanged(reasonFloor264)
 	}
 	if k := Sniff(text); k != KindNone {
-		return unchanged(ReasonStructured + string(k))
+		return unchanged(reasonStructured + string(k))
 	}
-	if len(text) < MinWholeOutputFold && seenBytes*CoverageDen >= len(text)*CoverageNum {
-		return unchanged(ReasonFloor1024)
+	if len(text) < minWholeOutputFold && seenBytes*coverageDen >= len(text)*coverageNum {
+		return unchanged(reasonFloor1024)
 	}
 	if seenBytes == 0 {
-		return unchanged(ReasonNoRun)
+		return unchanged(reasonNoRun)
 	}
 
 	folds := planFolds(req, v, lines, info, &d)
 	if len(folds) == 0 {
-		return unchanged(ReasonNoRun)
+		return unchanged(reasonNoRun)
 	}
 	folded := make([]bool, len(lines))
 	for _, f := range folds {
@@ -321,20 +328,20 @@ func allBlank(info []lineInfo) bool {
 }
 
 // cutBlocks cuts lines [start, end) into consecutive blocks of at most
-// MaxBlockBytes each; a line longer than that stands alone and is skipped.
+// maxBlockBytes each; a line longer than that stands alone and is skipped.
 func cutBlocks(lines []Line, start, end int) [][2]int {
 	var out [][2]int
 	bs, size := start, 0
 	for k := start; k < end; k++ {
 		l := lines[k].End - lines[k].Start
-		if l > MaxBlockBytes {
+		if l > maxBlockBytes {
 			if k > bs {
 				out = append(out, [2]int{bs, k})
 			}
 			bs, size = k+1, 0
 			continue
 		}
-		if size+l > MaxBlockBytes {
+		if size+l > maxBlockBytes {
 			out = append(out, [2]int{bs, k})
 			bs, size = k, 0
 		}
@@ -356,7 +363,7 @@ func planBlock(req Request, v View, lines []Line, a, b int, s Seen, d *Decision)
 	from := ""
 	differs := s.Source != "" && s.Source != req.Source
 	if differs {
-		from = SourceForMarker(s.Source)
+		from = sourceForMarker(s.Source)
 	}
 	gain := MinSessionGain
 	switch {
@@ -378,13 +385,13 @@ func planBlock(req Request, v View, lines []Line, a, b int, s Seen, d *Decision)
 		kind = MarkerRun
 	}
 	// Weigh the exact marker with the example handle (same length as a real one).
-	lastEnd := ending(text[lines[b-1].Start:lines[b-1].End])
-	marker := RenderMarker(kind, count, ExampleHandle, from)
+	lastEnd := textline.Ending(text[lines[b-1].Start:lines[b-1].End])
+	marker := renderMarker(kind, count, ExampleHandle, from)
 	cost := len(marker) + len(lastEnd)
 	if req.Read {
-		cost = len(marker) + len(ending(text[lines[a].Start:lines[a].End]))
+		cost = len(marker) + len(textline.Ending(text[lines[a].Start:lines[a].End]))
 		for k := a + 1; k < b; k++ {
-			cost += len(Filler) + len(ending(text[lines[k].Start:lines[k].End]))
+			cost += len(Filler) + len(textline.Ending(text[lines[k].Start:lines[k].End]))
 		}
 	}
 	if len(block) < cost+gain {
@@ -395,15 +402,15 @@ func planBlock(req Request, v View, lines []Line, a, b int, s Seen, d *Decision)
 		d.Paid = append(d.Paid, h)
 		return Fold{}, false
 	}
-	marker = RenderMarker(kind, count, h, from)
+	marker = renderMarker(kind, count, h, from)
 	var mb strings.Builder
 	mb.Grow(cost)
 	mb.WriteString(marker)
 	if req.Read {
-		mb.WriteString(ending(text[lines[a].Start:lines[a].End]))
+		mb.WriteString(textline.Ending(text[lines[a].Start:lines[a].End]))
 		for k := a + 1; k < b; k++ {
 			mb.WriteString(Filler)
-			mb.WriteString(ending(text[lines[k].Start:lines[k].End]))
+			mb.WriteString(textline.Ending(text[lines[k].Start:lines[k].End]))
 		}
 	} else {
 		mb.WriteString(lastEnd)

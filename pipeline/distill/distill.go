@@ -1,25 +1,33 @@
-package pipeline
+package distill
 
 import (
 	"strings"
+
+	"github.com/omnictx/omni/pipeline/internal/textline"
 )
 
-// distiller is one family's parser. Its fn marks the input lines to drop on
-// a dctx and reports whether it recognised the runner's own verdict (its
-// tally, result or summary line): not-ok means "pass the raw bytes". A
-// failing run (exit code != 0) must have recognised a failing verdict; the
-// fn checks that itself, since only it knows what failing looks like.
-type distiller struct {
+// Distiller is one family's parser ("go-test", "pytest", "git-diff", ...).
+// Its fn marks the input lines to drop on a dctx and reports whether it
+// recognised the runner's own verdict (its tally, result or summary line):
+// not-ok means "pass the raw bytes". A failing run (exit code != 0) must
+// have recognised a failing verdict; the fn checks that itself, since only
+// it knows what failing looks like. Pick returns one; the zero value is not
+// usable.
+type Distiller struct {
 	name string
 	fn   func(d *dctx) bool
 }
+
+// Name is the distiller's name as ShortenResult.Distiller reports it
+// ("go-test", "pytest", "git-diff", ...).
+func (dd *Distiller) Name() string { return dd.name }
 
 // dctx is what a distiller works on: the lines of one output and the marks.
 // Distillers only select lines (and may insert marker lines); they never
 // rewrite a line, so every output line is an input line or a marker.
 type dctx struct {
 	text  string
-	lines []Line
+	lines []textline.Line
 	keep  []bool
 	// inserts holds marker lines to emit before line i (i == len(lines):
 	// after the last line).
@@ -70,10 +78,17 @@ func (d *dctx) insert(i int, marker string) {
 	d.inserts[i] = append(d.inserts[i], marker)
 }
 
-// runDistiller runs d over a body and assembles its output: the kept lines
-// byte for byte, inserted markers, and blank lines only where both nearest
-// non-blank neighbours survive. kept counts input lines in the output.
-func runDistiller(dd *distiller, body string, lines []Line, exit int, args []string, sub string) (string, int, bool) {
+// Run runs the distiller over body (split into lines, textline.SplitLines)
+// of a command with arguments args (Command.Args) that exited with exit,
+// and assembles its output: the kept lines byte for byte, inserted markers,
+// and blank lines only where both nearest non-blank neighbours survive.
+// Whatever the distiller dropped, every failure line (textline.IsFailureLine)
+// stays. kept counts input lines in the output. ok is false when the
+// distiller did not recognise the runner's verdict (or, for a failing run,
+// a failing verdict): then out is body unchanged and the raw bytes must
+// pass.
+func (dd *Distiller) Run(body string, lines []textline.Line, exit int, args []string) (out string, kept int, ok bool) {
+	sub, _ := subcommand(args)
 	d := &dctx{text: body, lines: lines, keep: make([]bool, len(lines)), exit: exit, args: args, sub: sub}
 	for i := range d.keep {
 		d.keep[i] = true
@@ -84,7 +99,7 @@ func runDistiller(dd *distiller, body string, lines []Line, exit int, args []str
 	// A failure line is never noise: whatever a distiller dropped, every
 	// line that states a failure stays (REFERENCE.md §14 item 1).
 	for i := range d.keep {
-		if !d.keep[i] && !d.blank(i) && IsFailureLine(d.raw(i)) {
+		if !d.keep[i] && !d.blank(i) && textline.IsFailureLine(d.raw(i)) {
 			d.keep[i] = true
 		}
 	}
@@ -119,7 +134,6 @@ func runDistiller(dd *distiller, body string, lines []Line, exit int, args []str
 	}
 	var b strings.Builder
 	b.Grow(len(body) / 2)
-	kept := 0
 	nl := func() {
 		s := b.String()
 		if len(s) > 0 && s[len(s)-1] != '\n' {
@@ -140,13 +154,14 @@ func runDistiller(dd *distiller, body string, lines []Line, exit int, args []str
 	return b.String(), kept, true
 }
 
-// failuresPreserved is the fidelity post-condition (REFERENCE.md §14 item
-// 1): every failure line of the input (IsFailureLine) appears in the output,
-// by line identity (KeyOf).
-func failuresPreserved(body string, lines []Line, out string) bool {
+// FailuresPreserved is the fidelity post-condition: every failure line of
+// body (textline.IsFailureLine; lines are body's, textline.SplitLines)
+// appears in out, by line identity (textline.KeyOf). A distillation that
+// fails it must not be delivered.
+func FailuresPreserved(body string, lines []textline.Line, out string) bool {
 	var need []uint64
 	for _, ln := range lines {
-		if ln.Key != 0 && IsFailureLine(body[ln.Start:ln.End]) {
+		if ln.Key != 0 && textline.IsFailureLine(body[ln.Start:ln.End]) {
 			need = append(need, ln.Key)
 		}
 	}
@@ -162,7 +177,7 @@ func failuresPreserved(body string, lines []Line, out string) bool {
 		} else {
 			rest = ""
 		}
-		if k := KeyOf(line); k != 0 {
+		if k := textline.KeyOf(line); k != 0 {
 			have[k] = struct{}{}
 		}
 	}
@@ -176,49 +191,49 @@ func failuresPreserved(body string, lines []Line, out string) bool {
 
 // The distillers, by name.
 var (
-	dGoTest     = &distiller{"go-test", distillGoTest}
-	dCargoTest  = &distiller{"cargo-test", distillCargoTest}
-	dCargoBuild = &distiller{"cargo-build", distillCargoBuild}
-	dPytest     = &distiller{"pytest", distillPytest}
-	dUnittest   = &distiller{"unittest", distillUnittest}
-	dSympy      = &distiller{"sympy-test", distillSympy}
-	dJest       = &distiller{"jest", distillJest}
-	dVitest     = &distiller{"vitest", distillVitest}
-	dMocha      = &distiller{"mocha", distillMocha}
-	dPlaywright = &distiller{"playwright", distillPlaywright}
-	dBunTest    = &distiller{"bun-test", distillBunTest}
-	dJSTest     = &distiller{"js-test", distillJSTest}
-	dDotnetTest = &distiller{"dotnet-test", distillDotnetTest}
-	dDotnet     = &distiller{"dotnet-build", distillDotnetBuild}
-	dMaven      = &distiller{"maven", distillMaven}
-	dGradle     = &distiller{"gradle", distillGradle}
-	dRspec      = &distiller{"rspec", distillRspec}
-	dPhpunit    = &distiller{"phpunit", distillPhpunit}
-	dMake       = &distiller{"make", distillMake}
-	dCompiler   = &distiller{"cc", distillCompiler}
-	dDocker     = &distiller{"docker-build", distillDockerBuild}
-	dNpm        = &distiller{"npm-install", distillNpmInstall}
-	dPip        = &distiller{"pip-install", distillPipInstall}
-	dApt        = &distiller{"apt", distillApt}
-	dTerraform  = &distiller{"terraform", distillTerraform}
-	dGitStatus  = &distiller{"git-status", distillGitStatus}
-	dGitLog     = &distiller{"git-log", distillGitLog}
-	dGitDiff    = &distiller{"git-diff", distillGitDiff}
-	dGitRemote  = &distiller{"git-remote", distillGitRemote}
-	dCurl       = &distiller{"curl", distillCurl}
-	dWget       = &distiller{"wget", distillWget}
+	dGoTest     = &Distiller{"go-test", distillGoTest}
+	dCargoTest  = &Distiller{"cargo-test", distillCargoTest}
+	dCargoBuild = &Distiller{"cargo-build", distillCargoBuild}
+	dPytest     = &Distiller{"pytest", distillPytest}
+	dUnittest   = &Distiller{"unittest", distillUnittest}
+	dSympy      = &Distiller{"sympy-test", distillSympy}
+	dJest       = &Distiller{"jest", distillJest}
+	dVitest     = &Distiller{"vitest", distillVitest}
+	dMocha      = &Distiller{"mocha", distillMocha}
+	dPlaywright = &Distiller{"playwright", distillPlaywright}
+	dBunTest    = &Distiller{"bun-test", distillBunTest}
+	dJSTest     = &Distiller{"js-test", distillJSTest}
+	dDotnetTest = &Distiller{"dotnet-test", distillDotnetTest}
+	dDotnet     = &Distiller{"dotnet-build", distillDotnetBuild}
+	dMaven      = &Distiller{"maven", distillMaven}
+	dGradle     = &Distiller{"gradle", distillGradle}
+	dRspec      = &Distiller{"rspec", distillRspec}
+	dPhpunit    = &Distiller{"phpunit", distillPhpunit}
+	dMake       = &Distiller{"make", distillMake}
+	dCompiler   = &Distiller{"cc", distillCompiler}
+	dDocker     = &Distiller{"docker-build", distillDockerBuild}
+	dNpm        = &Distiller{"npm-install", distillNpmInstall}
+	dPip        = &Distiller{"pip-install", distillPipInstall}
+	dApt        = &Distiller{"apt", distillApt}
+	dTerraform  = &Distiller{"terraform", distillTerraform}
+	dGitStatus  = &Distiller{"git-status", distillGitStatus}
+	dGitLog     = &Distiller{"git-log", distillGitLog}
+	dGitDiff    = &Distiller{"git-diff", distillGitDiff}
+	dGitRemote  = &Distiller{"git-remote", distillGitRemote}
+	dCurl       = &Distiller{"curl", distillCurl}
+	dWget       = &Distiller{"wget", distillWget}
 )
 
-// pickDistiller chooses the distiller for a command (never from content
-// alone, REFERENCE.md §9, fajarhide/omni#112). nil means none: the output
-// goes to the collapse fallback. A truncating filter (`| head`, `| tail`)
+// Pick chooses the distiller for a command, from the command only, never
+// from the content alone (a test log printed by cat is not a test run).
+// nil means none: the output goes to the collapse fallback. A truncating filter (`| head`, `| tail`)
 // leaves the runner's grammar incomplete, so no distiller claims it.
-func pickDistiller(ci cmdInfo) *distiller {
-	if ci.filter != filterNone || ci.prog == "" {
+func Pick(ci Command) *Distiller {
+	if ci.Filter != FilterNone || ci.Program == "" {
 		return nil
 	}
-	sub, rest := subcommand(ci.args)
-	switch ci.prog {
+	sub, rest := subcommand(ci.Args)
+	switch ci.Program {
 	case "go":
 		if sub == "test" {
 			return dGoTest
@@ -264,7 +279,7 @@ func pickDistiller(ci cmdInfo) *distiller {
 			return dJSTest
 		case sub == "run" && len(rest) > 0 && (strings.HasPrefix(rest[0], "test") || strings.HasPrefix(rest[0], "e2e")):
 			return dJSTest
-		case ci.prog != "npm" && (strings.HasPrefix(sub, "test") || sub == "vitest" || sub == "jest"):
+		case ci.Program != "npm" && (strings.HasPrefix(sub, "test") || sub == "vitest" || sub == "jest"):
 			return dJSTest
 		}
 	case "dotnet":
@@ -323,7 +338,7 @@ func pickDistiller(ci cmdInfo) *distiller {
 	case "wget":
 		return dWget
 	}
-	return pickToolDistiller(ci.prog, sub, rest)
+	return pickToolDistiller(ci.Program, sub, rest)
 }
 
 // isInstallSub reports the package-manager subcommands that install.

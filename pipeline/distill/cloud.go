@@ -1,4 +1,4 @@
-package pipeline
+package distill
 
 import (
 	"strconv"
@@ -18,15 +18,15 @@ import (
 
 // The cloud and infrastructure distillers, by name.
 var (
-	dKubectl = &distiller{"kubectl", distillKubectl}
-	dHelm    = &distiller{"helm", distillHelm}
-	dAWS     = &distiller{"aws", distillAWS}
-	dGcloud  = &distiller{"gcloud", distillGcloud}
-	dAz      = &distiller{"az", distillAz}
+	dKubectl = &Distiller{"kubectl", distillKubectl}
+	dHelm    = &Distiller{"helm", distillHelm}
+	dAWS     = &Distiller{"aws", distillAWS}
+	dGcloud  = &Distiller{"gcloud", distillGcloud}
+	dAz      = &Distiller{"az", distillAz}
 )
 
 // pickCloudDistiller picks a cloud or infrastructure CLI's distiller.
-func pickCloudDistiller(prog, sub string, rest []string) *distiller {
+func pickCloudDistiller(prog, sub string, rest []string) *Distiller {
 	sub2, _ := subcommand(rest)
 	switch prog {
 	case "kubectl", "oc", "k":

@@ -1,9 +1,11 @@
-package pipeline
+package distill
 
 import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/omnictx/omni/pipeline/internal/textline"
 )
 
 func TestCollapseTypedAndGeneric(t *testing.T) {
@@ -13,7 +15,7 @@ func TestCollapseTypedAndGeneric(t *testing.T) {
 		fmt.Fprintf(&b, "test t%d ... ok\n", i)
 	}
 	b.WriteString("test t10 ... FAILED\ntest t11 ... ok\n\ntest result: FAILED. 11 passed; 1 failed\n")
-	out, ok := Collapse(b.String())
+	out, ok := collapseText(b.String())
 	want := "running 12 tests\n[10 similar lines collapsed] (pattern: \"test _ ... ok\")\ntest t10 ... FAILED\ntest t11 ... ok\n\ntest result: FAILED. 11 passed; 1 failed\n"
 	if !ok || out != want {
 		t.Fatalf("got %q", out)
@@ -22,14 +24,14 @@ func TestCollapseTypedAndGeneric(t *testing.T) {
 
 func TestCollapseNeverGroupsFailureLines(t *testing.T) {
 	in := strings.Repeat("Error: connection refused\n", 12)
-	if out, ok := Collapse(in); ok || out != in {
+	if out, ok := collapseText(in); ok || out != in {
 		t.Fatalf("failure lines grouped: %q", out)
 	}
 }
 
 func TestCollapseUnderTenLines(t *testing.T) {
 	in := strings.Repeat("same\n", 9)
-	if _, ok := Collapse(in); ok {
+	if _, ok := collapseText(in); ok {
 		t.Fatal("collapsed under 10 lines")
 	}
 }
@@ -41,7 +43,7 @@ func TestCollapseGenericNeedsMajority(t *testing.T) {
 		fmt.Fprintf(&b, "distinct %d\n", i)
 	}
 	b.WriteString("dup\ndup\ndup\n")
-	if out, ok := Collapse(b.String()); ok {
+	if out, ok := collapseText(b.String()); ok {
 		t.Fatalf("minority duplicates collapsed: %q", out)
 	}
 	// Lines that differ only in a number are distinct facts.
@@ -49,7 +51,7 @@ func TestCollapseGenericNeedsMajority(t *testing.T) {
 	for i := 0; i < 20; i++ {
 		fmt.Fprintf(&b, "row %d\n", i)
 	}
-	if _, ok := Collapse(b.String()); ok {
+	if _, ok := collapseText(b.String()); ok {
 		t.Fatal("digits were normalised")
 	}
 }
@@ -61,7 +63,7 @@ func TestCollapseLogRunsKeepBoundaries(t *testing.T) {
 		fmt.Fprintf(&b, "10:00:%02d DEBUG [db] upsert id=%d\n", i, i)
 	}
 	b.WriteString("10:00:09 INFO  [app] batch committed\n10:00:10 WARNING [v] record rejected\n10:00:11 ERROR [db] write failed: disk full\n")
-	out, ok := Collapse(b.String())
+	out, ok := collapseText(b.String())
 	want := "10:00:00 INFO  [app] starting\n[8 log lines collapsed: 8 DEBUG]\n10:00:09 INFO  [app] batch committed\n10:00:10 WARNING [v] record rejected\n10:00:11 ERROR [db] write failed: disk full\n"
 	if !ok || out != want {
 		t.Fatalf("got %q", out)
@@ -70,7 +72,7 @@ func TestCollapseLogRunsKeepBoundaries(t *testing.T) {
 
 func TestCollapseKeepsLineEndings(t *testing.T) {
 	in := strings.Repeat("Compiling x v1\r\n", 12) + "Finished\r\n"
-	out, ok := Collapse(in)
+	out, ok := collapseText(in)
 	if !ok || out != "[12 similar lines collapsed] (pattern: \"Compiling _\")\r\nFinished\r\n" {
 		t.Fatalf("got %q", out)
 	}
@@ -105,8 +107,8 @@ func FuzzCollapse(f *testing.F) {
 	f.Add(strings.Repeat("2026 DEBUG a\n2026 INFO b\n", 8) + "2026 ERROR c failed: d\n")
 	f.Add("a\r\nb\r\n" + strings.Repeat("Compiling q\r\n", 10))
 	f.Fuzz(func(t *testing.T, s string) {
-		lines := SplitLines(nil, s)
-		out, folded, ok := collapseLines(s, lines)
+		lines := textline.SplitLines(nil, s)
+		out, folded, ok := Collapse(s, lines)
 		if !ok {
 			if out != s || folded != 0 {
 				t.Fatal("unchanged result differs")
@@ -121,16 +123,16 @@ func FuzzCollapse(f *testing.F) {
 			in[ln.Key] = true
 		}
 		outKeys := map[uint64]bool{}
-		outLines := SplitLines(nil, out)
+		outLines := textline.SplitLines(nil, out)
 		for _, ln := range outLines {
 			outKeys[ln.Key] = true
 			line := out[ln.Start:ln.End]
-			if !in[ln.Key] && !shIsMarker(line) {
+			if !in[ln.Key] && !isMarkerLine(line) {
 				t.Fatalf("invented line %q", line)
 			}
 		}
 		for _, ln := range lines {
-			if ln.Key != 0 && IsFailureLine(s[ln.Start:ln.End]) && !outKeys[ln.Key] {
+			if ln.Key != 0 && textline.IsFailureLine(s[ln.Start:ln.End]) && !outKeys[ln.Key] {
 				t.Fatalf("failure line lost: %q", s[ln.Start:ln.End])
 			}
 		}
@@ -142,10 +144,32 @@ func FuzzCollapse(f *testing.F) {
 
 func countMarkers(s string) int {
 	n := 0
-	for _, ln := range SplitLines(nil, s) {
-		if shIsMarker(s[ln.Start:ln.End]) {
+	for _, ln := range textline.SplitLines(nil, s) {
+		if isMarkerLine(s[ln.Start:ln.End]) {
 			n++
 		}
 	}
 	return n
+}
+
+// collapseText is Collapse over a text not yet split into lines.
+func collapseText(text string) (string, bool) {
+	out, _, ok := Collapse(text, textline.SplitLines(nil, text))
+	return out, ok
+}
+
+// isMarkerLine reports whether a line is a marker: an omni marker
+// ("[OMNI: …]", which an input may already hold) or a collapse marker.
+func isMarkerLine(line string) bool {
+	t := strings.TrimSpace(line)
+	if strings.HasPrefix(t, "[OMNI") {
+		return true
+	}
+	if !strings.HasPrefix(t, "[") {
+		return false
+	}
+	if _, ok := leadingCount(t[1:]); !ok {
+		return false
+	}
+	return strings.Contains(t, " similar lines collapsed] (pattern: ") || strings.Contains(t, " log lines collapsed: ")
 }

@@ -1,4 +1,4 @@
-package pipeline
+package textline
 
 import (
 	"strings"
@@ -107,18 +107,6 @@ func TestIsFailureLineTable(t *testing.T) {
 	}
 }
 
-func TestIsFailureLineAllocations(t *testing.T) {
-	lines := strings.SplitAfter(benchLog16K(), "\n")
-	n := testing.AllocsPerRun(20, func() {
-		for _, l := range lines {
-			_ = IsFailureLine(l)
-		}
-	})
-	if n != 0 {
-		t.Errorf("%v allocations per pass over a 16 KB log, want 0", n)
-	}
-}
-
 func FuzzIsFailureLine(f *testing.F) {
 	for _, c := range failureCases {
 		f.Add(c.line)
@@ -151,16 +139,4 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
-}
-
-func BenchmarkIsFailureLine(b *testing.B) {
-	log := benchLog16K()
-	lines := strings.SplitAfter(log, "\n")
-	b.SetBytes(int64(len(log)))
-	b.ReportAllocs()
-	for b.Loop() {
-		for _, l := range lines {
-			_ = IsFailureLine(l)
-		}
-	}
 }

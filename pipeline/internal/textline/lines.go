@@ -1,4 +1,4 @@
-package pipeline
+package textline
 
 import "strings"
 
@@ -75,8 +75,8 @@ func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'
 }
 
-// ending returns the line ending of a line ("\r\n", "\n" or "").
-func ending(line string) string {
+// Ending returns the line ending of a line ("\r\n", "\n" or "").
+func Ending(line string) string {
 	if strings.HasSuffix(line, "\r\n") {
 		return "\r\n"
 	}
@@ -85,3 +85,8 @@ func ending(line string) string {
 	}
 	return ""
 }
+
+// EqualFoldLower reports whether s equals the lower-case ASCII pattern p,
+// ignoring ASCII case in s (bytes outside A-Z compare exactly). It is the
+// comparison IsFailureLine matches its words with.
+func EqualFoldLower(s, p string) bool { return failFoldEq(s, p) }

@@ -1,8 +1,8 @@
-package hooks
+package shellcmd
 
 import "testing"
 
-func TestFileSource(t *testing.T) {
+func TestFileRead(t *testing.T) {
 	for cmd, want := range map[string]string{
 		"cat foo.py":                             "foo.py",
 		"cat -n src/a.go":                        "src/a.go",
@@ -38,8 +38,8 @@ func TestFileSource(t *testing.T) {
 		"cat f || true":                          "",
 		"head -c 100 f":                          "f",
 	} {
-		if got := fileSource(cmd); got != want {
-			t.Errorf("fileSource(%q) = %q, want %q", cmd, got, want)
+		if got := FileRead(cmd); got != want {
+			t.Errorf("FileRead(%q) = %q, want %q", cmd, got, want)
 		}
 	}
 }

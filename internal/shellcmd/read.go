@@ -1,4 +1,4 @@
-package hooks
+package shellcmd
 
 import (
 	"path"
@@ -12,21 +12,25 @@ var readPrograms = map[string]bool{"cat": true, "head": true, "tail": true, "nl"
 // come from (they only pick or number lines).
 var readFilters = map[string]bool{"head": true, "tail": true, "sed": true, "nl": true, "cat": true}
 
-// fileSource returns the file a shell command reads, when the command is a
+// FileRead returns the file a shell command reads, when the command is a
 // plain read of one file (`cat -n F`, `head -50 F`, `sed -n '10,20p' F`,
 // `nl -ba F | sed -n '1,40p'`, optionally after `cd DIR &&`), else "". The
-// ledger uses it as the source of the delivered lines, so reading the same
-// file through different commands is one source, as Read of one path is
-// (REFERENCE.md §5.2: the same line through `sed -n` and `cat` is one line;
-// §5.10: a re-read is answered by its unchanged file).
-func fileSource(cmd string) string {
+// path is cleaned, and joined to DIR when it is relative. Anything the
+// reader would have to expand or follow (a variable, a glob, a
+// substitution, a redirection, a list, a newline, `||`) gives "".
+//
+// The ledger uses it as the source of the delivered lines, so reading the
+// same file through different commands is one source, as a Read of one
+// path is: the same line through `sed -n` and `cat` is one line, and a
+// re-read of an unchanged file is answered as one.
+func FileRead(cmd string) string {
 	if strings.ContainsAny(cmd, "\n;`$<>(){}*?") || strings.Contains(cmd, "||") {
 		return ""
 	}
 	dir := ""
 	segs := strings.Split(cmd, "&&")
 	if len(segs) == 2 {
-		w := leadingWords(segs[0], 64)
+		w := LeadingWords(segs[0], 64)
 		if len(w) != 2 || w[0] != "cd" {
 			return ""
 		}
@@ -38,11 +42,11 @@ func fileSource(cmd string) string {
 	stages := strings.Split(cmd, "|")
 	file := ""
 	for i, st := range stages {
-		w := leadingWords(st, 64)
+		w := LeadingWords(st, 64)
 		if len(w) == 0 {
 			return ""
 		}
-		prog := baseName(w[0])
+		prog := Base(w[0])
 		if i == 0 {
 			if !readPrograms[prog] {
 				return ""
@@ -108,12 +112,4 @@ func isNumber(a string) bool {
 		}
 	}
 	return true
-}
-
-// lineSourceOr returns ls, or fallback when ls is "".
-func lineSourceOr(ls, fallback string) string {
-	if ls != "" {
-		return ls
-	}
-	return fallback
 }

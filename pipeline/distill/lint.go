@@ -1,4 +1,4 @@
-package pipeline
+package distill
 
 import (
 	"strconv"
@@ -18,23 +18,23 @@ import (
 
 // The linter and formatter distillers, by name.
 var (
-	dESLint   = &distiller{"eslint", distillESLint}
-	dTsc      = &distiller{"tsc", distillTsc}
-	dPrettier = &distiller{"prettier", distillPrettier}
-	dRuff     = &distiller{"ruff", distillRuff}
-	dGolangci = &distiller{"golangci-lint", distillGolangci}
-	dMypy     = &distiller{"mypy", distillMypy}
-	dFlake8   = &distiller{"flake8", distillFlake8}
+	dESLint   = &Distiller{"eslint", distillESLint}
+	dTsc      = &Distiller{"tsc", distillTsc}
+	dPrettier = &Distiller{"prettier", distillPrettier}
+	dRuff     = &Distiller{"ruff", distillRuff}
+	dGolangci = &Distiller{"golangci-lint", distillGolangci}
+	dMypy     = &Distiller{"mypy", distillMypy}
+	dFlake8   = &Distiller{"flake8", distillFlake8}
 )
 
 // jsToolSubs are the JS tools a package manager runs directly ("yarn
 // eslint .", "pnpm tsc").
-var jsToolSubs = map[string]*distiller{"eslint": dESLint, "tsc": dTsc, "vue-tsc": dTsc, "prettier": dPrettier}
+var jsToolSubs = map[string]*Distiller{"eslint": dESLint, "tsc": dTsc, "vue-tsc": dTsc, "prettier": dPrettier}
 
 // pickToolDistiller is pickDistiller's arm for linters and formatters,
 // security scanners, cloud and infrastructure CLIs and go build/vet/get:
 // prog, sub and rest are as pickDistiller computes them. nil means none.
-func pickToolDistiller(prog, sub string, rest []string) *distiller {
+func pickToolDistiller(prog, sub string, rest []string) *Distiller {
 	if d := pickLintDistiller(prog, sub); d != nil {
 		return d
 	}
@@ -48,7 +48,7 @@ func pickToolDistiller(prog, sub string, rest []string) *distiller {
 }
 
 // pickLintDistiller picks a linter's or formatter's distiller.
-func pickLintDistiller(prog, sub string) *distiller {
+func pickLintDistiller(prog, sub string) *Distiller {
 	switch prog {
 	case "eslint":
 		return dESLint

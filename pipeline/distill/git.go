@@ -1,4 +1,4 @@
-package pipeline
+package distill
 
 import (
 	"strconv"
@@ -9,15 +9,15 @@ import (
 // (--stat, --name-only, --oneline, blame, branch, ...) never reach them:
 // isEnumeration passes those whole.
 
-// GitStatusUntrackedCap is the number of untracked paths git status keeps
+// gitStatusUntrackedCap is the number of untracked paths git status keeps
 // by name; the rest are counted in one marker line. The reference keeps
 // none (REFERENCE.md §14 item 14); 100 covers a fuzz corpus or a fresh
 // checkout's build output while bounding a runaway listing.
-const GitStatusUntrackedCap = 100
+const gitStatusUntrackedCap = 100
 
 // distillGitStatus: long-form git status. Drops the `(use "git …")` hint
 // lines; keeps the branch, upstream state, every staged, modified and
-// conflicted path, and untracked paths up to GitStatusUntrackedCap.
+// conflicted path, and untracked paths up to gitStatusUntrackedCap.
 func distillGitStatus(d *dctx) bool {
 	verdict := false
 	untracked, extra, lastKept := false, 0, -1
@@ -42,7 +42,7 @@ func distillGitStatus(d *dctx) bool {
 			d.drop(i)
 		case untracked && l[0] == '\t':
 			count++
-			if count > GitStatusUntrackedCap {
+			if count > gitStatusUntrackedCap {
 				d.drop(i)
 				extra++
 			} else {

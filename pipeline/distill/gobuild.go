@@ -1,4 +1,4 @@
-package pipeline
+package distill
 
 import (
 	"strings"
@@ -15,10 +15,10 @@ import (
 // too, as go test's do.
 
 // dGoBuild is the go build/vet/install/get/mod distiller.
-var dGoBuild = &distiller{"go-build", distillGoBuild}
+var dGoBuild = &Distiller{"go-build", distillGoBuild}
 
 // pickGoBuildDistiller picks the distiller of go's non-test commands.
-func pickGoBuildDistiller(prog, sub string, rest []string) *distiller {
+func pickGoBuildDistiller(prog, sub string, rest []string) *Distiller {
 	if prog != "go" {
 		return nil
 	}

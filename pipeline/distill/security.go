@@ -1,4 +1,4 @@
-package pipeline
+package distill
 
 import (
 	"strings"
@@ -16,15 +16,15 @@ import (
 
 // The security-scanner distillers, by name.
 var (
-	dTrivy    = &distiller{"trivy", distillTrivy}
-	dSemgrep  = &distiller{"semgrep", distillSemgrep}
-	dGosec    = &distiller{"gosec", distillGosec}
-	dBandit   = &distiller{"bandit", distillBandit}
-	dNpmAudit = &distiller{"npm-audit", distillNpmAudit}
+	dTrivy    = &Distiller{"trivy", distillTrivy}
+	dSemgrep  = &Distiller{"semgrep", distillSemgrep}
+	dGosec    = &Distiller{"gosec", distillGosec}
+	dBandit   = &Distiller{"bandit", distillBandit}
+	dNpmAudit = &Distiller{"npm-audit", distillNpmAudit}
 )
 
 // pickSecurityDistiller picks a security scanner's distiller.
-func pickSecurityDistiller(prog, sub string) *distiller {
+func pickSecurityDistiller(prog, sub string) *Distiller {
 	switch prog {
 	case "trivy":
 		switch sub {
