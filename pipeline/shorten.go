@@ -31,6 +31,14 @@ type ShortenRequest struct {
 	// --keep-secrets) that credentials be kept, so what the model reads and
 	// what the caller archives are the unredacted bytes.
 	KeepSecrets bool
+	// DoorRedacted reports that the door's redaction stage (package redact,
+	// run on everything omni receives before it is recorded) already ran
+	// over Text: Shorten does not redact again and takes RedactedValues as
+	// the count of values it replaced (the redaction marker's n).
+	DoorRedacted bool
+	// RedactedValues is the number of values the door's redaction replaced
+	// in Text (with DoorRedacted).
+	RedactedValues int
 }
 
 // Block is bytes a marker in ShortenResult.Text names by Handle (HandleOf
@@ -128,7 +136,8 @@ func markerPaysForItself(final, marker, raw int) bool {
 // Shorten runs the first-seen stages over one output, in this order (the
 // one copy of them; every door calls it):
 //
-//  1. redaction of credentials (Redact), unless KeepSecrets;
+//  1. redaction of credentials (Redact), unless KeepSecrets or the door
+//     redacted already (DoorRedacted);
 //  2. the structured/opaque guard (Sniff, which includes the any-JSON-line
 //     rule): such payloads pass byte for byte, or redacted without a
 //     marker line so they still parse;
@@ -169,7 +178,9 @@ func Shorten(req ShortenRequest) ShortenResult {
 
 	// 1. Redaction.
 	body := raw
-	if !req.KeepSecrets {
+	if req.DoorRedacted {
+		res.Redacted = max(0, req.RedactedValues)
+	} else if !req.KeepSecrets {
 		if red, n := Redact(raw); n > 0 {
 			body, res.Redacted = red, n
 		}
@@ -193,7 +204,7 @@ func Shorten(req ShortenRequest) ShortenResult {
 		if res.Redacted > 0 {
 			// No marker line: it would break the payload's syntax. The
 			// values themselves read [REDACTED].
-			res.Text, res.Changed = body, true
+			res.Text, res.Changed = body, body != raw
 		}
 		return res
 	}
@@ -205,7 +216,7 @@ func Shorten(req ShortenRequest) ShortenResult {
 		// every line number the host renders from startLine.
 		res.Reason = "read"
 		if res.Redacted > 0 {
-			res.Text, res.Changed = body, true
+			res.Text, res.Changed = body, body != raw
 		}
 		return res
 	case "Grep", "Glob":

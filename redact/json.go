@@ -42,6 +42,10 @@ type jsonFrame struct {
 	obj       bool
 	expectKey bool
 	key       string
+	// st carries line state from one string element of an array to the
+	// next (a private key or a name/value pair split over Glob's
+	// filenames, one line each).
+	st lineState
 }
 
 type jsonWalker struct {
@@ -124,10 +128,12 @@ func (w *jsonWalker) str(s, e int, esc bool) {
 		if w.kinds != nil {
 			w.kinds["json-field"]++
 		}
+	} else if n > 0 && !w.stack[n-1].obj {
+		red, cnt = textState(v, &w.stack[n-1].st, w.kinds)
 	} else {
 		red, cnt = text(v, w.kinds)
 	}
-	if cnt == 0 || red == v {
+	if red == v {
 		return
 	}
 	if w.fields == nil {

@@ -62,10 +62,15 @@ type lineState struct {
 }
 
 func text(s string, c Counts) (string, int) {
+	var st lineState
+	return textState(s, &st, c)
+}
+
+// textState is text starting from, and leaving, the line state st.
+func textState(s string, st *lineState, c Counts) (string, int) {
 	var b strings.Builder
 	changed := false
 	count := 0
-	var st lineState
 	var spans []span
 	pos := 0
 	for pos < len(s) {
@@ -84,7 +89,7 @@ func text(s string, c Counts) (string, int) {
 			body = body[:len(body)-1]
 		}
 		spans = spans[:0]
-		spans = lineSpans(body, s[end:], &st, spans)
+		spans = lineSpans(body, st, spans)
 		if len(spans) > 0 {
 			out, n := apply(body, spans, c)
 			if out != body {
@@ -152,9 +157,8 @@ func apply(line string, spans []span, c Counts) (string, int) {
 	return b.String(), n
 }
 
-// lineSpans returns the spans of one line (without its ending); rest is
-// the text after the line (a PEM header looks for its END there).
-func lineSpans(line, rest string, st *lineState, out []span) []span {
+// lineSpans returns the spans of one line (without its ending).
+func lineSpans(line string, st *lineState, out []span) []span {
 	if st.inPEM {
 		var done bool
 		if out, done = pemBodyLine(line, st, out); !done {

@@ -188,3 +188,21 @@ func TestRedactNoFalsePositives(t *testing.T) {
 		}
 	}
 }
+
+// TestWriterMatchesText: the streaming Writer, fed in pieces of any size,
+// writes what Text returns.
+func TestWriterMatchesText(t *testing.T) {
+	in := "a\nGITHUB_TOKEN=ghp_q1w2e3r4t5y6u7i8o9p0a1s2d3f4g5h6j7k8\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\nq1w2e3r4\n-----END RSA PRIVATE KEY-----\nlast password: zq8!Tk2@Lm"
+	want, _ := Text(in)
+	for _, step := range []int{1, 3, 7, 64, len(in)} {
+		var b strings.Builder
+		w := NewWriter(&b)
+		for i := 0; i < len(in); i += step {
+			w.Write([]byte(in[i:min(len(in), i+step)]))
+		}
+		w.Close()
+		if b.String() != want {
+			t.Fatalf("step %d: got %q, want %q", step, b.String(), want)
+		}
+	}
+}

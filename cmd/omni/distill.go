@@ -51,7 +51,7 @@ Exit codes: 0 printed; 2 the file could not be read.`,
 				return &exitError{code: 2, msg: "omni distill: " + err.Error()}
 			}
 			text := string(b)
-			out := text
+			out := redactLocal(text, keepSecrets) // what prints if the Engine does not answer
 			if len(b) <= hooks.MaxInput && len(b) > 0 && utf8.Valid(b) {
 				req, _ := json.Marshal(hooks.CallInput{Door: events.DoorDistill, Command: command, Text: text,
 					ExitCode: exitCode, Session: session, Agent: agent, Cwd: cwd(), KeepSecrets: keepSecrets})

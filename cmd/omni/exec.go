@@ -19,6 +19,7 @@ import (
 
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/hooks"
+	"github.com/omnictx/omni/redact"
 )
 
 func newExecCmd(s streams) *cobra.Command {
@@ -76,6 +77,13 @@ func runExec(ctx context.Context, s streams, session, agent string, quiet, keepS
 	var out bytes.Buffer
 	c.Stdout = &out
 	c.Stderr = s.Err
+	if !keepSecrets {
+		// stderr reaches the agent without passing the daemon: it is
+		// redacted here, line by line (issue 12).
+		rw := redact.NewWriter(s.Err)
+		defer rw.Close()
+		c.Stderr = rw
+	}
 	c.Stdin = s.In
 	start := time.Now()
 	if err := c.Start(); err != nil {
@@ -139,8 +147,9 @@ func runExec(ctx context.Context, s streams, session, agent string, quiet, keepS
 // and returns the text to print; on any error, the raw text (fail open).
 func deliverCall(ctx context.Context, in hooks.CallInput) string {
 	if in.Session == "" || in.Text == "" || !utf8.ValidString(in.Text) {
-		// Invalid UTF-8 cannot cross the JSON request byte for byte: pass it.
-		return in.Text
+		// No reader, or invalid UTF-8 (which cannot cross the JSON request
+		// byte for byte): nothing is recorded, the text passes redacted.
+		return redactLocal(in.Text, in.KeepSecrets)
 	}
 	req, err := json.Marshal(in)
 	if err != nil {
@@ -151,11 +160,11 @@ func deliverCall(ctx context.Context, in hooks.CallInput) string {
 	b, err := callOrLocal(cctx, omniHome(), "call", req)
 	if err != nil {
 		homeLogf(omniHome())("%s: %v", in.Door, err)
-		return in.Text
+		return redactLocal(in.Text, in.KeepSecrets)
 	}
 	var r callResp
 	if json.Unmarshal(b, &r) != nil {
-		return in.Text
+		return redactLocal(in.Text, in.KeepSecrets)
 	}
 	return r.Delivered
 }
