@@ -25,7 +25,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/omnictx/omni/events/jetstream/wire"
+	"github.com/omnictx/omni/internal/daemon/wire"
 )
 
 // version is set at build time with -ldflags "-X main.version=..."; it

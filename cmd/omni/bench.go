@@ -22,6 +22,7 @@ import (
 
 	"github.com/omnictx/omni/events/jetstream"
 	"github.com/omnictx/omni/hooks"
+	"github.com/omnictx/omni/internal/daemon"
 	"github.com/omnictx/omni/pipeline"
 )
 
@@ -380,7 +381,7 @@ func runBench(ctx context.Context, o benchOptions, progress io.Writer) (*benchRe
 	st, err := jetstream.Open(ctx, jetstream.Options{Dir: filepath.Join(home, "store"), LockWait: 0})
 	if errors.Is(err, jetstream.ErrLocked) {
 		// A daemon owns this home: ask it to stop, then take the store.
-		if _, serr := stopDaemon(ctx, home, 10*time.Second); serr == nil {
+		if _, serr := daemon.NewClient(configOf(home)).Stop(ctx, 10*time.Second); serr == nil {
 			st, err = jetstream.Open(ctx, jetstream.Options{Dir: filepath.Join(home, "store"), LockWait: 10 * time.Second})
 		}
 	}
@@ -390,7 +391,7 @@ func runBench(ctx context.Context, o benchOptions, progress io.Writer) (*benchRe
 	defer st.Close()
 	// Hooks of this home fail open at once while the bench holds the store,
 	// instead of each waiting out its deadline.
-	defer markBusy(home, "omni bench")()
+	defer daemon.MarkBusy(home, "omni bench")()
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	eng, err := hooks.New(ctx, st, hooks.Options{
 		Now:        func() time.Time { clock = clock.Add(time.Second); return clock },

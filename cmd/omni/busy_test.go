@@ -6,12 +6,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
-	"runtime/debug"
 	"testing"
 	"time"
 
 	"github.com/omnictx/omni/events/jetstream"
+	"github.com/omnictx/omni/internal/daemon"
 )
 
 // TestHookFailsOpenAtOnceWhileBenchHoldsStore: while a long command (omni
@@ -29,7 +28,7 @@ func TestHookFailsOpenAtOnceWhileBenchHoldsStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	clear := markBusy(home, "omni bench")
+	clear := daemon.MarkBusy(home, "omni bench")
 	defer clear()
 	hook := func() (time.Duration, []byte) {
 		c := exec.Command(bin, "hook")
@@ -51,30 +50,8 @@ func TestHookFailsOpenAtOnceWhileBenchHoldsStore(t *testing.T) {
 		t.Fatalf("omni.log: %s", log)
 	}
 	// A mark whose process is gone does not count.
-	os.WriteFile(busyPath(home), []byte(`{"pid":999999999,"what":"omni bench"}`), 0o600)
-	if who, busy := storeBusy(home); busy {
+	os.WriteFile(daemon.BusyPath(home), []byte(`{"pid":999999999,"what":"omni bench"}`), 0o600)
+	if who, busy := daemon.StoreBusy(home); busy {
 		t.Fatalf("a dead process's mark counts: %s", who)
-	}
-}
-
-// TestDaemonMemoryLimit: the daemon's soft limit is its live heap plus
-// daemonMemorySlack (at least 96 MiB), and a GOMEMLIMIT the user set wins.
-func TestDaemonMemoryLimit(t *testing.T) {
-	old := debug.SetMemoryLimit(-1)
-	defer debug.SetMemoryLimit(old)
-	t.Setenv("GOMEMLIMIT", "")
-	os.Unsetenv("GOMEMLIMIT")
-	setDaemonMemoryLimit()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	got := debug.SetMemoryLimit(-1)
-	if got < 96<<20 || got > int64(ms.HeapAlloc)+daemonMemorySlack+(96<<20) {
-		t.Fatalf("limit %d with a heap of %d", got, ms.HeapAlloc)
-	}
-	debug.SetMemoryLimit(12345 << 20)
-	t.Setenv("GOMEMLIMIT", "12345MiB")
-	setDaemonMemoryLimit()
-	if got := debug.SetMemoryLimit(-1); got != 12345<<20 {
-		t.Fatalf("GOMEMLIMIT set, limit changed to %d", got)
 	}
 }

@@ -27,6 +27,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/omnictx/omni/internal/daemon"
 	"github.com/omnictx/omni/pipeline"
 )
 
@@ -556,7 +557,7 @@ func TestCorpusFullPipelineOracle(t *testing.T) {
 	}
 
 	t1 := time.Now()
-	svc, closeFn, err := openLocal(ctx, home, 5*time.Second)
+	svc, closeFn, err := daemon.OpenLocal(ctx, configOf(home), 5*time.Second)
 	if err != nil {
 		t.Fatalf("open bench store: %v", err)
 	}
@@ -579,8 +580,8 @@ func TestCorpusFullPipelineOracle(t *testing.T) {
 		if a, ok := cache[h]; ok {
 			return a.b, a.err
 		}
-		req, _ := json.Marshal(retrieveReq{Handle: h})
-		b, err := svc.handle(ctx, "retrieve", req)
+		req, _ := json.Marshal(daemon.RetrieveRequest{Handle: h})
+		b, err := svc.Handle(ctx, "retrieve", req)
 		cache[h] = answer{string(b), err}
 		return string(b), err
 	})

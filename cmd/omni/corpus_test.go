@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/omnictx/omni/hooks"
+	"github.com/omnictx/omni/internal/daemon"
 	"github.com/omnictx/omni/pipeline"
 )
 
@@ -455,7 +456,7 @@ func TestCorpusOracle(t *testing.T) {
 	}
 	ctx := context.Background()
 	t0 := time.Now()
-	svc, closeFn, err := openLocal(ctx, br.home, 5*time.Second)
+	svc, closeFn, err := daemon.OpenLocal(ctx, configOf(br.home), 5*time.Second)
 	if err != nil {
 		t.Fatalf("open bench store: %v", err)
 	}
@@ -467,8 +468,8 @@ func TestCorpusOracle(t *testing.T) {
 		if b, ok := blocks[h]; ok {
 			return b, nil
 		}
-		req, _ := json.Marshal(retrieveReq{Handle: h})
-		b, err := svc.handle(ctx, "retrieve", req)
+		req, _ := json.Marshal(daemon.RetrieveRequest{Handle: h})
+		b, err := svc.Handle(ctx, "retrieve", req)
 		if err != nil {
 			return "", err
 		}
@@ -558,16 +559,17 @@ func TestCorpusBenchDeterministic(t *testing.T) {
 func TestCorpusReplayVerify(t *testing.T) {
 	br := sharedBench(t)
 	ctx := context.Background()
-	svc, closeFn, err := openLocal(ctx, br.home, 5*time.Second)
+	svc, closeFn, err := daemon.OpenLocal(ctx, configOf(br.home), 5*time.Second)
 	if err != nil {
 		t.Fatalf("open bench store: %v", err)
 	}
 	defer closeFn()
 	t0 := time.Now()
-	sum, err := hooks.Verify(ctx, svc.log, svc.base(), nil)
+	rep, err := svc.Replay(ctx, daemon.ReplayRequest{Verify: true})
 	if err != nil {
 		t.Fatalf("verify: %v", err)
 	}
+	sum := rep.Summary
 	t.Logf("verify in %s: %d batches, %d invocations, %d compared, %d identical", time.Since(t0).Round(time.Millisecond),
 		sum.Batches, sum.Invocations, sum.Compared, sum.Identical)
 	t.Logf("withheld (input held credentials): %d", sum.Withheld)

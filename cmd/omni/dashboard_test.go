@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/omnictx/omni/internal/daemon"
 	"github.com/omnictx/omni/projections/stats"
 )
 
@@ -90,10 +91,10 @@ func checkShown(t *testing.T, page string, report []byte) int {
 
 // serviceSource is a report source over a service, the way the daemon's
 // "stats" method answers.
-func serviceSource(svc *service) reportSource {
+func serviceSource(svc *daemon.Service) reportSource {
 	return func(ctx context.Context, since time.Time) (stats.Report, error) {
-		req, _ := json.Marshal(statsReq{Since: since})
-		b, err := svc.handle(ctx, "stats", req)
+		req, _ := json.Marshal(daemon.StatsRequest{Since: since})
+		b, err := svc.Handle(ctx, "stats", req)
 		if err != nil {
 			return stats.Report{}, err
 		}

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,28 +14,8 @@ import (
 
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/hooks"
+	"github.com/omnictx/omni/internal/daemon"
 )
-
-// diffReq is the "diff" request (Seq 0: the newest invocation that
-// delivered text).
-type diffReq struct {
-	Seq events.Seq `json:"seq,omitempty"`
-}
-
-// diffMethod serves "diff".
-func (s *service) diffMethod(ctx context.Context, req []byte) ([]byte, error) {
-	var in diffReq
-	if len(req) > 0 {
-		if err := json.Unmarshal(req, &in); err != nil {
-			return nil, fmt.Errorf("diff request: %w", err)
-		}
-	}
-	d, err := hooks.Diff(ctx, s.log, in.Seq, s.base())
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(d)
-}
 
 type diffOptions struct {
 	color   string
@@ -67,37 +45,28 @@ Exit codes: 0 printed; 1 SEQ holds no invocation that delivered text;
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.context < 0 {
-				return &exitError{code: 2, msg: fmt.Sprintf("omni diff: --context %d: want 0 or more lines", o.context)}
+				return usageErr("omni diff: --context %d: want 0 or more lines", o.context)
 			}
 			var seq uint64
 			if len(args) == 1 {
 				var err error
 				if seq, err = strconv.ParseUint(strings.TrimSpace(args[0]), 10, 64); err != nil || seq == 0 {
-					return &exitError{code: 2, msg: fmt.Sprintf("omni diff: %q is not a sequence number", args[0])}
+					return usageErr("omni diff: %q is not a sequence number", args[0])
 				}
 			}
 			switch o.color {
 			case "auto", "always", "never":
 			default:
-				return &exitError{code: 2, msg: "omni diff: --color is auto, always or never"}
+				return usageErr("omni diff: --color is auto, always or never")
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			defer cancel()
-			req, _ := json.Marshal(diffReq{Seq: events.Seq(seq)})
-			b, err := callOrLocal(ctx, omniHome(), "diff", req)
+			d, err := newClient().Diff(ctx, daemon.DiffRequest{Seq: events.Seq(seq)})
 			if err != nil {
-				if strings.Contains(err.Error(), hooks.ErrNoDelivery.Error()) || errors.Is(err, hooks.ErrNoDelivery) {
-					return &exitError{code: 1, msg: "omni diff: " + strings.TrimPrefix(errMsg(err), "diff: ")}
-				}
-				return &exitError{code: 2, msg: "omni diff: " + strings.TrimPrefix(errMsg(err), "diff: ")}
+				return failErr(err, "omni diff: "+strings.TrimPrefix(errMsg(err), "diff: "))
 			}
 			if o.asJSON {
-				_, err := s.Out.Write(append(b, '\n'))
-				return err
-			}
-			var d hooks.DiffResult
-			if err := json.Unmarshal(b, &d); err != nil {
-				return err
+				return writeJSON(s.Out, d)
 			}
 			color := o.color == "always" || o.color == "auto" && isTerminal(s.Out) && os.Getenv("NO_COLOR") == ""
 			renderDiff(s.Out, d, o.context, color)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/omnictx/omni/events/memlog"
 	"github.com/omnictx/omni/hooks"
+	"github.com/omnictx/omni/internal/daemon"
 )
 
 // apply rebuilds both sides of an edit script.
@@ -76,7 +77,7 @@ func TestDiffFixture(t *testing.T) {
 	svc := fixtureService(t)
 	ctx := context.Background()
 	// seq 3: `grep -n shard big.txt`, a run of 20 lines folded.
-	b, err := svc.handle(ctx, "diff", []byte(`{"seq":3}`))
+	b, err := svc.Handle(ctx, "diff", []byte(`{"seq":3}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +97,7 @@ func TestDiffFixture(t *testing.T) {
 		t.Fatalf("coloured diff:\n%q", out.String())
 	}
 	// seq 1 delivered its text unchanged.
-	b, err = svc.handle(ctx, "diff", []byte(`{"seq":1}`))
+	b, err = svc.Handle(ctx, "diff", []byte(`{"seq":1}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +109,7 @@ func TestDiffFixture(t *testing.T) {
 		t.Fatalf("unchanged diff:\n%s", out.String())
 	}
 	// A sequence with no delivery.
-	if _, err := svc.handle(ctx, "diff", []byte(`{"seq":11}`)); err == nil || !strings.Contains(err.Error(), hooks.ErrNoDelivery.Error()) {
+	if _, err := svc.Handle(ctx, "diff", []byte(`{"seq":11}`)); err == nil || !strings.Contains(err.Error(), hooks.ErrNoDelivery.Error()) {
 		t.Fatalf("seq 11 (a retrieve): %v", err)
 	}
 }
@@ -120,15 +121,15 @@ func TestDiffLast(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := &service{log: log, engine: eng}
-	if _, err := svc.handle(ctx, "diff", nil); err == nil {
+	svc := daemon.ServiceOf(log, eng, "")
+	if _, err := svc.Handle(ctx, "diff", nil); err == nil {
 		t.Fatal("diff of an empty log")
 	}
 	text := fixtureText("x", 30)
 	for i := 0; i < 2; i++ {
 		eng.HookResult(ctx, hooks.HookInput{Stdin: fixtureBash("s", "", "/p", "cat x", text)})
 	}
-	b, err := svc.handle(ctx, "diff", nil)
+	b, err := svc.Handle(ctx, "diff", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -41,30 +40,27 @@ Exit codes: 0 printed; 2 the file could not be read.`,
 			if len(args) == 1 && args[0] != "-" {
 				f, err := os.Open(args[0])
 				if err != nil {
-					return &exitError{code: 2, msg: "omni distill: " + err.Error()}
+					return failErr(err, "omni distill: "+err.Error())
 				}
 				defer f.Close()
 				in = f
 			}
 			b, err := io.ReadAll(io.LimitReader(in, hooks.MaxInput+1))
 			if err != nil {
-				return &exitError{code: 2, msg: "omni distill: " + err.Error()}
+				return failErr(err, "omni distill: "+err.Error())
 			}
 			text := string(b)
 			out := redactLocal(text, keepSecrets) // what prints if the Engine does not answer
 			if len(b) <= hooks.MaxInput && len(b) > 0 && utf8.Valid(b) {
-				req, _ := json.Marshal(hooks.CallInput{Door: events.DoorDistill, Command: command, Text: text,
-					ExitCode: exitCode, Session: session, Agent: agent, Cwd: cwd(), KeepSecrets: keepSecrets})
+				in := hooks.CallInput{Door: events.DoorDistill, Command: command, Text: text,
+					ExitCode: exitCode, Session: session, Agent: agent, Cwd: cwd(), KeepSecrets: keepSecrets}
 				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 				defer cancel()
-				rb, err := callOrLocal(ctx, omniHome(), "call", req)
+				r, err := newClient().Call(ctx, in)
 				if err != nil {
-					fmt.Fprintf(s.Err, "omni distill: %v (printing the raw output)\n", err)
+					fmt.Fprintf(s.Err, "omni distill: %v (printing the output unshortened, redacted)\n", err)
 				} else {
-					var r callResp
-					if json.Unmarshal(rb, &r) == nil {
-						out = r.Delivered
-					}
+					out = r.Delivered
 				}
 			}
 			_, err = io.WriteString(s.Out, out)

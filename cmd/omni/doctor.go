@@ -21,6 +21,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omnictx/omni/events/jetstream"
+	"github.com/omnictx/omni/internal/daemon"
+	"github.com/omnictx/omni/internal/daemon/wire"
 )
 
 // doctorLogLines is how many recent hook errors doctor shows.
@@ -43,7 +45,7 @@ type doctorReport struct {
 	Calls int    `json:"calls"`
 	// Log is the stream's own state (sequences, size, batches lost to a
 	// damaged file, a missing gc base); nil when the store did not answer.
-	Log *storeHealth `json:"log,omitempty"`
+	Log *daemon.HealthReply `json:"log,omitempty"`
 	// DiskFreeMiB is the space left on the file system of Home.
 	DiskFreeMiB uint64 `json:"disk_free_mib"`
 	// Daemon says whether the daemon answers, and its pid and version.
@@ -156,30 +158,21 @@ func runDoctor(o initOptions) doctorReport {
 	// The store and the daemon.
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	b, err := callOrLocal(ctx, home, "stats", nil)
+	client := newClient()
+	st, err := client.Stats(ctx, daemon.StatsRequest{})
 	if err != nil {
 		rep.Store = "error: " + err.Error()
 		problem("the store under %s does not open: %v: run 'omni daemon --stop' and check %s", filepath.Join(home, "store"), err, filepath.Join(home, "daemon.log"))
 	} else {
-		var st struct {
-			Agent struct {
-				Calls int `json:"calls"`
-			} `json:"agent"`
-			Terminal struct {
-				Calls int `json:"calls"`
-			} `json:"terminal"`
-		}
-		_ = json.Unmarshal(b, &st)
 		rep.Store, rep.Calls = "ok", st.Agent.Calls+st.Terminal.Calls
 	}
 	if err == nil {
 		// A health check reads every batch: give it its own time.
 		hctx, hcancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		hb, herr := callOrLocal(hctx, home, "health", nil)
+		h, herr := client.Health(hctx)
 		hcancel()
 		if herr == nil {
-			var h storeHealth
-			if json.Unmarshal(hb, &h) == nil {
+			{
 				rep.Log = &h
 				if h.LostBatches > 0 {
 					problem("the store dropped %s (%d B; seq %v) it found damaged when it recovered: the rest is readable and 'omni replay --verify' checks it; handles archived in those batches no longer retrieve",
@@ -192,7 +185,7 @@ func runDoctor(o initOptions) doctorReport {
 				}
 				if h.BaseMissing != "" {
 					problem("the log starts at seq %d (omni gc removed older batches) but its base snapshot is unusable (%s): replay cannot rebuild the retained range; restore %s from a backup, or run 'omni gc --repair' to start it from an empty state",
-						h.First, h.BaseMissing, basePath(home, h.First))
+						h.First, h.BaseMissing, daemon.BasePath(home, h.First))
 				}
 			}
 		}
@@ -210,9 +203,9 @@ func runDoctor(o initOptions) doctorReport {
 	case err != nil:
 		rep.Daemon = "not checked"
 	default:
-		ad, aerr := readDaemonAddr(home)
+		ad, aerr := wire.ReadAddr(home)
 		if aerr == nil {
-			_, aerr = callDaemon(ctx, home, "ping", nil, false, time.Second)
+			aerr = client.Ping(ctx)
 		}
 		switch {
 		case aerr != nil:
@@ -354,9 +347,9 @@ func inspectPart(h hostKind, o initOptions, kind string) (string, string) {
 func doctorFix(o initOptions, rep doctorReport) []string {
 	var did []string
 	home := omniHome()
-	if ad, err := readDaemonAddr(home); err == nil && ad.Version != version && os.Getenv("OMNI_NO_DAEMON") == "" {
+	if ad, err := wire.ReadAddr(home); err == nil && ad.Version != version && os.Getenv("OMNI_NO_DAEMON") == "" {
 		ctx, cancel := context.WithTimeout(context.Background(), daemonStopTimeout)
-		if _, err := stopDaemon(ctx, home, daemonStopTimeout); err == nil {
+		if _, err := newClient().Stop(ctx, daemonStopTimeout); err == nil {
 			did = append(did, fmt.Sprintf("stopped the daemon of version %s", ad.Version))
 		}
 		cancel()

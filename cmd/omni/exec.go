@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -151,19 +150,11 @@ func deliverCall(ctx context.Context, in hooks.CallInput) string {
 		// byte for byte): nothing is recorded, the text passes redacted.
 		return redactLocal(in.Text, in.KeepSecrets)
 	}
-	req, err := json.Marshal(in)
-	if err != nil {
-		return in.Text
-	}
 	cctx, cancel := context.WithTimeout(ctx, hookDeadline)
 	defer cancel()
-	b, err := callOrLocal(cctx, omniHome(), "call", req)
+	r, err := newClient().Call(cctx, in)
 	if err != nil {
 		homeLogf(omniHome())("%s: %v", in.Door, err)
-		return redactLocal(in.Text, in.KeepSecrets)
-	}
-	var r callResp
-	if json.Unmarshal(b, &r) != nil {
 		return redactLocal(in.Text, in.KeepSecrets)
 	}
 	return r.Delivered

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -12,25 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omnictx/omni/hooks"
+	"github.com/omnictx/omni/internal/daemon"
 )
-
-// explainReq is the "explain" request.
-type explainReq struct {
-	Target string `json:"target"`
-}
-
-// explainMethod serves "explain".
-func (s *service) explainMethod(ctx context.Context, req []byte) ([]byte, error) {
-	var in explainReq
-	if err := json.Unmarshal(req, &in); err != nil {
-		return nil, fmt.Errorf("explain request: %w", err)
-	}
-	x, err := hooks.Explain(ctx, s.log, in.Target)
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(x)
-}
 
 func newExplainCmd(s streams) *cobra.Command {
 	var asJSON bool
@@ -58,25 +39,16 @@ malformed; 2 the store could not be read.`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if _, _, err := hooks.ParseTarget(args[0]); err != nil {
-				return &exitError{code: 1, msg: fmt.Sprintf("omni explain: %q: %v", args[0], err)}
+				return failErr(errNotFound, fmt.Sprintf("omni explain: %q: %v", args[0], err))
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			defer cancel()
-			req, _ := json.Marshal(explainReq{Target: args[0]})
-			b, err := callOrLocal(ctx, omniHome(), "explain", req)
+			x, err := newClient().Explain(ctx, daemon.ExplainRequest{Target: args[0]})
 			if err != nil {
-				if errors.Is(err, hooks.ErrNoFold) || strings.Contains(err.Error(), hooks.ErrNoFold.Error()) {
-					return &exitError{code: 1, msg: "omni explain: " + errMsg(err)}
-				}
-				return &exitError{code: 2, msg: "omni explain: " + errMsg(err)}
+				return failErr(err, "omni explain: "+errMsg(err))
 			}
 			if asJSON {
-				_, err := s.Out.Write(append(b, '\n'))
-				return err
-			}
-			var x hooks.Explanation
-			if err := json.Unmarshal(b, &x); err != nil {
-				return err
+				return writeJSON(s.Out, x)
 			}
 			renderExplain(s.Out, x)
 			return nil

@@ -10,13 +10,14 @@ import (
 
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/hooks"
+	"github.com/omnictx/omni/internal/daemon"
 )
 
 // explainVia calls the "explain" method.
-func explainVia(t *testing.T, svc *service, target string) hooks.Explanation {
+func explainVia(t *testing.T, svc *daemon.Service, target string) hooks.Explanation {
 	t.Helper()
-	req, _ := json.Marshal(explainReq{Target: target})
-	b, err := svc.handle(context.Background(), "explain", req)
+	req, _ := json.Marshal(daemon.ExplainRequest{Target: target})
+	b, err := svc.Handle(context.Background(), "explain", req)
 	if err != nil {
 		t.Fatalf("explain %s: %v", target, err)
 	}
@@ -51,7 +52,7 @@ func TestExplainCorpusFolds(t *testing.T) {
 	// The i-th Emitted event of the log is the i-th row of --out.
 	var seqs []events.Seq
 	rowOf := map[events.Seq]int{}
-	err := svc.log.Read(ctx, 0, func(ev events.Event) error {
+	err := svc.Log().Read(ctx, 0, func(ev events.Event) error {
 		if ev.Kind == events.KindEmitted {
 			rowOf[ev.Seq] = len(seqs)
 			seqs = append(seqs, ev.Seq)
@@ -174,8 +175,8 @@ func TestExplainFixture(t *testing.T) {
 	renderExplain(&out, x)
 	checkGolden(t, "explain/seq2.txt", out.Bytes())
 	for target, code := range map[string]string{"zz": "give a handle", "999": "no fold"} {
-		req, _ := json.Marshal(explainReq{Target: target})
-		if _, err := svc.handle(context.Background(), "explain", req); err == nil || !strings.Contains(err.Error(), code) {
+		req, _ := json.Marshal(daemon.ExplainRequest{Target: target})
+		if _, err := svc.Handle(context.Background(), "explain", req); err == nil || !strings.Contains(err.Error(), code) {
 			t.Errorf("%s: %v", target, err)
 		}
 	}

@@ -2,58 +2,15 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/omnictx/omni/internal/daemon"
 	"github.com/spf13/cobra"
-
-	"github.com/omnictx/omni/events"
-	"github.com/omnictx/omni/events/jetstream"
-	"github.com/omnictx/omni/hooks"
 )
-
-// gcReq is the "gc" request.
-type gcReq struct {
-	// Before is the retention: batches older than now-Before go.
-	Before time.Duration `json:"before"`
-	DryRun bool          `json:"dry_run,omitempty"`
-}
-
-// gc serves the "gc" method: hooks.Engine.GC with the base saved in the
-// store directory, then a checkpoint (so the next daemon start needs
-// neither the base nor a full fold) and the removal of older bases.
-func (s *service) gc(ctx context.Context, req []byte) ([]byte, error) {
-	var in gcReq
-	if err := json.Unmarshal(req, &in); err != nil || in.Before <= 0 {
-		return nil, fmt.Errorf("gc request: a positive retention duration is required")
-	}
-	plan, err := s.engine.GC(ctx, time.Now().Add(-in.Before), hooks.GCOptions{
-		Base:     s.base(),
-		SaveBase: func(cp hooks.Checkpoint) error { return saveBase(s.home, cp) },
-		DryRun:   in.DryRun,
-	})
-	if err != nil {
-		return nil, err
-	}
-	if !plan.DryRun && plan.Before != 0 {
-		logf := homeLogf(s.home)
-		cp := &checkpointer{home: s.home, eng: s.engine, logf: logf}
-		if err := cp.write(); err != nil {
-			logf("gc: checkpoint: %v (the next start folds from the base)", err)
-		}
-		if first, err := s.log.First(ctx); err == nil {
-			removeOldBases(s.home, first)
-		}
-		logf("gc: removed batches %d..%d (older than %s), kept %d blocks", plan.First, plan.Before-1,
-			plan.Cutoff.Format(time.RFC3339), plan.Kept)
-	}
-	return json.Marshal(plan)
-}
 
 func newGCCmd(s streams) *cobra.Command {
 	var before string
@@ -103,22 +60,22 @@ duration or store error.`,
 		RunE: func(c *cobra.Command, args []string) error {
 			if repair {
 				if before != "" || dryRun {
-					return &exitError{code: 2, msg: "omni gc: --repair takes no --before or --dry-run"}
+					return usageErr("omni gc: --repair takes no --before or --dry-run")
 				}
 				return runRepair(s, asJSON)
 			}
 			d, err := parseRetention(before)
 			if err != nil {
-				return &exitError{code: 2, msg: "omni gc: " + errMsg(err)}
+				return usageErr("omni gc: %s", errMsg(err))
 			}
-			req, _ := json.Marshal(gcReq{Before: d, DryRun: dryRun})
-			b, err := callMaintenance(s, "gc", req, "omni gc", asJSON)
-			if err != nil || b == nil {
-				return err
+			ctx, cancel := context.WithTimeout(context.Background(), maintenanceTimeout)
+			defer cancel()
+			p, err := newClient().GC(ctx, daemon.GCRequest{Before: d, DryRun: dryRun})
+			if err != nil {
+				return failErr(err, "omni gc: "+errMsg(err))
 			}
-			var p hooks.GCPlan
-			if err := json.Unmarshal(b, &p); err != nil {
-				return err
+			if asJSON {
+				return writeJSON(s.Out, p)
 			}
 			cut := p.Cutoff.Format(time.RFC3339)
 			switch {
@@ -174,130 +131,16 @@ func parseRetention(s string) (time.Duration, error) {
 	return d, nil
 }
 
-// storeHealth is the "health" answer: the stream's own state, and whether
-// the base snapshot a trimmed log needs is there.
-type storeHealth struct {
-	jetstream.Health
-	// BaseMissing is set when the log no longer starts at 1 (omni gc) and
-	// store/base-FIRST.bin cannot be loaded: replay cannot be exact.
-	BaseMissing string `json:"base_missing,omitempty"`
-	// Check is a scan of every batch; Unrecorded the unreadable ones not
-	// yet recorded as lost (omni gc --repair records them); RecordedLost
-	// how many are.
-	Check        jetstream.CheckResult `json:"check"`
-	Unrecorded   []events.Seq          `json:"unrecorded,omitempty"`
-	RecordedLost int                   `json:"recorded_lost,omitempty"`
-}
-
-// health serves the "health" method (omni doctor).
-func (s *service) health(ctx context.Context) ([]byte, error) {
-	st, ok := s.log.(*jetstream.Store)
-	if !ok {
-		return nil, fmt.Errorf("health: not a JetStream store")
-	}
-	h, err := st.Health(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := storeHealth{Health: h}
-	if out.Check, err = st.Check(ctx); err != nil {
-		return nil, err
-	}
-	lost := s.engine.LostSeqs()
-	out.RecordedLost = len(lost)
-	known := make(map[events.Seq]bool, len(lost))
-	for _, q := range lost {
-		known[q] = true
-	}
-	for _, q := range out.Check.Missing {
-		if !known[q] {
-			out.Unrecorded = append(out.Unrecorded, q)
-		}
-	}
-	if h.First > 1 {
-		if cp, err := s.base()(h.First); err != nil {
-			out.BaseMissing = err.Error()
-		} else if cp == nil {
-			out.BaseMissing = basePath(s.home, h.First) + " does not exist"
-		}
-	}
-	return json.Marshal(out)
-}
-
-// repairResult is the "repair" answer (omni gc --repair).
-type repairResult struct {
-	// Check is the scan of the store.
-	Check jetstream.CheckResult `json:"check"`
-	// Recorded are the unreadable batches recorded lost now; Known how many
-	// were recorded by an earlier repair or daemon start.
-	Recorded []events.Seq `json:"recorded"`
-	Known    int          `json:"known"`
-	// BaseReplaced says why the gc base of the log's first batch was
-	// replaced by an empty one (missing or damaged; a damaged file is kept
-	// beside it as .damaged), "" when it was usable or not needed.
-	BaseReplaced string `json:"base_replaced,omitempty"`
-}
-
-// repair serves "repair": scan the store, record the unreadable batches
-// as Lost (the ledger forgets the blocks archived in them, so no marker
-// names bytes the store cannot give back), drop them from the stream's
-// count, and write a checkpoint. What is readable stays as it is.
-func (s *service) repair(ctx context.Context) ([]byte, error) {
-	st, ok := s.log.(*jetstream.Store)
-	if !ok {
-		return nil, fmt.Errorf("repair: not a JetStream store")
-	}
-	var out repairResult
-	var err error
-	if out.Check, err = st.Check(ctx); err != nil {
-		return nil, fmt.Errorf("repair: check: %w", err)
-	}
-	if out.Recorded, err = s.engine.RecordLost(ctx, out.Check.Missing, "unreadable: found by omni gc --repair"); err != nil {
-		return nil, fmt.Errorf("repair: %w", err)
-	}
-	out.Known = len(out.Check.Missing) - len(out.Recorded)
-	if first := out.Check.First; first > 1 {
-		cp, berr := s.base()(first)
-		if berr != nil || cp == nil {
-			path := basePath(s.home, first)
-			out.BaseReplaced = path + " does not exist"
-			if berr != nil {
-				out.BaseReplaced = berr.Error()
-				if err := os.Rename(path, path+".damaged"); err != nil {
-					return nil, fmt.Errorf("repair: keep the damaged base: %w", err)
-				}
-			}
-			empty, err := hooks.EmptyBase(ctx, s.log, first)
-			if err != nil {
-				return nil, fmt.Errorf("repair: %w", err)
-			}
-			if err := saveBase(s.home, empty); err != nil {
-				return nil, fmt.Errorf("repair: %w", err)
-			}
-			homeLogf(s.home)("repair: base for seq %d replaced by an empty one (%s)", first, out.BaseReplaced)
-		}
-	}
-	if _, err := st.DeleteBatches(ctx, out.Check.Missing); err != nil {
-		homeLogf(s.home)("repair: %v (the batches stay counted, and stay recorded as lost)", err)
-	}
-	if len(out.Recorded) > 0 {
-		cp := &checkpointer{home: s.home, eng: s.engine, logf: homeLogf(s.home)}
-		if err := cp.write(); err != nil {
-			homeLogf(s.home)("repair: checkpoint: %v", err)
-		}
-	}
-	return json.Marshal(out)
-}
-
 // runRepair is omni gc --repair.
 func runRepair(s streams, asJSON bool) error {
-	b, err := callMaintenance(s, "repair", nil, "omni gc --repair", asJSON)
-	if err != nil || b == nil {
-		return err
+	ctx, cancel := context.WithTimeout(context.Background(), maintenanceTimeout)
+	defer cancel()
+	r, err := newClient().Repair(ctx)
+	if err != nil {
+		return failErr(err, "omni gc --repair: "+errMsg(err))
 	}
-	var r repairResult
-	if err := json.Unmarshal(b, &r); err != nil {
-		return err
+	if asJSON {
+		return writeJSON(s.Out, r)
 	}
 	c := r.Check
 	fmt.Fprintf(s.Out, "checked seq %d..%d: %s readable, %d unreadable\n", c.First, c.Last, batches(c.Readable), c.MissingCount)
@@ -318,18 +161,6 @@ func runRepair(s streams, asJSON bool) error {
 	return nil
 }
 
-// callMaintenance sends a long store method (up to 30 minutes) and, with
-// --json, prints its answer and returns nil bytes; errors exit 2.
-func callMaintenance(s streams, method string, req []byte, label string, asJSON bool) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
-	defer cancel()
-	b, err := callOrLocal(ctx, omniHome(), method, req)
-	if err != nil {
-		return nil, &exitError{code: 2, msg: label + ": " + errMsg(err)}
-	}
-	if asJSON {
-		fmt.Fprintf(s.Out, "%s\n", b)
-		return nil, nil
-	}
-	return b, nil
-}
+// maintenanceTimeout bounds gc and gc --repair: they read and may rewrite
+// the whole store.
+const maintenanceTimeout = 30 * time.Minute

@@ -2,98 +2,15 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/omnictx/omni/internal/daemon"
 	"github.com/spf13/cobra"
-
-	"github.com/omnictx/omni/events"
-	"github.com/omnictx/omni/projections/session"
 )
-
-// goalReq is the "goal" request: Op is "set", "clear", "show" or
-// "remember" (omni remember goes through this method too).
-type goalReq struct {
-	Op      string `json:"op"`
-	Project string `json:"project"`
-	Session string `json:"session,omitempty"`
-	Agent   string `json:"agent,omitempty"`
-	Text    string `json:"text,omitempty"`
-}
-
-// goalJSON is one goal or fact in a reply.
-type goalJSON struct {
-	Text    string     `json:"text"`
-	Time    string     `json:"time"`
-	Session string     `json:"session,omitempty"`
-	Seq     events.Seq `json:"seq"`
-}
-
-// goalResp is the "goal" reply: the project's state after the request.
-type goalResp struct {
-	Project string     `json:"project"`
-	Goal    *goalJSON  `json:"goal,omitempty"`
-	History []goalJSON `json:"history"`
-	Facts   []goalJSON `json:"facts"`
-	// Seq is the batch the request appended (0 for show).
-	Seq events.Seq `json:"seq,omitempty"`
-}
-
-// goalMethod serves "goal".
-func (s *service) goalMethod(ctx context.Context, req []byte) ([]byte, error) {
-	var in goalReq
-	if err := json.Unmarshal(req, &in); err != nil {
-		return nil, fmt.Errorf("goal request: %w", err)
-	}
-	r := events.Reader{Session: in.Session, Agent: in.Agent}
-	var out goalResp
-	var err error
-	switch in.Op {
-	case "set":
-		if strings.TrimSpace(in.Text) == "" {
-			return nil, errors.New("omni goal set needs a goal (omni goal clear removes it)")
-		}
-		out.Seq, err = s.engine.SetGoal(ctx, in.Project, r, in.Text)
-	case "clear":
-		out.Seq, err = s.engine.SetGoal(ctx, in.Project, r, "")
-	case "remember":
-		out.Seq, err = s.engine.Remember(ctx, in.Project, r, in.Text)
-	case "show":
-	default:
-		return nil, fmt.Errorf("goal request: unknown op %q", in.Op)
-	}
-	if err != nil {
-		return nil, err
-	}
-	out.Project = in.Project
-	out.History, out.Facts = []goalJSON{}, []goalJSON{}
-	s.engine.SessionView(func(ss *session.Sessions) {
-		p := ss.Project(in.Project)
-		if p == nil {
-			return
-		}
-		if p.Goal.Text != "" {
-			g := goalOf(p.Goal.Text, p.Goal.Time, p.Goal.Session, p.Goal.Seq)
-			out.Goal = &g
-		}
-		for _, g := range p.Goals {
-			out.History = append(out.History, goalOf(g.Text, g.Time, g.Session, g.Seq))
-		}
-		for _, f := range p.Facts {
-			out.Facts = append(out.Facts, goalOf(f.Text, f.Time, f.Session, f.Seq))
-		}
-	})
-	return json.Marshal(out)
-}
-
-func goalOf(text string, t time.Time, session string, seq events.Seq) goalJSON {
-	return goalJSON{Text: text, Time: t.UTC().Format(time.RFC3339), Session: session, Seq: seq}
-}
 
 // projectFlags are the flags every project-scoped command shares.
 type projectFlags struct {
@@ -127,25 +44,19 @@ func (f *projectFlags) resolve() (string, error) {
 }
 
 // goalCall sends one "goal" request and prints the reply.
-func goalCall(s streams, f *projectFlags, op, text string, render func(io.Writer, goalResp)) error {
+func goalCall(s streams, f *projectFlags, op, text string, render func(io.Writer, daemon.GoalReply)) error {
 	project, err := f.resolve()
 	if err != nil {
-		return &exitError{code: 2, msg: "omni goal: " + errMsg(err)}
+		return failErr(err, "omni goal: "+errMsg(err))
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	req, _ := json.Marshal(goalReq{Op: op, Project: project, Session: f.session, Agent: f.agent, Text: text})
-	b, err := callOrLocal(ctx, omniHome(), "goal", req)
+	r, err := newClient().Goal(ctx, daemon.GoalRequest{Op: op, Project: project, Session: f.session, Agent: f.agent, Text: text})
 	if err != nil {
-		return &exitError{code: 2, msg: "omni: " + err.Error()}
+		return failErr(err, "omni: "+err.Error())
 	}
 	if f.asJSON {
-		_, err := s.Out.Write(append(b, '\n'))
-		return err
-	}
-	var r goalResp
-	if err := json.Unmarshal(b, &r); err != nil {
-		return err
+		return writeJSON(s.Out, r)
 	}
 	render(s.Out, r)
 	return nil
@@ -174,18 +85,18 @@ Exit codes: 0 done; 2 a bad argument, or the store could not be reached.`,
 			switch op {
 			case "set":
 				if len(args) < 2 {
-					return &exitError{code: 2, msg: "omni goal set: give the goal, e.g. omni goal set \"ship the stats view\""}
+					return usageErr("omni goal set: give the goal, e.g. omni goal set \"ship the stats view\"")
 				}
-				return goalCall(s, &f, "set", strings.Join(args[1:], " "), func(w io.Writer, r goalResp) {
+				return goalCall(s, &f, "set", strings.Join(args[1:], " "), func(w io.Writer, r daemon.GoalReply) {
 					fmt.Fprintf(w, "goal of %s: %s\n", r.Project, r.Goal.Text)
 				})
 			case "clear", "show":
 				if len(args) > 1 {
-					return &exitError{code: 2, msg: "omni goal " + op + ": takes no argument"}
+					return usageErr("omni goal %s: takes no argument", op)
 				}
-				return goalCall(s, &f, op, "", func(w io.Writer, r goalResp) { renderGoal(w, r, op == "show" && history) })
+				return goalCall(s, &f, op, "", func(w io.Writer, r daemon.GoalReply) { renderGoal(w, r, op == "show" && history) })
 			}
-			return &exitError{code: 2, msg: fmt.Sprintf("omni goal: %q: want set, show or clear", op)}
+			return usageErr("omni goal: %q: want set, show or clear", op)
 		},
 	}
 	f.add(cmd, "the session recorded with the event (default $OMNI_SESSION)", true)
@@ -193,7 +104,7 @@ Exit codes: 0 done; 2 a bad argument, or the store could not be reached.`,
 	return cmd
 }
 
-func renderGoal(w io.Writer, r goalResp, history bool) {
+func renderGoal(w io.Writer, r daemon.GoalReply, history bool) {
 	if r.Goal != nil {
 		fmt.Fprintf(w, "goal of %s: %s\n  (set %s", r.Project, r.Goal.Text, r.Goal.Time)
 		if r.Goal.Session != "" {
@@ -236,7 +147,7 @@ the store could not be reached.`,
 		Example: `  omni remember 'integration tests need OMNI_NO_DAEMON=1'`,
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return goalCall(s, &f, "remember", strings.Join(args, " "), func(w io.Writer, r goalResp) {
+			return goalCall(s, &f, "remember", strings.Join(args, " "), func(w io.Writer, r daemon.GoalReply) {
 				fmt.Fprintf(w, "remembered for %s (%s in all)\n", r.Project, plural(len(r.Facts), "fact"))
 			})
 		},

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omnictx/omni/hooks"
+	"github.com/omnictx/omni/internal/daemon"
 )
 
 // hookDeadline bounds one hook invocation end to end; past it the hook
@@ -64,7 +65,7 @@ func runHook(s streams) {
 	// one buffer (no second copy of a payload of up to 16 MiB).
 	flags := byte(0)
 	if os.Getenv("OMNI_PASSTHROUGH") != "" {
-		flags |= 1
+		flags |= daemon.HookPassthrough
 	}
 	var buf bytes.Buffer
 	buf.WriteByte(flags)
@@ -83,7 +84,7 @@ func runHook(s streams) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), hookDeadline)
 	defer cancel()
-	reply, err := callOrLocal(ctx, home, "hook", req)
+	reply, err := newClient().Hook(ctx, req)
 	if err != nil {
 		logf("hook: %v", err)
 		return

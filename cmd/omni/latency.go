@@ -12,6 +12,9 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/omnictx/omni/internal/daemon"
+	"github.com/omnictx/omni/internal/daemon/wire"
 )
 
 // latencyRow is one payload size of `omni bench --latency`.
@@ -191,7 +194,7 @@ func runLatency(ctx context.Context, corpus []string, n int, home string, w io.W
 	env := append(os.Environ(), "OMNI_HOME="+home, "OMNI_REPORT_RSS=1")
 	floor, label := floorBinary(tmp)
 	rep := &latencyReport{Floor: label, Binary: self}
-	defer stopDaemon(context.Background(), home, 5*time.Second)
+	defer daemon.NewClient(configOf(home)).Stop(context.Background(), 5*time.Second)
 	payload := func(text string, i int) []byte {
 		b, _ := json.Marshal(map[string]any{"session_id": "latency", "cwd": tmp, "hook_event_name": "PostToolUse",
 			"tool_name": "Bash", "tool_input": map[string]any{"command": fmt.Sprintf("bench-cmd-%d", i%2)},
@@ -268,7 +271,7 @@ func runLatency(ctx context.Context, corpus []string, n int, home string, w io.W
 			if row.FloorP50ms > 0 {
 				row.RatioP50 = row.P50ms / row.FloorP50ms
 			}
-			if ad, err := readDaemonAddr(home); err == nil {
+			if ad, err := wire.ReadAddr(home); err == nil {
 				row.DaemonRSSMiB = float64(peakRSS(ad.PID)) / 1024
 			}
 			rep.Rows = append(rep.Rows, row)

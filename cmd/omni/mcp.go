@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -21,6 +22,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omnictx/omni/hooks"
+	"github.com/omnictx/omni/internal/daemon"
 	"github.com/omnictx/omni/pipeline"
 )
 
@@ -206,7 +208,11 @@ func newMCPServer(home string, all bool) *mcp.Server {
 			func(ctx context.Context, _ *mcp.CallToolRequest, _ mcpEmpty) (*mcp.CallToolResult, any, error) {
 				ctx, cancel := context.WithTimeout(ctx, mcpCallTimeout)
 				defer cancel()
-				b, err := callOrLocal(ctx, home, "stats", nil)
+				rep, err := fetchStats(ctx, home, time.Time{})
+				if err != nil {
+					return mcpError("omni_stats: " + err.Error()), nil, nil
+				}
+				b, err := json.Marshal(rep)
 				if err != nil {
 					return mcpError("omni_stats: " + err.Error()), nil, nil
 				}
@@ -238,10 +244,9 @@ func mcpRetrieve(ctx context.Context, home, handle string) *mcp.CallToolResult {
 	}
 	ctx, cancel := context.WithTimeout(ctx, mcpCallTimeout)
 	defer cancel()
-	req, _ := json.Marshal(retrieveReq{Handle: h})
-	b, err := callOrLocal(ctx, home, "retrieve", req)
+	b, err := mcpClient(home).Retrieve(ctx, daemon.RetrieveRequest{Handle: h})
 	if err != nil {
-		if strings.Contains(err.Error(), "no archived content") {
+		if errors.Is(err, daemon.ErrUnknownHandle) {
 			return mcpError("no archived content for " + h)
 		}
 		return mcpError("omni_retrieve: " + err.Error())
@@ -261,13 +266,8 @@ func mcpExplain(ctx context.Context, home string, n int) *mcp.CallToolResult {
 	n = min(n, 100)
 	ctx, cancel := context.WithTimeout(ctx, mcpCallTimeout)
 	defer cancel()
-	req, _ := json.Marshal(map[string]int{"n": n})
-	b, err := callOrLocal(ctx, home, "recent", req)
+	rs, err := mcpClient(home).Recent(ctx, daemon.RecentRequest{N: n})
 	if err != nil {
-		return mcpError("omni_explain_savings: " + err.Error())
-	}
-	var rs []hooks.Recent
-	if err := json.Unmarshal(b, &rs); err != nil {
 		return mcpError("omni_explain_savings: " + err.Error())
 	}
 	return mcpText(explainRecent(rs))
@@ -314,4 +314,9 @@ func explainRecent(rs []hooks.Recent) string {
 		}
 	}
 	return b.String()
+}
+
+// mcpClient is the daemon client of home.
+func mcpClient(home string) *daemon.Client {
+	return daemon.NewClient(configOf(home))
 }

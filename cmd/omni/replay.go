@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omnictx/omni/events"
+	"github.com/omnictx/omni/internal/daemon"
 )
 
 func newReplayCmd(s streams) *cobra.Command {
@@ -35,25 +35,22 @@ read.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if (at == 0) == !verify {
-				return &exitError{code: 2, msg: "omni replay: give exactly one of --at SEQ or --verify"}
+				return usageErr("omni replay: give exactly one of --at SEQ or --verify")
 			}
-			req, _ := json.Marshal(replayReq{At: events.Seq(at), Verify: verify})
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 			defer cancel()
-			b, err := callOrLocal(ctx, omniHome(), "replay", req)
+			r, err := newClient().Replay(ctx, daemon.ReplayRequest{At: events.Seq(at), Verify: verify})
 			if err != nil {
-				code := 1 // SEQ holds no invocation, or is not in the log
-				if m := err.Error(); strings.Contains(m, "base snapshot is missing") || errors.Is(err, errNoDaemon) {
-					code = 2 // the store (or the base gc left) could not be read
+				cause := err // the store (or the base gc left) could not be read
+				if !errors.Is(err, daemon.ErrNoBase) && !errors.Is(err, daemon.ErrNoDaemon) {
+					cause = errors.Join(errNotFound, err) // SEQ holds no invocation, or is not in the log
 				}
-				return &exitError{code: code, msg: "omni replay: " + errMsg(err)}
-			}
-			var r replayResp
-			if err := json.Unmarshal(b, &r); err != nil {
-				return err
+				return failErr(cause, "omni replay: "+errMsg(err))
 			}
 			if asJSON {
-				fmt.Fprintf(s.Out, "%s\n", b)
+				if err := writeJSON(s.Out, r); err != nil {
+					return err
+				}
 			}
 			if r.Summary != nil {
 				sm := r.Summary

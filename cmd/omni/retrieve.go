@@ -2,13 +2,14 @@ package main
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/omnictx/omni/internal/daemon"
 	"github.com/omnictx/omni/pipeline"
 )
 
@@ -33,28 +34,25 @@ store can no longer read, or the reserved documentation example
 		RunE: func(cmd *cobra.Command, args []string) error {
 			h := normalizeHandle(args[0])
 			if !validHandle(h) {
-				return &exitError{code: 1, msg: fmt.Sprintf("omni retrieve: %q is not a handle: a handle is 16 hex characters, as printed in an [OMNI: ...] marker", args[0])}
+				return failErr(daemon.ErrBadHandle, fmt.Sprintf("omni retrieve: %q is not a handle: a handle is 16 hex characters, as printed in an [OMNI: ...] marker", args[0]))
 			}
 			if h == pipeline.ExampleHandle {
-				return &exitError{code: 1, msg: fmt.Sprintf("omni retrieve: %s is the documentation example, not a real handle; real handles come from markers in tool output", h)}
+				return failErr(daemon.ErrReservedHandle, fmt.Sprintf("omni retrieve: %s is the documentation example, not a real handle; real handles come from markers in tool output", h))
 			}
-			req, _ := json.Marshal(retrieveReq{Handle: h, Session: session, Agent: agent})
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			b, err := callOrLocal(ctx, omniHome(), "retrieve", req)
-			if err != nil {
-				msg := err.Error()
-				if strings.Contains(msg, "cannot be read (a damaged store file") {
-					return &exitError{code: 1, msg: fmt.Sprintf("omni retrieve: `%s`: %s", h, errMsg(err))}
-				}
-				if strings.Contains(msg, "no archived content") {
-					why := strings.TrimSpace(strings.TrimPrefix(errMsg(err), "no archived content for this handle"))
-					return &exitError{code: 1, msg: strings.TrimSpace(fmt.Sprintf("omni retrieve: no archived content for `%s` %s", h, why))}
-				}
-				if strings.Contains(msg, "16 hex") || strings.Contains(msg, "documentation example") {
-					return &exitError{code: 1, msg: fmt.Sprintf("omni retrieve: no archived content for `%s` (%s)", h, remoteMsg(err))}
-				}
-				return &exitError{code: 2, msg: "omni retrieve: " + msg}
+			b, err := newClient().Retrieve(ctx, daemon.RetrieveRequest{Handle: h, Session: session, Agent: agent})
+			switch {
+			case err == nil:
+			case errors.Is(err, daemon.ErrDamaged):
+				return failErr(err, fmt.Sprintf("omni retrieve: `%s`: %s", h, errMsg(err)))
+			case errors.Is(err, daemon.ErrUnknownHandle):
+				why := strings.TrimSpace(strings.TrimPrefix(errMsg(err), "no archived content for this handle"))
+				return failErr(err, strings.TrimSpace(fmt.Sprintf("omni retrieve: no archived content for `%s` %s", h, why)))
+			case errors.Is(err, daemon.ErrBadHandle), errors.Is(err, daemon.ErrReservedHandle):
+				return failErr(err, fmt.Sprintf("omni retrieve: no archived content for `%s` (%s)", h, remoteMsg(err)))
+			default:
+				return failErr(err, "omni retrieve: "+err.Error())
 			}
 			if _, err := s.Out.Write(b); err != nil {
 				return err

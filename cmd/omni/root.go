@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/omnictx/omni/events/jetstream"
-	"github.com/omnictx/omni/events/jetstream/wire"
+	"github.com/omnictx/omni/internal/daemon"
+	"github.com/omnictx/omni/internal/daemon/wire"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -29,13 +30,65 @@ func stdStreams() streams {
 	return streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, InIsTerminal: term.IsTerminal(int(os.Stdin.Fd()))}
 }
 
-// exitError carries an exit code through cobra without printing usage.
+// exitError carries an explicit exit code through cobra without printing
+// usage: a child's exit status (omni exec), a check that found problems.
+// msg, when not empty, is printed on stderr.
 type exitError struct {
 	code int
 	msg  string
 }
 
 func (e *exitError) Error() string { return e.msg }
+
+// cliError is what a command returns for a failure: the message printed on
+// stderr and the cause exitCode chooses the exit code from.
+type cliError struct {
+	msg   string
+	cause error
+}
+
+func (e *cliError) Error() string { return e.msg }
+func (e *cliError) Unwrap() error { return e.cause }
+
+// Causes of the exit codes that no lower package names.
+var (
+	// errUsage: a bad flag or argument (exit 2).
+	errUsage = errors.New("usage")
+	// errNotFound: a handle, sequence or invocation that is not there, or a
+	// record that could not be rerun (exit 1).
+	errNotFound = errors.New("not found")
+)
+
+// usageErr is a bad flag or argument: exit 2 with the message.
+func usageErr(format string, a ...any) error {
+	return &cliError{msg: fmt.Sprintf(format, a...), cause: errUsage}
+}
+
+// failErr is a failure of cause with the message msg.
+func failErr(cause error, msg string) error { return &cliError{msg: msg, cause: cause} }
+
+// exitCode maps a command's error to the process exit code; with run, the
+// only place that does. 1: a handle, sequence or fold that is not there
+// (or unreadable, or malformed), a replay that differs; 2: usage, store
+// and every other error.
+func exitCode(err error) int {
+	var ee *exitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		return ee.code
+	case errors.Is(err, errUsage):
+		return 2
+	case errors.Is(err, errNotFound),
+		errors.Is(err, daemon.ErrUnknownHandle), errors.Is(err, daemon.ErrDamaged),
+		errors.Is(err, daemon.ErrBadHandle), errors.Is(err, daemon.ErrReservedHandle),
+		errors.Is(err, daemon.ErrNoDelivery), errors.Is(err, daemon.ErrNoFold),
+		errors.Is(err, daemon.ErrNotInLog):
+		return 1
+	}
+	return 2
+}
 
 // omniHome returns $OMNI_HOME, else ~/.omni.
 func omniHome() string { return wire.Home() }
@@ -56,14 +109,16 @@ func run(args []string, s streams) int {
 		return 0
 	}
 	var ee *exitError
-	if errors.As(err, &ee) {
-		if ee.msg != "" {
-			fmt.Fprintln(s.Err, ee.msg)
+	var ce *cliError
+	switch {
+	case errors.As(err, &ee), errors.As(err, &ce):
+		if msg := err.Error(); msg != "" {
+			fmt.Fprintln(s.Err, msg)
 		}
-		return ee.code
+	default:
+		fmt.Fprintln(s.Err, "omni:", err)
 	}
-	fmt.Fprintln(s.Err, "omni:", err)
-	return 2
+	return exitCode(err)
 }
 
 func newRootCmd(s streams) *cobra.Command {
@@ -103,18 +158,23 @@ differed; 2 usage or store errors.`,
 	root.SetIn(s.In)
 	root.SetOut(s.Out)
 	root.SetErr(s.Err)
-	root.AddCommand(newHookCmd(s), newExecCmd(s), newRetrieveCmd(s), newReplayCmd(s), newBenchCmd(s), newDaemonCmd(), newDistillCmd(s), newGCCmd(s),
+	root.AddCommand(newHookCmd(s), newExecCmd(s), newRetrieveCmd(s), newReplayCmd(s), newBenchCmd(s), newDaemonCmd(daemon.ServiceHandler), newDistillCmd(s), newGCCmd(s),
 		newInitCmd(s), newDoctorCmd(s), newMCPCmd(s), newPretoolCmd(s),
 		newStatsCmd(s), newDiffCmd(s), newExplainCmd(s), newDashboardCmd(s), newGoalCmd(s), newRememberCmd(s), newSessionCmd(s))
 	return root
 }
 
 // errMsg renders an error for the user: a daemon handler's error without
-// the transport's "v1.method: remote: " prefix.
-func errMsg(err error) string {
-	var re *jetstream.RemoteError
-	if errors.As(err, &re) {
-		return re.Msg
+// the transport's "v2.method: remote: " prefix (daemon.Message).
+func errMsg(err error) string { return daemon.Message(err) }
+
+// writeJSON prints v as one line of JSON (the daemon's reply as it crossed
+// the wire) and a newline.
+func writeJSON(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
 	}
-	return err.Error()
+	_, err = w.Write(append(b, '\n'))
+	return err
 }

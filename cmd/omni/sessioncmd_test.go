@@ -6,16 +6,18 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/omnictx/omni/internal/daemon"
 )
 
-func sessionVia(t *testing.T, svc *service, req sessionReq) sessionResp {
+func sessionVia(t *testing.T, svc *daemon.Service, req daemon.SessionRequest) daemon.SessionReply {
 	t.Helper()
 	b, _ := json.Marshal(req)
-	out, err := svc.handle(context.Background(), "session", b)
+	out, err := svc.Handle(context.Background(), "session", b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r sessionResp
+	var r daemon.SessionReply
 	if err := json.Unmarshal(out, &r); err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +27,7 @@ func sessionVia(t *testing.T, svc *service, req sessionReq) sessionResp {
 func TestSessionMethod(t *testing.T) {
 	svc := fixtureService(t)
 	const p = "/home/dev/alpha"
-	st := sessionVia(t, svc, sessionReq{Op: "status", Project: p})
+	st := sessionVia(t, svc, daemon.SessionRequest{Op: "status", Project: p})
 	if len(st.Sessions) != 1 || st.Goal != "fold less, explain more" || st.Facts != 1 {
 		t.Fatalf("status %+v", st)
 	}
@@ -33,7 +35,7 @@ func TestSessionMethod(t *testing.T) {
 	if s.ID != "term" && s.ID != "s2" && s.ID != "s1" {
 		t.Fatalf("status session %+v", s)
 	}
-	st = sessionVia(t, svc, sessionReq{Op: "status", Project: p, Session: "s1"})
+	st = sessionVia(t, svc, daemon.SessionRequest{Op: "status", Project: p, Session: "s1"})
 	s = st.Sessions[0]
 	if s.ID != "s1" || s.Calls != 9 || len(s.Segments) != 1 || s.Segments[0] != 8 || s.CallsOpen != 1 ||
 		strings.Join(s.Readers, ",") != "main,agent-7" && strings.Join(s.Readers, ",") != "agent-7,main" {
@@ -47,18 +49,18 @@ func TestSessionMethod(t *testing.T) {
 	renderSession(&out, st, "status")
 	checkGolden(t, "session/status.txt", out.Bytes())
 
-	h := sessionVia(t, svc, sessionReq{Op: "history", Project: p})
+	h := sessionVia(t, svc, daemon.SessionRequest{Op: "history", Project: p})
 	if len(h.Sessions) != 3 {
 		t.Fatalf("history %+v", h.Sessions)
 	}
-	all := sessionVia(t, svc, sessionReq{Op: "history", All: true})
+	all := sessionVia(t, svc, daemon.SessionRequest{Op: "history", All: true})
 	if len(all.Sessions) != 5 {
 		t.Fatalf("all %d sessions", len(all.Sessions))
 	}
 	out.Reset()
 	renderSession(&out, h, "history")
 	checkGolden(t, "session/history.txt", out.Bytes())
-	if _, err := svc.handle(context.Background(), "session", []byte(`{"op":"x"}`)); err == nil {
+	if _, err := svc.Handle(context.Background(), "session", []byte(`{"op":"x"}`)); err == nil {
 		t.Fatal("unknown op accepted")
 	}
 }

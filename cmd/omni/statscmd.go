@@ -75,20 +75,20 @@ func statsRun(ctx context.Context, s streams, o statsOptions) error {
 		ctx = context.Background()
 	}
 	if !slices.Contains(statsViews, o.view) {
-		return &exitError{code: 2, msg: fmt.Sprintf("omni stats: --view %q: want one of %s", o.view, strings.Join(statsViews, ", "))}
+		return usageErr("omni stats: --view %q: want one of %s", o.view, strings.Join(statsViews, ", "))
 	}
 	var since time.Time
 	if o.since != "" {
 		var err error
 		if since, err = parseSince(o.since, time.Now()); err != nil {
-			return &exitError{code: 2, msg: "omni stats: " + errMsg(err)}
+			return usageErr("omni stats: %s", errMsg(err))
 		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
 	rep, err := fetchStats(ctx, omniHome(), since)
 	if err != nil {
-		return &exitError{code: 2, msg: "omni stats: " + errMsg(err)}
+		return failErr(err, "omni stats: "+errMsg(err))
 	}
 	if o.asJSON {
 		return writeStatsJSON(s.Out, rep)

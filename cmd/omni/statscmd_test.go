@@ -15,7 +15,9 @@ import (
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/events/memlog"
 	"github.com/omnictx/omni/hooks"
+	"github.com/omnictx/omni/internal/daemon"
 	"github.com/omnictx/omni/projections/stats"
+	"github.com/omnictx/omni/replay"
 )
 
 // update rewrites the golden files under testdata/ (go test ./cmd/omni -update).
@@ -189,21 +191,21 @@ func fixtureLog(t *testing.T) *memlog.Log {
 }
 
 // fixtureService is a service over the fixture log, as a daemon would hold.
-func fixtureService(t *testing.T) *service {
+func fixtureService(t *testing.T) *daemon.Service {
 	t.Helper()
 	log := fixtureLog(t)
 	eng, err := hooks.New(context.Background(), log, hooks.Options{Now: fixtureClock(), ProjectOf: func(d string) string { return d }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &service{log: log, engine: eng}
+	return daemon.ServiceOf(log, eng, "")
 }
 
 // serviceStats calls the "stats" method and decodes its reply.
-func serviceStats(t *testing.T, svc *service, since time.Time) (stats.Report, []byte) {
+func serviceStats(t *testing.T, svc *daemon.Service, since time.Time) (stats.Report, []byte) {
 	t.Helper()
-	req, _ := json.Marshal(statsReq{Since: since})
-	b, err := svc.handle(context.Background(), "stats", req)
+	req, _ := json.Marshal(daemon.StatsRequest{Since: since})
+	b, err := svc.Handle(context.Background(), "stats", req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +277,7 @@ func TestStatsGolden(t *testing.T) {
 func TestStatsLiveEqualsFold(t *testing.T) {
 	svc := fixtureService(t)
 	live, _ := serviceStats(t, svc, time.Time{})
-	folded, err := statsSince(context.Background(), svc.log, time.Time{})
+	folded, err := statsSince(context.Background(), svc.Log(), time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,9 +365,9 @@ func TestStatsBadFlags(t *testing.T) {
 }
 
 // openHome opens a home's store in-process for the test, closed at cleanup.
-func openHome(t *testing.T, home string) *service {
+func openHome(t *testing.T, home string) *daemon.Service {
 	t.Helper()
-	svc, closeFn, err := openLocal(context.Background(), home, 30*time.Second)
+	svc, closeFn, err := daemon.OpenLocal(context.Background(), configOf(home), 30*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -410,14 +412,14 @@ func TestStatsEqualBench(t *testing.T) {
 			}
 		}
 	}
-	svc, closeFn, err := openLocal(context.Background(), b.home, 30*time.Second)
+	svc, closeFn, err := daemon.OpenLocal(context.Background(), configOf(b.home), 30*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rep, _ := serviceStats(t, svc, time.Time{})
 	check("service", rep)
 	// The same numbers from a fresh fold (the --since path).
-	folded, err := statsSince(context.Background(), svc.log, time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC))
+	folded, err := statsSince(context.Background(), svc.Log(), time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -453,4 +455,13 @@ func TestStatsEqualBench(t *testing.T) {
 		}
 	}
 	t.Logf("omni stats after the corpus bench:\n%s", text)
+}
+
+// statsSince folds the whole log into stats that ignore events before since.
+func statsSince(ctx context.Context, log events.Log, since time.Time) (stats.Report, error) {
+	st := stats.NewSince(since)
+	if _, err := replay.Fold(ctx, log, 0, 0, st); err != nil {
+		return stats.Report{}, err
+	}
+	return st.Report(), nil
 }

@@ -24,16 +24,14 @@
 // server and keeps it until Close; a second Open on the same directory fails
 // with ErrLocked. The kernel releases the lock if the process dies.
 //
-// # RPC
+// # Serving
 //
 // A store opened with Options.Listen also accepts TCP clients on 127.0.0.1
-// (token authentication). Store.Serve answers requests on "omni.rpc.<name>";
-// Dial and Client.Call are the client side. This is the transport of the omni
-// daemon (JETSTREAM.md §5, §8): the daemon owns the store, short-lived hook
-// processes send one request each.
+// (token authentication) and reports its address (Store.Addr); Store.Conn
+// is its own connection. The omni daemon (internal/daemon) serves its
+// requests on that connection; this package knows nothing of them.
 //
 // # Concurrency
 //
-// Store and Client are safe for concurrent use. Store.Serve handlers run on
-// their own goroutines and may run concurrently with each other.
+// Store is safe for concurrent use.
 package jetstream

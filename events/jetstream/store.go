@@ -15,24 +15,21 @@ import (
 	"github.com/nats-io/nats.go"
 	js "github.com/nats-io/nats.go/jetstream"
 
-	"github.com/omnictx/omni/events/jetstream/wire"
+	"github.com/omnictx/omni/internal/daemon/wire"
 )
 
 // Sentinel errors of the jetstream package.
 var (
 	// ErrLocked is returned by Open when another process (or another Store in
-	// this process) holds the store lock of Options.Dir (JETSTREAM.md §6).
+	// this process) holds the store lock of Options.Dir: two embedded
+	// servers on one directory would lose acknowledged writes.
 	ErrLocked = errors.New("jetstream: store locked by another process")
-	// ErrNoResponders is returned (wrapped) by Client.Call when nothing serves
-	// the method: no daemon, a daemon that is shutting down, or a daemon that
-	// speaks another protocol version.
+	// ErrNoResponders is returned (wrapped) by Read when the server's
+	// direct-get API does not answer (status 503).
 	ErrNoResponders = errors.New("jetstream: no responders")
-	// ErrConnClosed is returned (wrapped) by Client.Call when the connection
-	// to the server is closed or was lost (the server exited).
+	// ErrConnClosed is returned (wrapped) by the Log's methods when the
+	// store's connection to its server is closed or was lost.
 	ErrConnClosed = errors.New("jetstream: connection closed")
-	// ErrNotOmni is returned (wrapped) by Dial when the address answers but is
-	// not an omni server (a foreign process on a stale port, JETSTREAM.md §9.7).
-	ErrNotOmni = errors.New("jetstream: server is not omni")
 )
 
 // Names and sizes fixed by this package.
@@ -41,8 +38,8 @@ const (
 	StreamName = "EVENTS"
 	// Subject is the only subject of StreamName (JETSTREAM.md §4.2, §9.3).
 	Subject = "omni.events"
-	// ServerName is the embedded server's name; Dial rejects a server with
-	// any other name (JETSTREAM.md §9.7; wire.ServerName).
+	// ServerName is the embedded server's name; the daemon's clients
+	// (internal/daemon/wire.Dial) refuse a server with any other name.
 	ServerName = wire.ServerName
 	// LockFile is the name of the lock file inside Options.Dir.
 	LockFile = "store.lock"
@@ -62,7 +59,8 @@ const (
 	startTimeout = 30 * time.Second
 	// lockPoll is the interval between lock attempts when Options.LockWait > 0.
 	lockPoll = 5 * time.Millisecond
-	// closeGrace bounds how long Close waits for running RPC handlers.
+	// closeGrace bounds how long Close waits for the connection to drain
+	// (subscriptions made on Conn included).
 	closeGrace = 5 * time.Second
 )
 
@@ -93,8 +91,8 @@ type Options struct {
 	MaxPayload int32
 }
 
-// Store is an events.Log on a JetStream stream, plus the RPC server side of
-// the omni daemon (Serve). It is safe for concurrent use. Close releases it.
+// Store is an events.Log on a JetStream stream and the lifecycle of the
+// server that holds it. It is safe for concurrent use. Close releases it.
 type Store struct {
 	srv    *server.Server // nil with Options.URL
 	nc     *nats.Conn
@@ -102,11 +100,6 @@ type Store struct {
 	stream js.Stream
 	lock   *flock.Flock // nil with Options.URL
 	addr   string
-
-	// baseCtx is the parent of every handler context; cancelled by Close
-	// (after closeGrace) so handlers that outlive it are told to stop.
-	baseCtx    context.Context
-	cancelBase context.CancelFunc
 
 	// dataDir is the JetStream directory ("" with Options.URL): Append
 	// checks the free space of its file system first.
@@ -118,9 +111,6 @@ type Store struct {
 	mu      sync.Mutex
 	closing bool // Close has started
 	closed  bool // Close has finished with the connection: calls fail
-	serving bool // false once StopServing ran: Serve is refused
-	subs    []*nats.Subscription
-	flight  inflight
 }
 
 // Open opens (creating if needed) the store described by o and returns it
@@ -330,20 +320,22 @@ func (st *Store) openStream(ctx context.Context) error {
 		}
 	}
 	st.js, st.stream = j, stream
-	st.baseCtx, st.cancelBase = context.WithCancel(context.Background())
-	st.serving = true
 	return nil
 }
+
+// Conn returns the store's own connection to its server, for serving
+// requests beside the log (the daemon's RPC, internal/daemon). Close
+// drains it: whoever subscribes on it stops serving first.
+func (st *Store) Conn() *nats.Conn { return st.nc }
 
 // Addr returns the TCP address clients Dial, as "127.0.0.1:port", when the
 // store was opened with Listen; "" otherwise (and with URL).
 func (st *Store) Addr() string { return st.addr }
 
-// Close shuts the store down cleanly and releases the lock: it stops serving
-// RPC (waiting up to 5 s for running handlers, then cancelling their
-// contexts), drains the connection, shuts the embedded server down and waits
-// for it (an unclean exit makes the next start slow, JETSTREAM.md §4.2.3,
-// §9.9), then unlocks. Calls after Close fail with events.ErrClosed; a
+// Close shuts the store down cleanly and releases the lock: it drains the
+// connection (up to 5 s), shuts the embedded server down and waits for it
+// (after an unclean exit the next start must rebuild the stream's index
+// from its files, which makes it slow), then unlocks. Calls after Close fail with events.ErrClosed; a
 // second Close returns nil.
 func (st *Store) Close() error {
 	st.mu.Lock()
@@ -353,11 +345,6 @@ func (st *Store) Close() error {
 	}
 	st.closing = true
 	st.mu.Unlock()
-
-	gctx, cancel := context.WithTimeout(context.Background(), closeGrace)
-	_ = st.StopServing(gctx)
-	cancel()
-	st.cancelBase()
 
 	st.mu.Lock()
 	st.closed = true

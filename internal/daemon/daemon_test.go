@@ -1,7 +1,6 @@
-package main
+package daemon
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/events/jetstream"
+	"github.com/omnictx/omni/internal/daemon/wire"
 )
 
 // fakeDaemon is the handler the tests serve: "hook" echoes, "stats" appends
@@ -32,7 +32,7 @@ type fakeDaemon struct {
 	closeDelay time.Duration
 }
 
-func (f *fakeDaemon) factory(ctx context.Context, log events.Log) (rpcHandler, func() error, error) {
+func (f *fakeDaemon) factory(ctx context.Context, log events.Log) (Handler, func() error, error) {
 	h := func(ctx context.Context, method string, req []byte) ([]byte, error) {
 		f.calls.Add(1)
 		if f.closed.Load() {
@@ -78,11 +78,11 @@ func startDaemon(t *testing.T, home string, idle time.Duration, f *fakeDaemon) *
 	t.Helper()
 	r := &daemonRun{done: make(chan struct{})}
 	go func() {
-		r.err = runDaemon(context.Background(), home, idle, t.Logf, f.factory)
+		r.err = Run(context.Background(), Config{Home: home, Version: testVersion}, idle, t.Logf, f.factory)
 		close(r.done)
 	}()
 	t.Cleanup(func() {
-		_, _ = stopDaemon(context.Background(), home, 5*time.Second)
+		_, _ = clientOf(home).Stop(context.Background(), 5*time.Second)
 		select {
 		case <-r.done:
 		case <-time.After(5 * time.Second):
@@ -92,7 +92,7 @@ func startDaemon(t *testing.T, home string, idle time.Duration, f *fakeDaemon) *
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		_, err := callDaemon(ctx, home, "ping", nil, false, 0)
+		_, err := clientOf(home).callDaemon(ctx, "ping", nil, false, 0)
 		cancel()
 		if err == nil {
 			return r
@@ -122,11 +122,11 @@ func waitDone(t *testing.T, r *daemonRun, within time.Duration) {
 	}
 }
 
-func call(t *testing.T, home, method, req string) (string, error) {
+func callT(t *testing.T, home, method, req string) (string, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	b, err := callDaemon(ctx, home, method, []byte(req), false, 0)
+	b, err := clientOf(home).callDaemon(ctx, method, []byte(req), false, 0)
 	return string(b), err
 }
 
@@ -135,30 +135,30 @@ func TestDaemonRoundTrip(t *testing.T) {
 	f := &fakeDaemon{}
 	done := startDaemon(t, home, time.Minute, f)
 
-	fi, err := os.Stat(daemonAddrPath(home))
+	fi, err := os.Stat(addrPath(home))
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("daemon.addr mode = %v, %v; want 0600", fi.Mode(), err)
 	}
-	b, _ := os.ReadFile(daemonAddrPath(home))
-	var ad daemonAddr
-	if err := json.Unmarshal(b, &ad); err != nil || ad.Protocol != daemonProtocol || ad.PID != os.Getpid() ||
+	b, _ := os.ReadFile(addrPath(home))
+	var ad wire.Addr
+	if err := json.Unmarshal(b, &ad); err != nil || ad.Protocol != wire.Protocol || ad.PID != os.Getpid() ||
 		len(ad.Token) != 32 || !strings.HasPrefix(ad.Addr, "127.0.0.1:") || ad.Version == "" {
 		t.Fatalf("daemon.addr = %s (%v)", b, err)
 	}
 
-	if got, err := call(t, home, "hook", "payload"); err != nil || got != "hook:payload" {
+	if got, err := callT(t, home, "hook", "payload"); err != nil || got != "hook:payload" {
 		t.Fatalf("hook = %q, %v", got, err)
 	}
-	if got, err := call(t, home, "ping", ""); err != nil || got != "pong 1" {
+	if got, err := callT(t, home, "ping", ""); err != nil || got != pong {
 		t.Fatalf("ping = %q, %v", got, err)
 	}
 	for want := 1; want <= 3; want++ {
-		if got, err := call(t, home, "stats", ""); err != nil || got != fmt.Sprint(want) {
+		if got, err := callT(t, home, "stats", ""); err != nil || got != fmt.Sprint(want) {
 			t.Fatalf("stats = %q, %v; want %d", got, err, want)
 		}
 	}
-	_, err = call(t, home, "explain", "")
-	var re *jetstream.RemoteError
+	_, err = callT(t, home, "explain", "")
+	var re *wire.RemoteError
 	if !errors.As(err, &re) || re.Msg != "nothing to explain" {
 		t.Fatalf("explain err = %v, want a RemoteError", err)
 	}
@@ -170,14 +170,14 @@ func TestDaemonRoundTrip(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := 0; i < 8; i++ {
 		wg.Go(func() {
-			if got, err := call(t, home, "hook", fmt.Sprint(i)); err != nil || got != fmt.Sprint("hook:", i) {
+			if got, err := callT(t, home, "hook", fmt.Sprint(i)); err != nil || got != fmt.Sprint("hook:", i) {
 				t.Errorf("concurrent hook %d = %q, %v", i, got, err)
 			}
 		})
 	}
 	wg.Wait()
 
-	running, err := stopDaemon(context.Background(), home, 5*time.Second)
+	running, err := clientOf(home).Stop(context.Background(), 5*time.Second)
 	if err != nil || !running {
 		t.Fatalf("stopDaemon = %v, %v; want true", running, err)
 	}
@@ -185,23 +185,23 @@ func TestDaemonRoundTrip(t *testing.T) {
 	if !f.closed.Load() {
 		t.Fatal("handler not closed")
 	}
-	if _, err := os.Stat(daemonAddrPath(home)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(addrPath(home)); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("daemon.addr left behind: %v", err)
 	}
-	if locked, _ := jetstream.Locked(daemonStoreDir(home)); locked {
+	if locked, _ := jetstream.Locked(storeDir(home)); locked {
 		t.Fatal("store still locked after stop")
 	}
-	if running, err := stopDaemon(context.Background(), home, time.Second); err != nil || running {
+	if running, err := clientOf(home).Stop(context.Background(), time.Second); err != nil || running {
 		t.Fatalf("stopDaemon with none = %v, %v; want false", running, err)
 	}
 
 	// The log survives: a new daemon continues the sequence.
 	f2 := &fakeDaemon{}
 	done = startDaemon(t, home, time.Minute, f2)
-	if got, err := call(t, home, "stats", ""); err != nil || got != "4" {
+	if got, err := callT(t, home, "stats", ""); err != nil || got != "4" {
 		t.Fatalf("stats after restart = %q, %v; want 4", got, err)
 	}
-	if got, err := call(t, home, "stop", ""); err != nil || got != "stopping" {
+	if got, err := callT(t, home, "stop", ""); err != nil || got != "stopping" {
 		t.Fatalf("stop = %q, %v", got, err)
 	}
 	waitDone(t, done, 5*time.Second)
@@ -212,7 +212,7 @@ func TestDaemonSecondExits(t *testing.T) {
 	startDaemon(t, home, time.Minute, &fakeDaemon{})
 	f := &fakeDaemon{}
 	start := time.Now()
-	if err := runDaemon(context.Background(), home, time.Minute, t.Logf, f.factory); err != nil {
+	if err := Run(context.Background(), Config{Home: home, Version: testVersion}, time.Minute, t.Logf, f.factory); err != nil {
 		t.Fatalf("second runDaemon: %v", err)
 	}
 	if d := time.Since(start); d > 3*time.Second {
@@ -221,7 +221,7 @@ func TestDaemonSecondExits(t *testing.T) {
 	if f.calls.Load() != 0 || f.closed.Load() {
 		t.Fatal("second daemon built a handler")
 	}
-	if got, err := call(t, home, "hook", "x"); err != nil || got != "hook:x" {
+	if got, err := callT(t, home, "hook", "x"); err != nil || got != "hook:x" {
 		t.Fatalf("first daemon after a second start: %q, %v", got, err)
 	}
 }
@@ -231,25 +231,25 @@ func TestDaemonIdleExit(t *testing.T) {
 	start := time.Now()
 	done := startDaemon(t, home, 300*time.Millisecond, &fakeDaemon{})
 	// A request in flight holds the daemon up, even past the idle time.
-	if got, err := call(t, home, "hook", "x"); err != nil || got != "hook:x" {
+	if got, err := callT(t, home, "hook", "x"); err != nil || got != "hook:x" {
 		t.Fatalf("hook = %q, %v", got, err)
 	}
 	waitDone(t, done, 3*time.Second)
 	if d := time.Since(start); d < 300*time.Millisecond {
 		t.Fatalf("idle exit after %s, before the idle time", d)
 	}
-	if _, err := os.Stat(daemonAddrPath(home)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(addrPath(home)); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("daemon.addr left behind: %v", err)
 	}
-	if _, err := call(t, home, "hook", "x"); !errors.Is(err, errNoDaemon) {
-		t.Fatalf("call after idle exit: %v, want errNoDaemon", err)
+	if _, err := callT(t, home, "hook", "x"); !errors.Is(err, ErrNoDaemon) {
+		t.Fatalf("call after idle exit: %v, want ErrNoDaemon", err)
 	}
 }
 
 func TestDaemonHomeRemoved(t *testing.T) {
-	old := daemonHomeCheck
-	daemonHomeCheck = 50 * time.Millisecond
-	t.Cleanup(func() { daemonHomeCheck = old })
+	old := homeCheck
+	homeCheck = 50 * time.Millisecond
+	t.Cleanup(func() { homeCheck = old })
 	home := filepath.Join(t.TempDir(), "home")
 	done := startDaemon(t, home, time.Minute, &fakeDaemon{})
 	if err := os.RemoveAll(home); err != nil {
@@ -265,7 +265,7 @@ func TestDaemonSignal(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitDone(t, done, 5*time.Second)
-	if locked, _ := jetstream.Locked(daemonStoreDir(home)); locked {
+	if locked, _ := jetstream.Locked(storeDir(home)); locked {
 		t.Fatal("store still locked after SIGTERM")
 	}
 }
@@ -276,8 +276,8 @@ func TestCallDaemonHung(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err := callDaemon(ctx, home, "call", []byte("hang"), true, time.Second)
-	if err == nil || errors.Is(err, errNoDaemon) {
+	_, err := clientOf(home).callDaemon(ctx, "call", []byte("hang"), true, time.Second)
+	if err == nil || errors.Is(err, ErrNoDaemon) {
 		t.Fatalf("hung call err = %v; want a deadline error", err)
 	}
 	if d := time.Since(start); d > 2*time.Second {
@@ -288,8 +288,8 @@ func TestCallDaemonHung(t *testing.T) {
 func TestCallDaemonUnreachable(t *testing.T) {
 	home := t.TempDir()
 	start := time.Now()
-	if _, err := call(t, home, "hook", "x"); !errors.Is(err, errNoDaemon) {
-		t.Fatalf("no daemon.addr: %v, want errNoDaemon", err)
+	if _, err := callT(t, home, "hook", "x"); !errors.Is(err, ErrNoDaemon) {
+		t.Fatalf("no daemon.addr: %v, want ErrNoDaemon", err)
 	}
 	// A stale address: a port nobody listens on.
 	st, err := jetstream.Open(context.Background(), jetstream.Options{Dir: t.TempDir(), Listen: true, Token: "t"})
@@ -298,11 +298,11 @@ func TestCallDaemonUnreachable(t *testing.T) {
 	}
 	stale := st.Addr()
 	_ = st.Close()
-	if err := writeDaemonAddr(home, daemonAddr{Addr: stale, Token: "t", Protocol: daemonProtocol}); err != nil {
+	if err := writeAddr(home, wire.Addr{Addr: stale, Token: "t", Protocol: wire.Protocol}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := call(t, home, "hook", "x"); !errors.Is(err, errNoDaemon) {
-		t.Fatalf("stale daemon.addr: %v, want errNoDaemon", err)
+	if _, err := callT(t, home, "hook", "x"); !errors.Is(err, ErrNoDaemon) {
+		t.Fatalf("stale daemon.addr: %v, want ErrNoDaemon", err)
 	}
 	if d := time.Since(start); d > 3*time.Second {
 		t.Fatalf("unreachable calls took %s", d)
@@ -312,93 +312,18 @@ func TestCallDaemonUnreachable(t *testing.T) {
 func TestCallDaemonProtocolMismatch(t *testing.T) {
 	home := t.TempDir()
 	done := startDaemon(t, home, time.Minute, &fakeDaemon{})
-	ad, err := readDaemonAddr(home)
+	ad, err := wire.ReadAddr(home)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ad.Protocol = daemonProtocol + 1 // pretend it is another omni version
-	if err := writeDaemonAddr(home, ad); err != nil {
+	ad.Protocol = wire.Protocol + 1 // pretend it is another omni version
+	if err := writeAddr(home, ad); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := call(t, home, "hook", "x"); !errors.Is(err, errNoDaemon) || !errors.Is(err, errProtocolMismatch) {
-		t.Fatalf("mismatched protocol: %v, want errNoDaemon", err)
+	if _, err := callT(t, home, "hook", "x"); !errors.Is(err, ErrNoDaemon) || !errors.Is(err, errProtocolMismatch) {
+		t.Fatalf("mismatched protocol: %v, want ErrNoDaemon", err)
 	}
 	waitDone(t, done, 5*time.Second) // it was asked to stop
-}
-
-// TestDaemonCmd drives the cobra command: serve with the default (no)
-// handler, then --stop.
-func TestDaemonCmd(t *testing.T) {
-	home := t.TempDir()
-	t.Setenv("OMNI_HOME", home)
-	t.Setenv("OMNI_DAEMON_IDLE", "1m")
-
-	stopCmd := func() string {
-		var stderr bytes.Buffer
-		c := newDaemonCmd()
-		c.SilenceUsage = true
-		c.SetArgs([]string{"--stop"})
-		c.SetErr(&stderr)
-		c.SetOut(&stderr)
-		if err := c.Execute(); err != nil {
-			t.Fatalf("daemon --stop: %v", err)
-		}
-		return strings.TrimSpace(stderr.String())
-	}
-	if got := stopCmd(); got != "no daemon running" {
-		t.Fatalf("--stop with none printed %q", got)
-	}
-
-	old := daemonHandlerFactory
-	daemonHandlerFactory = nil
-	t.Cleanup(func() { daemonHandlerFactory = old })
-	r := &daemonRun{done: make(chan struct{})}
-	var logs bytes.Buffer
-	go func() {
-		c := newDaemonCmd()
-		c.SetArgs([]string{"--idle", "1m"})
-		c.SetErr(&syncWriter{w: &logs})
-		r.err = c.Execute()
-		close(r.done)
-	}()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if _, err := call(t, home, "ping", ""); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("daemon command not ready")
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-	var re *jetstream.RemoteError
-	if _, err := call(t, home, "hook", "x"); !errors.As(err, &re) {
-		t.Fatalf("hook without a handler: %v, want a RemoteError", err)
-	}
-	if got := stopCmd(); got != "stopped" {
-		t.Fatalf("--stop printed %q", got)
-	}
-	waitDone(t, r, 5*time.Second)
-
-	t.Setenv("OMNI_DAEMON_IDLE", "soon")
-	c := newDaemonCmd()
-	c.SilenceUsage = true
-	c.SetArgs(nil)
-	c.SetErr(&bytes.Buffer{})
-	if err := c.Execute(); err == nil {
-		t.Fatal("bad OMNI_DAEMON_IDLE accepted")
-	}
-}
-
-type syncWriter struct {
-	mu sync.Mutex
-	w  *bytes.Buffer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
 }
 
 // TestDaemonHelperProcess is not a test: it is the daemon process that the
@@ -409,7 +334,7 @@ func TestDaemonHelperProcess(t *testing.T) {
 	}
 	f := &fakeDaemon{}
 	logf := func(format string, a ...any) { fmt.Fprintf(os.Stderr, format+"\n", a...) }
-	err := runDaemon(context.Background(), os.Getenv("OMNI_HOME"), 30*time.Second, logf, f.factory)
+	err := Run(context.Background(), Config{Home: os.Getenv("OMNI_HOME"), Version: testVersion}, 30*time.Second, logf, f.factory)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "daemon:", err)
 		os.Exit(1)
@@ -417,22 +342,39 @@ func TestDaemonHelperProcess(t *testing.T) {
 	os.Exit(0)
 }
 
+// testVersion is the version the tests' daemons and services write.
+const testVersion = "test"
+
+// pong is the reply of ping.
+var pong = fmt.Sprint("pong ", wire.Protocol)
+
+// testSpawn is the spawn command of clientOf's clients (nil: this
+// executable with "daemon").
+var testSpawn func(home string) (*exec.Cmd, error)
+
+// clientOf returns a client of home that spawns testSpawn.
+func clientOf(home string) *Client {
+	c := NewClient(Config{Home: home, Version: testVersion})
+	c.SpawnCommand = testSpawn
+	return c
+}
+
 // useSpawn makes callDaemon spawn exe with args (plus env) for the test.
 func useSpawn(t *testing.T, exe string, env []string, args ...string) {
-	old := daemonSpawnCommand
-	daemonSpawnCommand = func(home string) (*exec.Cmd, error) {
+	old := testSpawn
+	testSpawn = func(home string) (*exec.Cmd, error) {
 		cmd := exec.Command(exe, args...)
 		cmd.Env = append(os.Environ(), env...)
 		return cmd, nil
 	}
-	t.Cleanup(func() { daemonSpawnCommand = old })
+	t.Cleanup(func() { testSpawn = old })
 }
 
 // storm runs n concurrent spawning calls of method against a fresh home and
 // checks that they all get replies from one daemon, then stops it.
 func storm(t *testing.T, home, method string, n int, check func(reply string) error) {
 	t.Helper()
-	t.Cleanup(func() { _, _ = stopDaemon(context.Background(), home, 5*time.Second) })
+	t.Cleanup(func() { _, _ = clientOf(home).Stop(context.Background(), 5*time.Second) })
 	var wg sync.WaitGroup
 	var pids sync.Map
 	lat := make([]time.Duration, n)
@@ -442,7 +384,7 @@ func storm(t *testing.T, home, method string, n int, check func(reply string) er
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			t0 := time.Now()
-			reply, err := callDaemon(ctx, home, method, []byte(fmt.Sprint(i)), true, 15*time.Second)
+			reply, err := clientOf(home).callDaemon(ctx, method, []byte(fmt.Sprint(i)), true, 15*time.Second)
 			lat[i] = time.Since(t0)
 			if err != nil {
 				t.Errorf("client %d: %v", i, err)
@@ -451,7 +393,7 @@ func storm(t *testing.T, home, method string, n int, check func(reply string) er
 			if err := check(string(reply)); err != nil {
 				t.Errorf("client %d: %v", i, err)
 			}
-			if ad, err := readDaemonAddr(home); err == nil {
+			if ad, err := wire.ReadAddr(home); err == nil {
 				pids.Store(ad.PID, true)
 			}
 		})
@@ -467,7 +409,7 @@ func storm(t *testing.T, home, method string, n int, check func(reply string) er
 	if npids != 1 {
 		t.Fatalf("clients saw %d daemons", npids)
 	}
-	ad, err := readDaemonAddr(home)
+	ad, err := wire.ReadAddr(home)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -475,7 +417,7 @@ func storm(t *testing.T, home, method string, n int, check func(reply string) er
 		t.Fatalf("daemon pid %d not running: %v", ad.PID, err)
 	}
 	// Exactly one daemon holds the store: a non-blocking lock attempt fails.
-	if locked, err := jetstream.Locked(daemonStoreDir(home)); err != nil || !locked {
+	if locked, err := jetstream.Locked(storeDir(home)); err != nil || !locked {
 		t.Fatalf("store lock held = %v, %v; want true", locked, err)
 	}
 	// Redundant daemons exit (late starters may still be on their way
@@ -492,11 +434,11 @@ func storm(t *testing.T, home, method string, n int, check func(reply string) er
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
-		if cur, err := readDaemonAddr(home); err != nil || cur.PID != ad.PID {
+		if cur, err := wire.ReadAddr(home); err != nil || cur.PID != ad.PID {
 			t.Fatalf("daemon changed while redundant ones exited: %+v, %v", cur, err)
 		}
 	}
-	running, err := stopDaemon(context.Background(), home, 10*time.Second)
+	running, err := clientOf(home).Stop(context.Background(), 10*time.Second)
 	if err != nil || !running {
 		t.Fatalf("stopDaemon = %v, %v", running, err)
 	}
@@ -545,16 +487,16 @@ func TestDaemonFirstCall(t *testing.T) {
 	}
 	helperSpawn(t)
 	home := t.TempDir()
-	t.Cleanup(func() { _, _ = stopDaemon(context.Background(), home, 5*time.Second) })
+	t.Cleanup(func() { _, _ = clientOf(home).Stop(context.Background(), 5*time.Second) })
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	t0 := time.Now()
-	if _, err := callDaemon(ctx, home, "hook", []byte("x"), true, 15*time.Second); err != nil {
+	if _, err := clientOf(home).callDaemon(ctx, "hook", []byte("x"), true, 15*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	cold := time.Since(t0)
 	t0 = time.Now()
-	if _, err := callDaemon(ctx, home, "hook", []byte("x"), true, 15*time.Second); err != nil {
+	if _, err := clientOf(home).callDaemon(ctx, "hook", []byte("x"), true, 15*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("first call (spawn) %s, warm call (dial + call) %s", cold, time.Since(t0))
@@ -569,7 +511,7 @@ func TestDaemonBinaryStorm(t *testing.T) {
 		t.Skip("builds and spawns the omni binary")
 	}
 	bin := filepath.Join(t.TempDir(), "omni")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	out, err := exec.Command("go", "build", "-o", bin, "github.com/omnictx/omni/cmd/omni").CombinedOutput()
 	if err != nil {
 		t.Skipf("cmd/omni does not build yet (needs main.go wiring newDaemonCmd): %v\n%s", err, out)
 	}
@@ -577,27 +519,27 @@ func TestDaemonBinaryStorm(t *testing.T) {
 
 	// First call with no daemon (spawn + store creation + ready), then a warm one.
 	first := t.TempDir()
-	t.Cleanup(func() { _, _ = stopDaemon(context.Background(), first, 5*time.Second) })
+	t.Cleanup(func() { _, _ = clientOf(first).Stop(context.Background(), 5*time.Second) })
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	t0 := time.Now()
-	if _, err := callDaemon(ctx, first, "ping", nil, true, 15*time.Second); err != nil {
+	if _, err := clientOf(first).callDaemon(ctx, "ping", nil, true, 15*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	cold := time.Since(t0)
 	t0 = time.Now()
-	if _, err := callDaemon(ctx, first, "ping", nil, true, 15*time.Second); err != nil {
+	if _, err := clientOf(first).callDaemon(ctx, "ping", nil, true, 15*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	logs, _ := os.ReadFile(filepath.Join(first, "daemon.log"))
 	t.Logf("omni binary: first call (spawn) %s, warm call %s; daemon.log:\n%s", cold, time.Since(t0), logs)
-	if _, err := stopDaemon(ctx, first, 5*time.Second); err != nil {
+	if _, err := clientOf(first).Stop(ctx, 5*time.Second); err != nil {
 		t.Fatal(err)
 	}
 
 	home := t.TempDir()
 	storm(t, home, "ping", 16, func(reply string) error {
-		if reply != "pong 1" {
+		if reply != pong {
 			return fmt.Errorf("reply %q", reply)
 		}
 		return nil
@@ -611,21 +553,22 @@ func helperSpawn(t *testing.T) {
 
 // TestDaemonRespawnWhileStopping: a client arrives while the old daemon is
 // still shutting down (address removed, lock still held). Its first spawn
-// loses the lock; it spawns again once the lock is free (JETSTREAM.md §9.8).
+// loses the lock; it spawns again once the lock is free (the old daemon removed
+// daemon.addr first, so the client does not dial a daemon that is leaving).
 func TestDaemonRespawnWhileStopping(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns processes")
 	}
 	helperSpawn(t)
 	home := t.TempDir()
-	t.Cleanup(func() { _, _ = stopDaemon(context.Background(), home, 5*time.Second) })
+	t.Cleanup(func() { _, _ = clientOf(home).Stop(context.Background(), 5*time.Second) })
 	old := startDaemon(t, home, time.Minute, &fakeDaemon{closeDelay: 300 * time.Millisecond})
-	if got, err := call(t, home, "stop", ""); err != nil || got != "stopping" {
+	if got, err := callT(t, home, "stop", ""); err != nil || got != "stopping" {
 		t.Fatalf("stop = %q, %v", got, err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	got, err := callDaemon(ctx, home, "hook", []byte("again"), true, 5*time.Second)
+	got, err := clientOf(home).callDaemon(ctx, "hook", []byte("again"), true, 5*time.Second)
 	if err != nil || string(got) != "hook:again" {
 		logs, _ := os.ReadFile(filepath.Join(home, "daemon.log"))
 		t.Fatalf("call during shutdown = %q, %v\ndaemon.log:\n%s", got, err, logs)
@@ -633,7 +576,7 @@ func TestDaemonRespawnWhileStopping(t *testing.T) {
 	waitDone(t, old, 5*time.Second)
 	logs, _ := os.ReadFile(filepath.Join(home, "daemon.log"))
 	t.Logf("daemon.log:\n%s", logs)
-	ad, err := readDaemonAddr(home)
+	ad, err := wire.ReadAddr(home)
 	if err != nil || ad.PID == os.Getpid() {
 		t.Fatalf("new daemon addr = %+v, %v; want a spawned process", ad, err)
 	}
@@ -647,15 +590,15 @@ func TestDaemonCrashRecovery(t *testing.T) {
 	}
 	helperSpawn(t)
 	home := t.TempDir()
-	t.Cleanup(func() { _, _ = stopDaemon(context.Background(), home, 5*time.Second) })
+	t.Cleanup(func() { _, _ = clientOf(home).Stop(context.Background(), 5*time.Second) })
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	for want := 1; want <= 2; want++ {
-		got, err := callDaemon(ctx, home, "stats", nil, true, 10*time.Second)
+		got, err := clientOf(home).callDaemon(ctx, "stats", nil, true, 10*time.Second)
 		if err != nil || string(got) != fmt.Sprint(want) {
 			t.Fatalf("stats = %q, %v; want %d", got, err, want)
 		}
-		ad, err := readDaemonAddr(home)
+		ad, err := wire.ReadAddr(home)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -664,7 +607,7 @@ func TestDaemonCrashRecovery(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i := 0; i < 500; i++ { // the kernel releases the lock when the process is gone
-				if locked, _ := jetstream.Locked(daemonStoreDir(home)); !locked {
+				if locked, _ := jetstream.Locked(storeDir(home)); !locked {
 					break
 				}
 				time.Sleep(5 * time.Millisecond)

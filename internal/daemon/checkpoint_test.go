@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -36,18 +36,18 @@ func TestDaemonCheckpoint(t *testing.T) {
 	for i := 0; i < 43; i++ {
 		fmt.Fprintf(&out, "  %4d  /alpha/item-%02d/shards/segment-%03d.idx\n", 1000+i, i, i*13)
 	}
-	open := func() (rpcHandler, func() error, func()) {
+	open := func() (Handler, func() error, func()) {
 		st, err := jetstream.Open(ctx, jetstream.Options{Dir: filepath.Join(home, "store"), LockWait: 5 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}
-		h, closeH, err := daemonHandlerFactory(ctx, st)
+		h, closeH, err := ServiceHandler(Config{Home: home, Version: testVersion})(ctx, st)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return h, closeH, func() { _ = st.Close() }
 	}
-	stats := func(h rpcHandler) string {
+	stats := func(h Handler) string {
 		b, err := h(ctx, "stats", nil)
 		if err != nil {
 			t.Fatal(err)
@@ -110,7 +110,7 @@ func TestDaemonCheckpoint(t *testing.T) {
 	if !strings.Contains(string(logb), "checkpoint ignored") {
 		t.Fatalf("corrupt checkpoint not logged:\n%s", logb)
 	}
-	if cp := loadCheckpoint(home, t.Logf); cp == nil || cp.Seq != 6 {
+	if cp := loadCheckpoint(home, testVersion, t.Logf); cp == nil || cp.Seq != 6 {
 		t.Fatalf("closing did not replace the corrupt checkpoint: %+v", cp)
 	}
 }

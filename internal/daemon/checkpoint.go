@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"bytes"
@@ -19,7 +19,8 @@ import (
 )
 
 // checkpointEvery is how many batches the daemon appends between two
-// checkpoint writes (besides the one at clean shutdown).
+// checkpoint writes (besides the one at clean shutdown). A variable for
+// tests.
 var checkpointEvery events.Seq = 5000
 
 // checkpointPath is where the daemon keeps its projections' checkpoint.
@@ -28,7 +29,7 @@ func checkpointPath(home string) string { return filepath.Join(home, "store", "c
 // loadCheckpoint reads the checkpoint of home. A missing file is nil, nil;
 // an unreadable or corrupt one is logged and nil (never trusted: the
 // Engine validates even a well-formed one against the log).
-func loadCheckpoint(home string, logf func(string, ...any)) *hooks.Checkpoint {
+func loadCheckpoint(home, version string, logf func(string, ...any)) *hooks.Checkpoint {
 	b, err := os.ReadFile(checkpointPath(home))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -39,7 +40,7 @@ func loadCheckpoint(home string, logf func(string, ...any)) *hooks.Checkpoint {
 	}
 	// The file starts with the build that wrote it: a checkpoint is the
 	// state of one binary's folds, and another build may fold differently.
-	want := checkpointHeader()
+	want := checkpointHeader(version)
 	if len(b) < len(want) || string(b[:len(want)]) != want {
 		logf("checkpoint ignored: %s was written by another omni build", checkpointPath(home))
 		return nil
@@ -80,10 +81,11 @@ func checkpointSeq(home string) events.Seq {
 	return cp.Seq
 }
 
-// checkpointHeader names the build of this binary (its size and
-// modification time, read once): checkpoints from any other build are
-// ignored, so a changed fold never starts from a state it did not make.
-func checkpointHeader() string {
+// checkpointHeader names the build of this binary (its version, size and
+// modification time, read once per process): checkpoints from any other
+// build are ignored, so a changed fold never starts from a state it did
+// not make.
+func checkpointHeader(version string) string {
 	buildOnce.Do(func() {
 		build = "omni-checkpoint " + version + " unknown-build\n"
 		if exe, err := os.Executable(); err == nil {
@@ -129,9 +131,10 @@ func writeFileAtomic(path string, b []byte) error {
 // clean shutdown. The snapshot is taken under the Engine's lock; encoding
 // and writing happen outside it.
 type checkpointer struct {
-	home string
-	eng  *hooks.Engine
-	logf func(string, ...any)
+	home    string
+	version string // Config.Version, for checkpointHeader
+	eng     *hooks.Engine
+	logf    func(string, ...any)
 
 	// onWrite, if set, runs after each checkpoint written (the daemon
 	// resets its memory limit there).
@@ -143,8 +146,8 @@ type checkpointer struct {
 	written atomic.Uint64 // the sequence of the last checkpoint written (or started from)
 }
 
-func newCheckpointer(home string, eng *hooks.Engine, logf func(string, ...any)) *checkpointer {
-	c := &checkpointer{home: home, eng: eng, logf: logf}
+func newCheckpointer(cfg Config, eng *hooks.Engine, logf func(string, ...any)) *checkpointer {
+	c := &checkpointer{home: cfg.Home, version: cfg.Version, eng: eng, logf: logf}
 	c.written.Store(uint64(eng.Restored()))
 	return c
 }
@@ -182,7 +185,7 @@ func (c *checkpointer) write() error {
 	if err != nil {
 		return err
 	}
-	b := seal(checkpointHeader(), body)
+	b := seal(checkpointHeader(c.version), body)
 	if err := writeFileAtomic(checkpointPath(c.home), b); err != nil {
 		return fmt.Errorf("write %s: %w", checkpointPath(c.home), err)
 	}
@@ -207,9 +210,10 @@ func (c *checkpointer) close() error {
 
 // newEngineFromCheckpoint builds the Engine of home from its checkpoint and
 // the tail of log, logging how far the checkpoint took it.
-func newEngineFromCheckpoint(ctx context.Context, log events.Log, home string, opt hooks.Options) (*hooks.Engine, error) {
+func newEngineFromCheckpoint(ctx context.Context, log events.Log, cfg Config, opt hooks.Options) (*hooks.Engine, error) {
+	home := cfg.Home
 	start := time.Now()
-	cp := loadCheckpoint(home, opt.Logf)
+	cp := loadCheckpoint(home, cfg.Version, opt.Logf)
 	eng, err := hooks.NewFromCheckpoint(ctx, log, opt, cp)
 	if err != nil {
 		return nil, err
@@ -243,9 +247,9 @@ func newEngineFromCheckpoint(ctx context.Context, log events.Log, home string, o
 // guarded by hooks.CheckpointVersion instead.
 const baseHeader = "omni-base 2\n"
 
-// basePath is where omni gc keeps the base snapshot of a log whose oldest
+// BasePath is where omni gc keeps the base snapshot of a log whose oldest
 // retained batch is first.
-func basePath(home string, first events.Seq) string {
+func BasePath(home string, first events.Seq) string {
 	return filepath.Join(home, "store", fmt.Sprintf("base-%d.bin", first))
 }
 
@@ -253,7 +257,7 @@ func basePath(home string, first events.Seq) string {
 // there is none for that first batch.
 func baseLoader(home string) hooks.BaseLoader {
 	return func(first events.Seq) (*hooks.Checkpoint, error) {
-		b, err := os.ReadFile(basePath(home, first))
+		b, err := os.ReadFile(BasePath(home, first))
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
 		}
@@ -261,15 +265,15 @@ func baseLoader(home string) hooks.BaseLoader {
 			return nil, err
 		}
 		if len(b) < len(baseHeader) || string(b[:len(baseHeader)]) != baseHeader {
-			return nil, fmt.Errorf("%s is not an omni base snapshot", basePath(home, first))
+			return nil, fmt.Errorf("%s is not an omni base snapshot", BasePath(home, first))
 		}
 		body, err := unseal(b[len(baseHeader):])
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", basePath(home, first), err)
+			return nil, fmt.Errorf("%s: %w", BasePath(home, first), err)
 		}
 		var cp hooks.Checkpoint
 		if err := cp.UnmarshalBinary(body); err != nil {
-			return nil, fmt.Errorf("%s: %w", basePath(home, first), err)
+			return nil, fmt.Errorf("%s: %w", BasePath(home, first), err)
 		}
 		return &cp, nil
 	}
@@ -282,7 +286,7 @@ func saveBase(home string, cp hooks.Checkpoint) error {
 	if err != nil {
 		return err
 	}
-	path := basePath(home, cp.Seq+1)
+	path := BasePath(home, cp.Seq+1)
 	if err := writeFileAtomic(path, seal(baseHeader, body)); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}

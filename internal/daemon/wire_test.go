@@ -1,4 +1,4 @@
-package jetstream
+package daemon
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/omnictx/omni/events/jetstream/wire"
+	"github.com/omnictx/omni/internal/daemon/wire"
 )
 
 // TestWireCall: the thin client's one call reaches a listening store that
@@ -18,7 +18,7 @@ import (
 // serving the method).
 func TestWireCall(t *testing.T) {
 	ctx := context.Background()
-	st := openT(t, Options{Dir: t.TempDir(), Listen: true, Token: "tok"})
+	st := openListening(t)
 	if err := st.Serve(wire.Subject("echo"), func(ctx context.Context, req []byte) ([]byte, error) {
 		if string(req) == "fail" {
 			return nil, errors.New("it failed")

@@ -1,4 +1,4 @@
-package jetstream
+package daemon
 
 import (
 	"bytes"
@@ -11,12 +11,15 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/omnictx/omni/events/jetstream"
+	"github.com/omnictx/omni/internal/daemon/wire"
 )
 
 // listening opens a listening store with an echo and a failing method.
-func listening(t *testing.T) *Store {
+func listening(t *testing.T) *testServer {
 	t.Helper()
-	st := openT(t, Options{Dir: t.TempDir(), Listen: true, Token: "tok"})
+	st := openListening(t)
 	if st.Addr() == "" || !strings.HasPrefix(st.Addr(), "127.0.0.1:") {
 		t.Fatalf("Addr = %q", st.Addr())
 	}
@@ -33,9 +36,9 @@ func listening(t *testing.T) *Store {
 	return st
 }
 
-func dialT(t *testing.T, st *Store) *Client {
+func dialT(t *testing.T, st *testServer) *wire.Conn {
 	t.Helper()
-	c, err := Dial(context.Background(), st.Addr(), "tok", time.Second)
+	c, err := wire.Dial(context.Background(), st.Addr(), "tok", time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,11 +56,11 @@ func TestRPC(t *testing.T) {
 		t.Fatalf("Call(echo) = %q, %v", got, err)
 	}
 	_, err = c.Call(ctx, "v1.fail", nil)
-	var re *RemoteError
+	var re *wire.RemoteError
 	if !errors.As(err, &re) || re.Msg != "boom second line" || re.Method != "v1.fail" {
 		t.Fatalf("Call(fail) err = %#v", err)
 	}
-	if _, err := c.Call(ctx, "nobody", nil); !errors.Is(err, ErrNoResponders) {
+	if _, err := c.Call(ctx, "nobody", nil); !errors.Is(err, wire.ErrNoResponders) {
 		t.Fatalf("Call(nobody) err = %v, want ErrNoResponders", err)
 	}
 	if _, err := c.Call(ctx, "bad name", nil); err == nil {
@@ -69,7 +72,7 @@ func TestRPC(t *testing.T) {
 
 	// Wrong or missing token.
 	for _, tok := range []string{"wrong", ""} {
-		if c, err := Dial(ctx, st.Addr(), tok, time.Second); err == nil {
+		if c, err := wire.Dial(ctx, st.Addr(), tok, time.Second); err == nil {
 			c.Close()
 			t.Fatalf("Dial with token %q succeeded", tok)
 		}
@@ -78,7 +81,7 @@ func TestRPC(t *testing.T) {
 
 func TestRPCLargeRequest(t *testing.T) {
 	ctx := context.Background()
-	st := openT(t, Options{Dir: t.TempDir(), Listen: true, Token: "tok"})
+	st := openListening(t)
 	if err := st.Serve("big", func(ctx context.Context, req []byte) ([]byte, error) {
 		return req, nil
 	}); err != nil {
@@ -97,7 +100,7 @@ func TestRPCLargeRequest(t *testing.T) {
 
 func TestRPCDeadlineAndStop(t *testing.T) {
 	ctx := context.Background()
-	st := openT(t, Options{Dir: t.TempDir(), Listen: true, Token: "tok"})
+	st := openListening(t)
 	handlerDone := make(chan error, 1)
 	if err := st.Serve("hang", func(ctx context.Context, req []byte) ([]byte, error) {
 		<-ctx.Done() // bounded by the caller's deadline (TimeoutHeader)
@@ -123,7 +126,7 @@ func TestRPCDeadlineAndStop(t *testing.T) {
 	start := time.Now()
 	_, err := c.Call(cctx, "hang", nil)
 	cancel()
-	var re *RemoteError // the handler's deadline may fire first and reply
+	var re *wire.RemoteError // the handler's deadline may fire first and reply
 	if !(errors.Is(err, context.DeadlineExceeded) || errors.As(err, &re)) || time.Since(start) > 2*time.Second {
 		t.Fatalf("Call(hang) = %v after %s", err, time.Since(start))
 	}
@@ -152,7 +155,7 @@ func TestRPCDeadlineAndStop(t *testing.T) {
 		cctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
 		_, err := c.Call(cctx, "hang", nil)
 		cancel()
-		if errors.Is(err, ErrNoResponders) {
+		if errors.Is(err, wire.ErrNoResponders) {
 			break
 		}
 		if i == 100 {
@@ -179,12 +182,12 @@ func TestRPCDeadlineAndStop(t *testing.T) {
 
 func TestRPCServerGone(t *testing.T) {
 	ctx := context.Background()
-	st, err := Open(ctx, Options{Dir: t.TempDir(), Listen: true, Token: "tok"})
+	st, err := jetstream.Open(ctx, jetstream.Options{Dir: t.TempDir(), Listen: true, Token: "tok"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	addr := st.Addr()
-	c, err := Dial(ctx, addr, "tok", time.Second)
+	c, err := wire.Dial(ctx, addr, "tok", time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,11 +195,11 @@ func TestRPCServerGone(t *testing.T) {
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Call(ctx, "x", nil); !errors.Is(err, ErrConnClosed) {
+	if _, err := c.Call(ctx, "x", nil); !errors.Is(err, wire.ErrConnClosed) {
 		t.Fatalf("Call after server Close: %v, want ErrConnClosed", err)
 	}
 	start := time.Now()
-	if _, err := Dial(ctx, addr, "tok", time.Second); err == nil {
+	if _, err := wire.Dial(ctx, addr, "tok", time.Second); err == nil {
 		t.Fatal("Dial of a closed store succeeded")
 	}
 	t.Logf("Dial of a closed port failed in %s", time.Since(start))
@@ -214,7 +217,7 @@ func TestDialForeign(t *testing.T) {
 	if !s.ReadyForConnections(5 * time.Second) {
 		t.Fatal("server not ready")
 	}
-	if _, err := Dial(ctx, s.Addr().String(), "", time.Second); !errors.Is(err, ErrNotOmni) {
+	if _, err := wire.Dial(ctx, s.Addr().String(), "", time.Second); !errors.Is(err, wire.ErrNotOmni) {
 		t.Fatalf("Dial(other NATS) = %v, want ErrNotOmni", err)
 	}
 
@@ -234,7 +237,7 @@ func TestDialForeign(t *testing.T) {
 		}
 	}()
 	start := time.Now()
-	if _, err := Dial(ctx, ln.Addr().String(), "", 100*time.Millisecond); err == nil {
+	if _, err := wire.Dial(ctx, ln.Addr().String(), "", 100*time.Millisecond); err == nil {
 		t.Fatal("Dial(silent TCP) succeeded")
 	}
 	if d := time.Since(start); d > time.Second {
@@ -243,7 +246,7 @@ func TestDialForeign(t *testing.T) {
 	dctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 	defer cancel()
 	start = time.Now()
-	if _, err := Dial(dctx, ln.Addr().String(), "", time.Second); err == nil || time.Since(start) > 2*time.Second {
+	if _, err := wire.Dial(dctx, ln.Addr().String(), "", time.Second); err == nil || time.Since(start) > 2*time.Second {
 		t.Fatalf("Dial with a 50ms ctx: %v after %s", err, time.Since(start))
 	}
 }
@@ -269,15 +272,16 @@ func TestCallLatency(t *testing.T) {
 
 func BenchmarkCall(b *testing.B) {
 	ctx := context.Background()
-	st, err := Open(ctx, Options{Dir: b.TempDir(), Listen: true, Token: "tok"})
+	js, err := jetstream.Open(ctx, jetstream.Options{Dir: b.TempDir(), Listen: true, Token: "tok"})
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer st.Close()
+	defer js.Close()
+	st := &testServer{Store: js, rpc: newRPCServer(js.Conn())}
 	if err := st.Serve("echo", func(ctx context.Context, req []byte) ([]byte, error) { return req, nil }); err != nil {
 		b.Fatal(err)
 	}
-	c, err := Dial(ctx, st.Addr(), "tok", time.Second)
+	c, err := wire.Dial(ctx, st.Addr(), "tok", time.Second)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -288,4 +292,31 @@ func BenchmarkCall(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// testServer is a listening store with an RPC server on its connection.
+type testServer struct {
+	*jetstream.Store
+	rpc *rpcServer
+}
+
+func (s *testServer) Serve(name string, h rpcHandler) error { return s.rpc.serve(name, h) }
+func (s *testServer) StopServing(ctx context.Context) error { return s.rpc.stop(ctx) }
+
+// openListening opens a listening store (token "tok") in a temporary
+// directory, closed at the end of the test.
+func openListening(t *testing.T) *testServer {
+	t.Helper()
+	st, err := jetstream.Open(context.Background(), jetstream.Options{Dir: t.TempDir(), Listen: true, Token: "tok"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &testServer{Store: st, rpc: newRPCServer(st.Conn())}
+	t.Cleanup(func() {
+		s.rpc.close()
+		if err := st.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return s
 }

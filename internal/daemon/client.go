@@ -1,0 +1,470 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/omnictx/omni/events/jetstream"
+	"github.com/omnictx/omni/hooks"
+	"github.com/omnictx/omni/internal/daemon/wire"
+	"github.com/omnictx/omni/projections/stats"
+)
+
+const (
+	// spawnPoll is the interval at which a client that spawned a daemon
+	// looks for it: a fixed short poll, since a daemon on a small store is
+	// ready within a few milliseconds and a backoff would add to the
+	// first hook's latency.
+	spawnPoll = 3 * time.Millisecond
+	// lockProbe is the minimum interval between store-lock probes of a
+	// client whose spawned daemon exited (it lost the lock race).
+	lockProbe = 20 * time.Millisecond
+	// pingTimeout bounds one readiness ping while polling.
+	pingTimeout = 500 * time.Millisecond
+	// logMax is the size, in bytes, past which a spawning client moves
+	// daemon.log to daemon.log.1 and starts a new one.
+	logMax = 1 << 20
+	// spawnWait is how long a request waits for a daemon it spawned
+	// (shortened by the request's deadline).
+	spawnWait = 3 * time.Second
+	// localWait is how long a request run in-process waits for the store
+	// lock (shortened by the request's deadline).
+	localWait = 5 * time.Second
+)
+
+// Client sends the daemon's methods to the daemon of one home, spawning it
+// when none answers, and runs them in-process under the store lock when no
+// daemon can be reached (or Config.InProcess is set). Its typed methods
+// return errors that errors.Is matches against this package's sentinels
+// (ErrUnknownHandle, ErrNotInLog, ErrNoBase, ...) whichever way the request
+// ran, and ErrStoreBusy at once while a long command (MarkBusy) holds the
+// store. It is safe for concurrent use.
+type Client struct {
+	cfg Config
+	// SpawnCommand returns the command that starts a daemon for the home;
+	// the client adds the environment, the session and the log file. Nil
+	// means this executable with the argument "daemon".
+	SpawnCommand func(home string) (*exec.Cmd, error)
+}
+
+// NewClient returns a client of cfg.Home.
+func NewClient(cfg Config) *Client { return &Client{cfg: cfg} }
+
+// Home returns the client's home.
+func (c *Client) Home() string { return c.cfg.Home }
+
+// Hook sends one hook request (one flags byte, HookPassthrough, then the
+// payload) and returns what the hook prints.
+func (c *Client) Hook(ctx context.Context, req []byte) ([]byte, error) {
+	return c.do(ctx, MethodHook, req)
+}
+
+// Call runs one exec, pipe or distill output through the Engine.
+func (c *Client) Call(ctx context.Context, in hooks.CallInput) (CallReply, error) {
+	return call[CallReply](ctx, c, MethodCall, in)
+}
+
+// Retrieve returns the archived bytes of a handle. Errors:
+// ErrUnknownHandle, ErrDamaged, ErrBadHandle, ErrReservedHandle.
+func (c *Client) Retrieve(ctx context.Context, in RetrieveRequest) ([]byte, error) {
+	req, err := json.Marshal(in)
+	if err != nil {
+		return nil, err
+	}
+	return c.do(ctx, MethodRetrieve, req)
+}
+
+// Replay reruns one recorded invocation or verifies them all. Errors:
+// ErrNotInLog, ErrNoBase.
+func (c *Client) Replay(ctx context.Context, in ReplayRequest) (ReplayReply, error) {
+	return call[ReplayReply](ctx, c, MethodReplay, in)
+}
+
+// Stats returns the stats report (with in.Since, of the events since then).
+func (c *Client) Stats(ctx context.Context, in StatsRequest) (stats.Report, error) {
+	return call[stats.Report](ctx, c, MethodStats, in)
+}
+
+// Explain says why the folds of a handle or an invocation happened.
+// Errors: ErrNoFold, ErrBadTarget.
+func (c *Client) Explain(ctx context.Context, in ExplainRequest) (hooks.Explanation, error) {
+	return call[hooks.Explanation](ctx, c, MethodExplain, in)
+}
+
+// Diff reruns one invocation and returns its raw and delivered texts.
+// Errors: ErrNoDelivery, ErrNoBase.
+func (c *Client) Diff(ctx context.Context, in DiffRequest) (hooks.DiffResult, error) {
+	return call[hooks.DiffResult](ctx, c, MethodDiff, in)
+}
+
+// Goal sets, clears or shows a project's goal, or remembers a fact.
+func (c *Client) Goal(ctx context.Context, in GoalRequest) (GoalReply, error) {
+	return call[GoalReply](ctx, c, MethodGoal, in)
+}
+
+// Session returns a project's sessions.
+func (c *Client) Session(ctx context.Context, in SessionRequest) (SessionReply, error) {
+	return call[SessionReply](ctx, c, MethodSession, in)
+}
+
+// GC removes the batches older than in.Before.
+func (c *Client) GC(ctx context.Context, in GCRequest) (hooks.GCPlan, error) {
+	return call[hooks.GCPlan](ctx, c, MethodGC, in)
+}
+
+// Health reports the store's state (omni doctor).
+func (c *Client) Health(ctx context.Context) (HealthReply, error) {
+	return call[HealthReply](ctx, c, MethodHealth, struct{}{})
+}
+
+// Repair records the batches a damaged store can no longer give back.
+func (c *Client) Repair(ctx context.Context) (RepairReply, error) {
+	return call[RepairReply](ctx, c, MethodRepair, struct{}{})
+}
+
+// Recent returns the newest in.N calls, newest first.
+func (c *Client) Recent(ctx context.Context, in RecentRequest) ([]hooks.Recent, error) {
+	return call[[]hooks.Recent](ctx, c, MethodRecent, in)
+}
+
+// Ping asks the running daemon for "pong <protocol>", never spawning one
+// and never running in-process. Errors: ErrNoDaemon (wrapped) when none
+// of this protocol answers.
+func (c *Client) Ping(ctx context.Context) error {
+	_, err := c.callDaemon(ctx, MethodPing, nil, false, time.Second)
+	return err
+}
+
+// call sends a JSON request and decodes the JSON reply.
+func call[Rep any](ctx context.Context, c *Client, method string, in any) (Rep, error) {
+	var out Rep
+	req, err := json.Marshal(in)
+	if err != nil {
+		return out, err
+	}
+	b, err := c.do(ctx, method, req)
+	if err != nil {
+		return out, err
+	}
+	if err := json.Unmarshal(b, &out); err != nil {
+		return out, fmt.Errorf("%s reply: %w", method, err)
+	}
+	return out, nil
+}
+
+// do sends one request to the daemon of the home (spawning it if needed),
+// or, when no daemon can be reached or Config.InProcess is set, runs it
+// in-process under the store lock. While a long command has marked the
+// store busy, it fails at once with ErrStoreBusy.
+func (c *Client) do(ctx context.Context, method string, req []byte) ([]byte, error) {
+	home := c.cfg.Home
+	if who, busy := StoreBusy(home); busy {
+		return nil, fmt.Errorf("%w: %s holds it", ErrStoreBusy, who)
+	}
+	if !c.cfg.InProcess {
+		spawn := true
+		for {
+			wait := spawnWait
+			if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
+				wait = time.Until(dl)
+			}
+			out, err := c.callDaemon(ctx, method, req, spawn, wait)
+			if err == nil || !errors.Is(err, ErrNoDaemon) {
+				return out, decode(err)
+			}
+			// No daemon answered. If one holds the store lock it is still
+			// starting (folding a large log): keep waiting for it rather than
+			// queueing on its lock.
+			locked, _ := jetstream.Locked(storeDir(home))
+			if !locked {
+				Logf(home)("daemon unreachable, running %s in-process: %v", method, err)
+				break
+			}
+			if ctx.Err() != nil {
+				return nil, err
+			}
+			spawn = false
+			select {
+			case <-ctx.Done():
+				return nil, err
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}
+	wait := localWait
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
+		wait = time.Until(dl)
+	}
+	svc, closeFn, err := OpenLocal(ctx, c.cfg, wait)
+	if err != nil {
+		return nil, err
+	}
+	defer closeFn()
+	return svc.Handle(ctx, method, req)
+}
+
+// dialer connects to the daemon of home, remembering daemons of another
+// protocol it already asked to stop.
+type dialer struct {
+	home    string
+	stopped map[string]bool // token → stop sent
+}
+
+// errProtocolMismatch marks a daemon of another protocol version.
+var errProtocolMismatch = errors.New("daemon speaks another protocol")
+
+// dial reads daemon.addr and connects. A daemon of another protocol is
+// asked (once) to stop and reported as errProtocolMismatch. Every error
+// means "no usable daemon at the moment".
+func (d *dialer) dial(ctx context.Context) (*wire.Conn, error) {
+	ad, err := wire.ReadAddr(d.home)
+	if err != nil {
+		return nil, err
+	}
+	if ad.Protocol != wire.Protocol {
+		if !d.stopped[ad.Token] {
+			if d.stopped == nil {
+				d.stopped = map[string]bool{}
+			}
+			d.stopped[ad.Token] = true
+			if c, err := wire.Dial(ctx, ad.Addr, ad.Token, wire.DialTimeout); err == nil {
+				sctx, cancel := context.WithTimeout(ctx, pingTimeout)
+				_, _ = c.Call(sctx, MethodStop, nil)
+				cancel()
+				c.Close()
+			}
+		}
+		return nil, fmt.Errorf("daemon pid %d: protocol %d, want %d: %w", ad.PID, ad.Protocol, wire.Protocol, errProtocolMismatch)
+	}
+	return wire.Dial(ctx, ad.Addr, ad.Token, wire.DialTimeout)
+}
+
+// gone reports whether a Call error means the daemon is not there
+// (rather than a handler error or a deadline).
+func gone(err error) bool {
+	return errors.Is(err, wire.ErrNoResponders) || errors.Is(err, wire.ErrConnClosed)
+}
+
+// callDaemon sends one request to the daemon of the home and returns its
+// reply. When no daemon answers (no daemon.addr, a stale address, a
+// foreign process, "no responders", a closed connection or a protocol
+// mismatch) and spawn is true, it spawns a daemon detached (own session,
+// stdio appended to <home>/daemon.log, OMNI_HOME=home), polls every 3 ms
+// for up to wait until a daemon answers ping, and retries the request
+// once. ctx's deadline bounds the whole call: a hung daemon makes it
+// return ctx's error.
+//
+// Errors: ErrNoDaemon (wrapped) when no daemon could be reached;
+// *wire.RemoteError when the handler failed; ctx's error (wrapped); other
+// wrapped transport errors; an unknown method.
+func (c *Client) callDaemon(ctx context.Context, method string, req []byte, spawn bool, wait time.Duration) ([]byte, error) {
+	if _, ok := lookup(method); !ok {
+		return nil, fmt.Errorf("daemon %s: unknown method", method)
+	}
+	d := &dialer{home: c.cfg.Home}
+	conn, err := d.dial(ctx)
+	if err == nil {
+		resp, cerr := conn.Call(ctx, wire.Subject(method), req)
+		conn.Close()
+		if cerr == nil || !gone(cerr) {
+			return resp, wrapCallErr(method, cerr)
+		}
+		// The connection was lost after the request went out: a method
+		// that changes the store may have run, so it is not sent again
+		// (here or in-process by do).
+		if m, _ := lookup(method); m.once && errors.Is(cerr, wire.ErrConnClosed) {
+			return nil, fmt.Errorf("daemon %s: the daemon stopped while answering, so %s may or may not have run (not sent again; 'omni doctor' shows the store's state): %w", method, method, cerr)
+		}
+		err = cerr
+	}
+	if cerr := ctx.Err(); cerr != nil {
+		return nil, fmt.Errorf("daemon %s: %w", method, cerr)
+	}
+	if !spawn {
+		return nil, fmt.Errorf("daemon %s: %w: %w", method, ErrNoDaemon, err)
+	}
+	conn, err = c.spawn(ctx, d, wait)
+	if err != nil {
+		return nil, fmt.Errorf("daemon %s: %w: %w", method, ErrNoDaemon, err)
+	}
+	defer conn.Close()
+	resp, err := conn.Call(ctx, wire.Subject(method), req)
+	if err != nil && gone(err) {
+		return nil, fmt.Errorf("daemon %s: %w: %w", method, ErrNoDaemon, err)
+	}
+	return resp, wrapCallErr(method, err)
+}
+
+// wrapCallErr adds context to a transport error; a *RemoteError stays as is.
+func wrapCallErr(method string, err error) error {
+	var re *wire.RemoteError
+	if err == nil || errors.As(err, &re) {
+		return err
+	}
+	return fmt.Errorf("daemon %s: %w", method, err)
+}
+
+// spawn starts a daemon for d.home and polls until one (ours or a
+// concurrent client's) answers ping, for up to wait. When the process it
+// started exits without a daemon answering (it lost the lock race, or an
+// old daemon was still shutting down), it starts another once the store
+// lock is free.
+func (c *Client) spawn(ctx context.Context, d *dialer, wait time.Duration) (*wire.Conn, error) {
+	deadline := time.Now().Add(wait)
+	if dl, ok := ctx.Deadline(); ok && dl.Before(deadline) {
+		deadline = dl
+	}
+	exited, err := c.startProcess()
+	if err != nil {
+		return nil, err
+	}
+	var childGone bool
+	var lastProbe time.Time
+	timer := time.NewTimer(spawnPoll)
+	defer timer.Stop()
+	for {
+		if conn, err := d.dial(ctx); err == nil {
+			pctx, cancel := context.WithTimeout(ctx, pingTimeout)
+			_, perr := conn.Call(pctx, wire.Subject(MethodPing), nil)
+			cancel()
+			if perr == nil {
+				return conn, nil
+			}
+			conn.Close()
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if !time.Now().Before(deadline) {
+			return nil, fmt.Errorf("no daemon answered within %s", wait)
+		}
+		if !childGone {
+			select {
+			case <-exited:
+				childGone = true
+			default:
+			}
+		}
+		if childGone && time.Since(lastProbe) >= lockProbe {
+			lastProbe = time.Now()
+			if locked, err := jetstream.Locked(storeDir(d.home)); err == nil && !locked {
+				if exited, err = c.startProcess(); err != nil {
+					return nil, err
+				}
+				childGone = false
+			}
+		}
+		timer.Reset(spawnPoll)
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-timer.C:
+		}
+	}
+}
+
+// startProcess starts a detached daemon for the home: its own session
+// (Setsid, so it outlives the caller's process group), stdin from
+// /dev/null, stdout and stderr appended to <home>/daemon.log (moved to
+// daemon.log.1 first when over 1 MiB), OMNI_HOME=home. The caller never
+// waits for it; a goroutine reaps it and closes the returned channel when
+// it exits.
+func (c *Client) startProcess() (<-chan struct{}, error) {
+	home := c.cfg.Home
+	newCmd := c.SpawnCommand
+	if newCmd == nil {
+		newCmd = selfDaemon
+	}
+	cmd, err := newCmd(home)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return nil, fmt.Errorf("spawn daemon: %w", err)
+	}
+	logPath := filepath.Join(home, "daemon.log")
+	if fi, err := os.Stat(logPath); err == nil && fi.Size() > logMax {
+		_ = os.Rename(logPath, logPath+".1") // keep one previous log
+	}
+	logFile, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("spawn daemon: %w", err)
+	}
+	defer logFile.Close()
+	cmd.Stdin = nil
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if cmd.Env == nil {
+		cmd.Env = os.Environ()
+	}
+	cmd.Env = append(cmd.Env, "OMNI_HOME="+home)
+	if cmd.Dir == "" {
+		cmd.Dir = "/" // do not pin the caller's working directory
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("spawn daemon: %w", err)
+	}
+	exited := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(exited)
+	}()
+	return exited, nil
+}
+
+// selfDaemon is `<this executable> daemon`.
+func selfDaemon(string) (*exec.Cmd, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("spawn daemon: %w", err)
+	}
+	return exec.Command(self, "daemon"), nil
+}
+
+// Stop asks the daemon of the home to stop (on the unversioned "stop"
+// method, so a daemon of any protocol obeys) and waits up to wait until
+// the store lock is released. It reports whether a daemon (or another
+// holder of the store lock) was running. Errors: the lock still held after
+// wait, or ctx's error.
+func (c *Client) Stop(ctx context.Context, wait time.Duration) (bool, error) {
+	home := c.cfg.Home
+	deadline := time.Now().Add(wait)
+	running, asked := false, false
+	for {
+		if !asked {
+			if ad, err := wire.ReadAddr(home); err == nil {
+				if conn, err := wire.Dial(ctx, ad.Addr, ad.Token, wire.DialTimeout); err == nil {
+					sctx, cancel := context.WithTimeout(ctx, pingTimeout)
+					if _, err := conn.Call(sctx, MethodStop, nil); err == nil {
+						asked, running = true, true
+					}
+					cancel()
+					conn.Close()
+				}
+			}
+		}
+		locked, err := jetstream.Locked(storeDir(home))
+		if err != nil {
+			return running, fmt.Errorf("stop daemon: %w", err)
+		}
+		if !locked {
+			return running, nil
+		}
+		running = true
+		if !time.Now().Before(deadline) {
+			return true, fmt.Errorf("stop daemon: store %s still locked after %s", storeDir(home), wait)
+		}
+		select {
+		case <-ctx.Done():
+			return true, fmt.Errorf("stop daemon: %w", ctx.Err())
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}

@@ -1,0 +1,201 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/omnictx/omni/events"
+	"github.com/omnictx/omni/events/jetstream"
+	"github.com/omnictx/omni/hooks"
+	"github.com/omnictx/omni/projections/stats"
+	"github.com/omnictx/omni/replay"
+)
+
+// Config is what the service, the daemon and the client of one home share.
+type Config struct {
+	// Home is $OMNI_HOME: the store (Home/store), daemon.addr, omni.log.
+	Home string
+	// Version is the omni version of this binary: written to daemon.addr
+	// and to the header of the checkpoint file.
+	Version string
+	// KeepSecrets keeps raw inputs that hold credentials in the log
+	// (OMNI_KEEP_SECRETS=1).
+	KeepSecrets bool
+	// InProcess never reaches or spawns a daemon: every request opens the
+	// store in-process (OMNI_NO_DAEMON).
+	InProcess bool
+}
+
+// Service answers the daemon's methods over one open store. The daemon
+// holds one; a process that could not reach a daemon builds one in-process
+// under the same store lock (Client). Its methods may be called
+// concurrently: the Engine does its own locking.
+type Service struct {
+	log     events.Log
+	engine  *hooks.Engine
+	home    string
+	version string // Config.Version: the checkpoints it writes name it
+}
+
+// NewService builds the service of cfg.Home over log: the Engine starts
+// from the home's checkpoint (if this build wrote it and the log still
+// holds its batch) and folds the log's tail. Errors: the Engine's (a log
+// that cannot be read).
+func NewService(ctx context.Context, log events.Log, cfg Config) (*Service, error) {
+	eng, err := newEngineFromCheckpoint(ctx, log, cfg, hooks.Options{ProjectOf: ProjectOf, Logf: Logf(cfg.Home),
+		KeepSecrets: cfg.KeepSecrets, Base: baseLoader(cfg.Home)})
+	if err != nil {
+		return nil, err
+	}
+	return &Service{log: log, engine: eng, home: cfg.Home, version: cfg.Version}, nil
+}
+
+// ServiceOf returns a service over an Engine already built on log (tests
+// and tools); home is where base snapshots are read ("" for none).
+func ServiceOf(log events.Log, eng *hooks.Engine, home string) *Service {
+	return &Service{log: log, engine: eng, home: home}
+}
+
+// Log returns the log the service answers from.
+func (s *Service) Log() events.Log { return s.log }
+
+// Engine returns the service's Engine.
+func (s *Service) Engine() *hooks.Engine { return s.engine }
+
+// base loads the base snapshot omni gc left in the service's home.
+func (s *Service) base() hooks.BaseLoader { return baseLoader(s.home) }
+
+// Handle serves one method by name from its wire request (see the Method
+// constants) and returns the wire reply. Errors: an unknown method, a
+// malformed request, or the method's own.
+func (s *Service) Handle(ctx context.Context, name string, req []byte) ([]byte, error) {
+	m, ok := lookup(name)
+	if !ok || m.serve == nil {
+		return nil, fmt.Errorf("unknown method %q", name)
+	}
+	return m.serve(s, ctx, req)
+}
+
+// OpenLocal opens the store of cfg.Home in-process, waiting up to wait for
+// its lock, and returns a service over it and a close func. Errors:
+// jetstream.ErrLocked (wrapped) when the lock stays held, the home or the
+// store cannot be created, or NewService's.
+func OpenLocal(ctx context.Context, cfg Config, wait time.Duration) (*Service, func() error, error) {
+	if err := os.MkdirAll(cfg.Home, 0o700); err != nil {
+		return nil, nil, fmt.Errorf("create %s: %w", cfg.Home, err)
+	}
+	st, err := jetstream.Open(ctx, jetstream.Options{Dir: filepath.Join(cfg.Home, "store"), LockWait: wait})
+	if err != nil {
+		return nil, nil, fmt.Errorf("open store: %w", err)
+	}
+	svc, err := NewService(ctx, st, cfg)
+	if err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	return svc, st.Close, nil
+}
+
+// Hook answers one hook request (wire.MethodHook: the flags byte, then the
+// payload) with what the hook prints; it never fails (hooks.Engine.Hook).
+func (s *Service) Hook(ctx context.Context, req []byte) []byte {
+	in := hooks.HookInput{}
+	if len(req) > 0 {
+		in.Passthrough = req[0]&HookPassthrough != 0
+		in.Stdin = req[1:]
+	}
+	return s.engine.Hook(ctx, in)
+}
+
+// Call runs one exec, pipe or distill output through the Engine.
+func (s *Service) Call(ctx context.Context, in hooks.CallInput) (CallReply, error) {
+	res, err := s.engine.Call(ctx, in)
+	if err != nil {
+		return CallReply{}, err
+	}
+	return CallReply{Delivered: res.Delivered, Folds: len(res.Folds), Reason: res.Reason}, nil
+}
+
+// Retrieve returns the archived bytes of a handle and records the
+// retrieval. Errors: ErrUnknownHandle (saying where the log starts when
+// omni gc trimmed it), ErrDamaged, ErrBadHandle, ErrReservedHandle, the
+// log's.
+func (s *Service) Retrieve(ctx context.Context, in RetrieveRequest) ([]byte, error) {
+	b, err := s.engine.Retrieve(ctx, in.Handle, events.Reader{Session: in.Session, Agent: in.Agent})
+	if errors.Is(err, hooks.ErrUnknownHandle) {
+		if first, ferr := s.log.First(ctx); ferr == nil && first > 1 {
+			return nil, fmt.Errorf("%w (the log starts at seq %d: omni gc removed the batches before it, which may have named it)", err, first)
+		}
+	}
+	return b, err
+}
+
+// Replay reruns the invocation at in.At, or with in.Verify every one.
+// Errors: ErrNotInLog for a sequence outside the retained range, ErrNoBase,
+// hooks.Replay's and hooks.Verify's.
+func (s *Service) Replay(ctx context.Context, in ReplayRequest) (ReplayReply, error) {
+	var out ReplayReply
+	out.First, _ = s.log.First(ctx)
+	out.Last, _ = s.log.Last(ctx)
+	if in.Verify {
+		sum, err := hooks.Verify(ctx, s.log, s.base(), nil)
+		if err != nil {
+			return ReplayReply{}, err
+		}
+		out.Summary = &sum
+		return out, nil
+	}
+	if in.At == 0 || in.At > out.Last {
+		return ReplayReply{}, &kindError{kind: ErrNotInLog,
+			msg: fmt.Sprintf("sequence %d is not in the log (%d..%d)", in.At, max(out.First, 1), out.Last)}
+	}
+	if in.At < out.First {
+		return ReplayReply{}, &kindError{kind: ErrNotInLog,
+			msg: fmt.Sprintf("sequence %d is before the retained range (%d..%d)", in.At, out.First, out.Last)}
+	}
+	r, err := hooks.Replay(ctx, s.log, in.At, s.base())
+	if err != nil {
+		return ReplayReply{}, err
+	}
+	out.Replay = &r
+	return out, nil
+}
+
+// Recent returns the newest in.N calls (outside 1..1000: 20), newest first.
+func (s *Service) Recent(ctx context.Context, in RecentRequest) ([]hooks.Recent, error) {
+	if in.N <= 0 || in.N > 1000 {
+		in.N = 20
+	}
+	return hooks.RecentCalls(ctx, s.log, in.N)
+}
+
+// Stats returns the stats report: the Engine's projection, or with
+// in.Since a fresh fold of the whole log that ignores earlier events.
+func (s *Service) Stats(ctx context.Context, in StatsRequest) (stats.Report, error) {
+	if !in.Since.IsZero() {
+		st := stats.NewSince(in.Since)
+		if _, err := replay.Fold(ctx, s.log, 0, 0, st); err != nil {
+			return stats.Report{}, fmt.Errorf("fold log: %w", err)
+		}
+		return st.Report(), nil
+	}
+	var rep stats.Report
+	s.engine.StatsView(func(st *stats.Stats) { rep = st.Report() })
+	return rep, nil
+}
+
+// Explain says why the folds of a handle or an invocation happened.
+// Errors: ErrNoFold, ErrBadTarget, the log's.
+func (s *Service) Explain(ctx context.Context, in ExplainRequest) (hooks.Explanation, error) {
+	return hooks.Explain(ctx, s.log, in.Target)
+}
+
+// Diff reruns one invocation and returns its raw and delivered texts.
+// Errors: ErrNoDelivery, ErrNoBase, the log's.
+func (s *Service) Diff(ctx context.Context, in DiffRequest) (hooks.DiffResult, error) {
+	return hooks.Diff(ctx, s.log, in.Seq, s.base())
+}
