@@ -1,6 +1,10 @@
 package redact
 
-import "strings"
+import (
+	"encoding/base64"
+	"net/url"
+	"strings"
+)
 
 // assignmentSpans finds values given to credential names, in every syntax
 // the rules know: a whole-line assignment, inline name=value pairs (query
@@ -145,10 +149,28 @@ func wholeLine(s string, st *lineState) (span, bool) {
 	for ve > vs && (s[ve-1] == ' ' || s[ve-1] == '\t') {
 		ve--
 	}
+	if ve > vs && s[ve-1] == '\\' {
+		// A line continuation: the value ends before it.
+		for ve--; ve > vs && (s[ve-1] == ' ' || s[ve-1] == '\t'); ve-- {
+		}
+	}
 	if vs >= ve {
 		return span{}, false
 	}
 	v := s[vs:ve]
+	if colon {
+		// A type annotation with a default: `password: str = "x"`.
+		if k := strings.Index(v, " = "); k > 0 && typeAnnotation(v[:k]) {
+			vs += k + 3
+			for vs < ve && s[vs] == ' ' {
+				vs++
+			}
+			if vs >= ve {
+				return span{}, false
+			}
+			v, colon, spaced = s[vs:ve], false, true
+		}
+	}
 	if colon && (v[0] == '|' || v[0] == '>') && len(v) <= 3 {
 		return span{}, false // a block scalar header: its body is judged line by line
 	}
@@ -188,6 +210,21 @@ func wholeLine(s string, st *lineState) (span, bool) {
 		return span{}, false
 	}
 	return span{vs, ve, "assignment"}, true
+}
+
+// typeAnnotation reports a type in a Python or TypeScript annotation
+// (str, Optional[str], str | None, SecretStr).
+func typeAnnotation(t string) bool {
+	if t == "" || len(t) > 64 {
+		return false
+	}
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		if !(isNameByte(c) || strings.IndexByte("[]., |", c) >= 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // k8sValue redacts `value: V` on the line after `- name: <credential name>`.
@@ -242,13 +279,16 @@ func inlineEq(line string, out []span) []span {
 			continue
 		}
 		name := line[ns:k]
-		matched, weak := matchName(name)
-		if !matched {
-			continue
-		}
 		prev := byte(' ')
 		if ns-dashes > 0 {
 			prev = line[ns-dashes-1]
+		}
+		matched, weak := matchName(name)
+		if !matched && (prev == '?' || prev == '&') && queryCredential[strings.ToLower(name)] {
+			matched = true // a URL signature or a signed request's credential
+		}
+		if !matched {
+			continue
 		}
 		ctx := ctxCode
 		switch {
@@ -286,6 +326,15 @@ func inlineEq(line string, out []span) []span {
 		k = max(k, ve-1)
 	}
 	return out
+}
+
+// queryCredential are URL query parameters that carry a credential under a
+// name the name rule does not know: signatures of signed URLs (Azure SAS
+// sig=, AWS and Google X-*-Signature) and their credential fields.
+var queryCredential = map[string]bool{
+	"sig": true, "signature": true, "x-amz-signature": true, "x-amz-credential": true, "x-amz-security-token": true,
+	"x-goog-signature": true, "x-goog-credential": true, "code": false, "access_token": true, "refresh_token": true,
+	"id_token": true, "client_secret": true, "apikey": true, "key": false, "auth": true, "pwd": true,
 }
 
 // quotedFields finds "name": "value" (JSON, JavaScript, Python and Ruby
@@ -339,9 +388,9 @@ func quotedFields(s string, out []span) []span {
 			return out
 		}
 		if fieldName(key) {
-			if matched, weak := matchName(key); matched && !(weak && sep == ',') {
+			if matched, weak := matchName(key); matched && !(sep == ',' && (weak || !envName(key))) {
 				v := s[j+1 : ve]
-				if credentialValue(unescape(v), weak, ctxAssign, true) {
+				if credentialValue(unescape(v), weak, ctxAssign, true) && !(sep == ',' && envName(v)) {
 					out = append(out, span{j + 1, ve, "quoted-field"})
 				}
 			}
@@ -366,7 +415,7 @@ func unescape(v string) string {
 
 // fieldName reports a plausible field name: no blanks, at most 64 bytes.
 func fieldName(k string) bool {
-	return k != "" && len(k) <= 64 && !strings.ContainsAny(k, " \t")
+	return k != "" && len(k) <= 64 && !strings.ContainsAny(k, " \t/\\")
 }
 
 // quotedEnd returns the index of the quote closing the one at s[i]
@@ -455,6 +504,12 @@ func authorization(s string, out []span) []span {
 		if strings.EqualFold(s[j:k], "aws4-hmac-sha256") {
 			continue
 		}
+		if strings.EqualFold(s[j:k], "basic") {
+			// Basic user:password: a placeholder pair (user:pass) stays.
+			if b, err := base64.StdEncoding.DecodeString(tok); err == nil && placeholder(string(b)) {
+				continue
+			}
+		}
 		out = append(out, span{cs, ce, "header"})
 		from = ce
 	}
@@ -505,9 +560,14 @@ func quotedHeaders(s string, out []span) []span {
 		if lname == "authorization" || lname == "proxy-authorization" {
 			continue
 		}
-		matched, weak := matchName(name)
-		if lname == "cookie" || lname == "set-cookie" {
-			matched, weak = true, false
+		matched, weak := false, false
+		switch {
+		case lname == "cookie" || lname == "set-cookie":
+			matched = true
+		case strings.IndexByte(name, '-') > 0:
+			// An HTTP header (X-Api-Key, Private-Token), not a word
+			// followed by a colon in a quoted message ("PASS: …").
+			matched, weak = matchName(name)
 		}
 		if !matched {
 			continue
@@ -604,6 +664,9 @@ func urlUserinfo(s string, out []span) []span {
 		}
 		ps := us + c + 1
 		pw := s[ps:ue]
+		if dpw, err := url.PathUnescape(pw); err == nil {
+			pw = dpw
+		}
 		if pw != "" && !placeholder(pw) && !(pw == s[us:us+c] && len(pw) < 8) {
 			out = append(out, span{ps, ue, "url-userinfo"})
 		}
@@ -723,7 +786,7 @@ func wordSpans(line string, out []span) []span {
 			if !matched {
 				continue
 			}
-			if n, v, ok := next(); ok && credentialValue(v, weak, ctxQuery, n.quoted) && !filePath(v) {
+			if n, v, ok := next(); ok && credentialValue(v, weak, ctxQuery, n.quoted) && !filePath(v) && (n.quoted || !plainWord(v)) {
 				out = append(out, span{n.s, n.e, "flag"})
 			}
 		case !w.quoted && len(t) > 2 && strings.HasPrefix(t, "-p") && mysqlClients[cmd]:

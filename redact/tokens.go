@@ -145,7 +145,9 @@ func tokenSpans(line string, out []span) []span {
 		}
 		if c == 'e' && strings.HasPrefix(line[i:], "eyJ") {
 			if e := jwtEnd(line, i); e > 0 {
-				out = append(out, span{i, e, "jwt"})
+				if !fakeJWT(line[i:e]) {
+					out = append(out, span{i, e, "jwt"})
+				}
 				i = e - 1
 				continue
 			}

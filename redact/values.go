@@ -1,6 +1,9 @@
 package redact
 
-import "strings"
+import (
+	"encoding/base64"
+	"strings"
+)
 
 // valueCtx says where a value stands, which decides how much it must look
 // like a credential to be one.
@@ -47,7 +50,7 @@ func credentialValue(v string, weak bool, ctx valueCtx, quoted bool) bool {
 	if !quoted && envName(v) {
 		return false // a reference to another setting: key: LOG_LEVEL
 	}
-	if !quoted && (ctx == ctxCode || ctx == ctxAssign) && codeLike(v) {
+	if !quoted && (ctx == ctxCode || ctx == ctxAssign || ctx == ctxColon) && codeLike(v) {
 		return false
 	}
 	if ctx == ctxCode && !quoted && variableName(v) {
@@ -55,6 +58,13 @@ func credentialValue(v string, weak bool, ctx valueCtx, quoted bool) bool {
 	}
 	if weak {
 		if strings.HasPrefix(v, "{") || plainIdentifier(v) || strings.ContainsAny(v, " \t") || filePath(v) {
+			return false
+		}
+		// Under a name that only says "key", the value must look like
+		// key material: 16 bytes or more, or 8 with letters and digits,
+		// all printable ASCII (hotkey: "⌥⌘C", key='ctrl+shift' stay).
+		if !(len(v) >= 8 && hasLetterAndDigit(v) || len(v) >= 16 && !isIdentifier(v)) || !printableASCII(v) ||
+			strings.IndexByte(v, '\\') >= 0 {
 			return false
 		}
 	}
@@ -73,6 +83,7 @@ var placeholders = map[string]bool{
 	"abc": true, "pw": true,
 	"pwd": true, "letmein": true, "user": true, "username": true,
 	"<empty>": true, "empty": true, "notset": true, "not-set": true, "unset": true, "default": true,
+	"user:pass": true, "user:password": true, "username:password": true, "admin:admin": true, "userpass": true,
 }
 
 // placeholder reports a value that stands for a credential: a known word,
@@ -88,7 +99,23 @@ func placeholder(v string) bool {
 		return true
 	}
 	lv := strings.ToLower(v)
-	if placeholders[lv] {
+	if placeholders[lv] || placeholderWord(lv) {
+		return true
+	}
+	// user:pass, neo4j/password: the secret part is the last one.
+	if k := strings.LastIndexAny(lv, ":/@"); k >= 0 && k+1 < len(lv) && placeholderWord(lv[k+1:]) {
+		return true
+	}
+	if strings.HasPrefix(v, "eyJ") && fakeJWT(v) {
+		return true
+	}
+	if len(v) > 6 && strings.EqualFold(v[:6], "basic ") {
+		// Basic user:password, decoded: a placeholder pair stays.
+		if b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(v[6:])); err == nil && placeholder(string(b)) {
+			return true
+		}
+	}
+	if formatString(v) {
 		return true
 	}
 	if sameChar(v) {
@@ -123,6 +150,64 @@ var placeholderWords = []string{
 	"yoursecret", "_here", "-here", "replace_me", "replace-me", "replaceme", "redacted", "dummy", "xxxx", "****",
 	"••", "<your", "insert", "fake_", "fake-", "notreal", "not-a-real", "not_a_real", "sample_", "sample-",
 	"0000000000", "1234567890", "abcdefgh", "…", "...",
+}
+
+// placeholderWord reports a value that, lower-cased and with non-letters
+// and trailing digits dropped, is a word standing for a credential or ends
+// in one (pass@word, secret2, somepassword, wrong_password, new-token).
+func placeholderWord(lv string) bool {
+	if len(lv) > 40 {
+		return false
+	}
+	var b [40]byte
+	n := 0
+	for i := 0; i < len(lv); i++ {
+		c := lv[i]
+		if isLower(c) {
+			b[n] = c
+			n++
+		} else if !isDigit(c) && strings.IndexByte("_-@.:%0123456789", c) < 0 && c < 0x80 {
+			return false // other symbols: a real password's
+		}
+	}
+	w := string(b[:n])
+	if w == "" {
+		return false
+	}
+	if placeholders[w] {
+		return true
+	}
+	for _, end := range []string{"password", "passwd", "secret", "token", "apikey", "pass", "key"} {
+		if strings.HasSuffix(w, end) && len(w) <= len(end)+8 && onlyLettersDigitsSeps(lv) {
+			return true
+		}
+	}
+	return false
+}
+
+// onlyLettersDigitsSeps reports [a-z0-9_.-] (with URL escapes of @).
+func onlyLettersDigitsSeps(v string) bool {
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !(isLower(c) || isDigit(c) || c == '_' || c == '-' || c == '.' || c == '%' || c == '@' || c == ':') {
+			return false
+		}
+	}
+	return true
+}
+
+// fakeJWT reports a JWT whose payload says it is fake or an example.
+func fakeJWT(v string) bool {
+	parts := strings.SplitN(v, ".", 3)
+	if len(parts) < 2 {
+		return false
+	}
+	p, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(parts[1], "="))
+	if err != nil {
+		return false
+	}
+	lp := strings.ToLower(string(p))
+	return strings.Contains(lp, "fake") || strings.Contains(lp, "example") || strings.Contains(lp, "dummy")
 }
 
 // sameChar reports a value of one repeated character (xxxx, ****).
@@ -352,4 +437,30 @@ func nameish(v string) bool {
 		}
 	}
 	return true
+}
+
+// printableASCII reports bytes 0x21..0x7e only.
+func printableASCII(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if v[i] < 0x21 || v[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// formatString reports a printf or Python format string: a %s, %v or %d
+// standing alone or after a delimiter (user:%s, Bearer %s) and not
+// followed by a letter or digit, %(name)s, {}.
+func formatString(v string) bool {
+	if strings.Contains(v, "%(") || strings.Contains(v, "{}") {
+		return true
+	}
+	for i := 0; i+1 < len(v); i++ {
+		if v[i] == '%' && (v[i+1] == 's' || v[i+1] == 'v' || v[i+1] == 'd') && (i+2 == len(v) || !isAlnum(v[i+2])) &&
+			(i == 0 || strings.IndexByte(" :=/@", v[i-1]) >= 0) {
+			return true
+		}
+	}
+	return false
 }
