@@ -12,43 +12,48 @@ import (
 // fields ("name": "value", 'name' => 'value', ("NAME", "value")), HTTP
 // headers, URL userinfo, command-line flags, XML elements, YAML flow
 // mappings, Kubernetes name/value pairs, .netrc and .pgpass lines.
-func assignmentSpans(line string, st *lineState, out []span) []span {
+func assignmentSpans(line string, f feat, st *lineState, out []span) []span {
 	pending := st.secretEnvName
 	st.secretEnvName = false
 	if pending {
 		out = k8sValue(line, out)
 	}
-	if sp, ok := wholeLine(line, st); ok {
-		out = append(out, sp)
+	// The keyword prefilter: without a stem of a credential name the
+	// name rules cannot match, and most lines have none.
+	named := f&fStem != 0
+	if (named || f&fCookie != 0) && f&(fEq|fColon) != 0 {
+		if sp, ok := wholeLine(line, st); ok {
+			out = append(out, sp)
+		}
 	}
-	if strings.IndexByte(line, '=') >= 0 {
+	if f&fEq != 0 && (named || f&fQuery != 0) {
 		out = inlineEq(line, out)
 	}
-	if strings.IndexByte(line, '"') >= 0 || strings.IndexByte(line, '\'') >= 0 {
+	if named && f&fQuote != 0 {
 		out = quotedFields(line, out)
 	}
-	if strings.Contains(line, "uthorization") || strings.Contains(line, "UTHORIZATION") {
+	if f&fAuthz != 0 {
 		out = authorization(line, out)
 	}
-	if strings.Contains(line, "earer ") || strings.Contains(line, "EARER ") {
+	if f&fBearer != 0 {
 		out = bearer(line, out)
 	}
-	if strings.Contains(line, ": ") || strings.Contains(line, ":\t") {
+	if (named || f&fCookie != 0) && f&fColon != 0 {
 		out = quotedHeaders(line, out)
-		if strings.IndexByte(line, '{') >= 0 {
+		if named && f&fBrace != 0 {
 			out = flowMapping(line, out)
 		}
 	}
-	if strings.Contains(line, "://") && strings.IndexByte(line, '@') >= 0 {
+	if f&fScheme != 0 && f&fAt != 0 {
 		out = urlUserinfo(line, out)
 	}
-	if strings.IndexByte(line, '-') >= 0 || strings.Contains(line, "machine") || strings.Contains(line, "passw") {
+	if named && f&(fDash|fNetrc) != 0 || f&fFlag != 0 {
 		out = wordSpans(line, out)
 	}
-	if strings.IndexByte(line, '<') >= 0 {
+	if named && f&fLt != 0 {
 		out = xmlSpans(line, out)
 	}
-	if strings.Count(line, ":") >= 4 {
+	if f&fColon != 0 && strings.Count(line, ":") >= 4 {
 		out = pgpass(line, out)
 	}
 	return out
@@ -60,6 +65,14 @@ var linePrefixes = []string{
 	"let ", "final ", "static ", "private ", "public ", "setenv ", "> ", "< ", "+ ", "# ", "// ",
 }
 
+// prefixFirst marks the first bytes of linePrefixes.
+var prefixFirst = func() (t [256]bool) {
+	for _, p := range linePrefixes {
+		t[p[0]] = true
+	}
+	return t
+}()
+
 // wholeLine handles a line that is one assignment: NAME=value, `export
 // NAME=value`, `name: value` (YAML, headers), `name = value` (TOML, ini,
 // Python), `name := "v"` (Go), `Name: "v",` (a Go struct field), after a
@@ -69,7 +82,7 @@ func wholeLine(s string, st *lineState) (span, bool) {
 	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
 		i++
 	}
-	for n := 0; n < 3; n++ {
+	for n := 0; n < 3 && i < len(s) && prefixFirst[s[i]]; n++ {
 		hit := false
 		for _, p := range linePrefixes {
 			if strings.HasPrefix(s[i:], p) {
@@ -645,14 +658,18 @@ func urlUserinfo(s string, out []span) []span {
 			break
 		}
 		us := from + i + 3
-		ue := us
-		for ue < len(s) && strings.IndexByte("/?#@ \t\"'<>`\\", s[ue]) < 0 {
-			ue++
+		// The authority runs to the path, query or fragment; userinfo ends
+		// at its last "@" (a password may hold "@": p@ss).
+		ae := us
+		for ae < len(s) && strings.IndexByte("/?# \t\"'<>`\\", s[ae]) < 0 {
+			ae++
 		}
 		from = us
-		if ue >= len(s) || s[ue] != '@' || ue == us {
+		ue := strings.LastIndexByte(s[us:ae], '@')
+		if ue <= 0 {
 			continue
 		}
+		ue += us
 		c := strings.IndexByte(s[us:ue], ':')
 		if c < 0 {
 			tok := s[us:ue]

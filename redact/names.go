@@ -89,19 +89,76 @@ func nameSegments(name string, buf []string) []string {
 	return segs
 }
 
+// seg is one segment of a name: name[s:e].
+type seg struct{ s, e int }
+
+// segmentBounds splits a name as nameSegments does, into index pairs
+// (no allocation).
+func segmentBounds(name string, buf []seg) []seg {
+	segs := buf[:0]
+	start := 0
+	flush := func(k int) {
+		if k > start && len(segs) < cap(buf) {
+			segs = append(segs, seg{start, k})
+		}
+		start = k
+	}
+	for k := 0; k < len(name); k++ {
+		c := name[k]
+		switch {
+		case c == '_' || c == '-' || c == '.' || c == ' ' || c == '$' || c == ':' || c == '/':
+			flush(k)
+			start = k + 1
+		case isUpper(c) && k > start:
+			p := name[k-1]
+			if isLower(p) {
+				flush(k)
+			} else if isUpper(p) && k+1 < len(name) && isLower(name[k+1]) {
+				flush(k)
+			}
+		}
+	}
+	flush(len(name))
+	return segs
+}
+
+// hasSuffixFold reports whether s ends with the upper-case suffix, ignoring
+// ASCII case.
+func hasSuffixFold(s, suffix string) bool {
+	return len(s) >= len(suffix) && strings.EqualFold(s[len(s)-len(suffix):], suffix)
+}
+
 // matchName matches a name against namePatterns by segments. weak reports
 // that only KEY matched (ssh_key, primary_key, React key=): the value then
 // decides. A name whose last segment is in nonSecretSuffixes does not match.
+// It does not allocate.
 func matchName(name string) (matched, weak bool) {
-	if name == "" || len(name) > 128 {
+	if name == "" || len(name) > 128 || !hasStem(name) {
 		return false, false
 	}
-	var buf [16]string
-	segs := nameSegments(name, buf[:])
-	if len(segs) == 0 || (len(segs) > 1 && nonSecretSuffixes[segs[len(segs)-1]]) {
+	var buf [16]seg
+	segs := segmentBounds(name, buf[:])
+	if len(segs) == 0 {
 		return false, false
 	}
-	if len(segs) == 1 && segs[0] == "PWD" {
+	at := func(k int) string { return name[segs[k].s:segs[k].e] }
+	if len(segs) > 1 {
+		last := at(len(segs) - 1)
+		if len(last) <= 24 {
+			var up [24]byte
+			for i := 0; i < len(last); i++ {
+				c := last[i]
+				if isLower(c) {
+					c -= 0x20
+				}
+				up[i] = c
+			}
+			if nonSecretSuffixes[string(up[:len(last)])] {
+				return false, false
+			}
+		}
+	}
+	if len(segs) == 1 && strings.EqualFold(at(0), "PWD") {
 		return false, false // the shell's working directory
 	}
 	strong := false
@@ -109,28 +166,28 @@ func matchName(name string) (matched, weak bool) {
 		hit := false
 		switch {
 		case strings.HasSuffix(p, "_"):
-			hit = segs[0] == p[:len(p)-1] && len(segs) > 1
+			hit = len(segs) > 1 && strings.EqualFold(at(0), p[:len(p)-1])
 		case strings.IndexByte(p, '_') >= 0:
 			ps := patternSegs[p]
 			for a := 0; a+len(ps) <= len(segs) && !hit; a++ {
 				hit = true
 				for k := range ps {
-					if segs[a+k] != ps[k] {
+					if !strings.EqualFold(at(a+k), ps[k]) {
 						hit = false
 						break
 					}
 				}
 			}
 		case exactPatterns[p]:
-			for _, sg := range segs {
-				if sg == p {
+			for k := range segs {
+				if strings.EqualFold(at(k), p) {
 					hit = true
 					break
 				}
 			}
 		default:
-			for _, sg := range segs {
-				if strings.HasSuffix(sg, p) {
+			for k := range segs {
+				if hasSuffixFold(at(k), p) {
 					hit = true
 					break
 				}
@@ -144,20 +201,93 @@ func matchName(name string) (matched, weak bool) {
 		}
 	}
 	for k := 0; matched && !strong && k+1 < len(segs); k++ {
-		if segs[k] == "KEY" && segs[k+1] == "DATA" {
+		if strings.EqualFold(at(k), "KEY") && strings.EqualFold(at(k+1), "DATA") {
 			strong = true // kubeconfig client-key-data
 		}
 	}
 	if matched && !strong && len(segs) > 1 {
 		// A weak KEY after a credential word (ACCOUNT_KEY, MASTER_KEY,
 		// SIGNING_KEY, ENCRYPTION_KEY, SHARED_ACCESS_KEY) is strong.
-		switch segs[len(segs)-2] {
-		case "ACCOUNT", "MASTER", "SIGNING", "ENCRYPTION", "PRIVATE", "SECRET", "ACCESS", "SERVICE", "LICENSE",
-			"HMAC", "APP", "CLIENT", "SUBSCRIPTION", "STORAGE", "WEBHOOK", "DEPLOY", "ADMIN", "MASTERKEY":
-			strong = true
+		prev := at(len(segs) - 2)
+		for _, w := range keyQualifiers {
+			if strings.EqualFold(prev, w) {
+				strong = true
+				break
+			}
 		}
 	}
 	return matched, matched && !strong
+}
+
+// keyQualifiers make a weak KEY strong when they stand before it.
+var keyQualifiers = []string{"ACCOUNT", "MASTER", "SIGNING", "ENCRYPTION", "PRIVATE", "SECRET", "ACCESS", "SERVICE",
+	"LICENSE", "HMAC", "APP", "CLIENT", "SUBSCRIPTION", "STORAGE", "WEBHOOK", "DEPLOY", "ADMIN", "MASTERKEY"}
+
+// stems are the lower-case stems every credential name holds (the
+// keyword prefilter: a line without one cannot give a credential name,
+// so the name rules skip it).
+var stems = []string{"pass", "secret", "token", "key", "auth", "cred", "api", "aws", "github", "anthropic", "openai",
+	"gemini", "dsn", "pwd", "database_url", "redis_url", "mongo_url", "databaseurl", "redisurl", "mongourl"}
+
+// lowerByte maps ASCII upper-case letters to lower case.
+var lowerByte = func() (t [256]byte) {
+	for i := range t {
+		t[i] = byte(i)
+		if isUpper(byte(i)) {
+			t[i] = byte(i) + 0x20
+		}
+	}
+	return t
+}()
+
+// stemPairs marks the lower-cased first two bytes of every stem; stemsBy
+// lists the stems by their first byte.
+var (
+	stemPairs [1 << 16]bool
+	stemsBy   [256][]string
+)
+
+func init() {
+	for _, s := range stems {
+		stemPairs[uint16(s[0])<<8|uint16(s[1])] = true
+		stemsBy[s[0]] = append(stemsBy[s[0]], s)
+	}
+}
+
+// hasStem reports whether s holds a stem, ignoring ASCII case. It looks at
+// each byte once: a table of the stems' first two bytes rejects almost
+// every position before any comparison.
+func hasStem(s string) bool {
+	if len(s) < 3 {
+		return false
+	}
+	p := lowerByte[s[0]]
+	for i := 1; i < len(s); i++ {
+		c := lowerByte[s[i]]
+		if stemPairs[uint16(p)<<8|uint16(c)] {
+			for _, st := range stemsBy[p] {
+				if len(s)-i+1 >= len(st) && foldEq(s[i+1:i-1+len(st)], st[2:]) {
+					return true
+				}
+			}
+		}
+		p = c
+	}
+	return false
+}
+
+// foldEq reports a == lower, ignoring ASCII case; lower is lower-case.
+func foldEq(a, lower string) bool {
+	for k := 0; k < len(lower); k++ {
+		c := a[k]
+		if isUpper(c) {
+			c += 0x20
+		}
+		if c != lower[k] {
+			return false
+		}
+	}
+	return true
 }
 
 func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }

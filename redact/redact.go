@@ -168,11 +168,14 @@ func lineSpans(line string, st *lineState, out []span) []span {
 	if len(line) == 0 {
 		return out
 	}
-	out = pemSpans(line, st, out)
-	if st.inPEM {
-		return out
+	f := scanLine(line)
+	if f&fPEM != 0 {
+		out = pemSpans(line, st, out)
+		if st.inPEM {
+			return out
+		}
 	}
-	out = tokenSpans(line, out)
-	out = assignmentSpans(line, st, out)
+	out = tokenSpans(line, f, out)
+	out = assignmentSpans(line, f, st, out)
 	return out
 }

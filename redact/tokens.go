@@ -126,6 +126,11 @@ var vendorsByByte = func() [256][]vendor {
 	return t
 }()
 
+// minTokenLen is the shortest token tokenSpans recognises: an AWS key id
+// (4 + 16 bytes) and every vendor shape are longer, the shortest being a
+// 16-byte Stripe body after its prefix.
+const minTokenLen = 16
+
 // tokenByte reports a byte of a credential token (its word).
 func tokenByte(c byte) bool {
 	return isNameByte(c) || c == '.' || c == '-' || c == '~' || c == '+' || c == '/' || c == '=' || c == '%'
@@ -136,14 +141,32 @@ func tokenByte(c byte) bool {
 // Mailchimp and Mailgun keys) anywhere in a line. A token starts at a
 // word boundary (the byte before it is not [A-Za-z0-9_]); each byte is
 // looked at a bounded number of times.
-func tokenSpans(line string, out []span) []span {
-	out = webhookSpans(line, out)
+func tokenSpans(line string, f feat, out []span) []span {
+	if f&fHook != 0 {
+		out = webhookSpans(line, out)
+	}
+	azure := f&fAzure != 0
+	runEnd := 0 // the end of the current run of token bytes
 	for i := 0; i < len(line); i++ {
 		c := line[i]
+		if i >= runEnd {
+			// Every shape below is 16 bytes or longer and made of token
+			// bytes: a shorter run (most words) is skipped whole.
+			e := i
+			for e < len(line) && (tokenByte(line[e]) || line[e] == ':') {
+				e++
+			}
+			if e-i < minTokenLen {
+				i = e
+				runEnd = e
+				continue
+			}
+			runEnd = e
+		}
 		if i > 0 && isNameByte(line[i-1]) {
 			continue
 		}
-		if c == 'e' && strings.HasPrefix(line[i:], "eyJ") {
+		if c == 'e' && f&fEyJ != 0 && strings.HasPrefix(line[i:], "eyJ") {
 			if e := jwtEnd(line, i); e > 0 {
 				if !fakeJWT(line[i:e]) {
 					out = append(out, span{i, e, "jwt"})
@@ -159,7 +182,7 @@ func tokenSpans(line string, out []span) []span {
 				continue
 			}
 		}
-		if isAlnum(c) || c == '_' || c == '-' || c == '.' || c == '~' {
+		if azure && (isAlnum(c) || c == '_' || c == '-' || c == '.' || c == '~') {
 			if e := azureADSecret(line, i); e > 0 {
 				out = append(out, span{i, e, "vendor:azure-ad"})
 				i = e - 1
@@ -167,7 +190,7 @@ func tokenSpans(line string, out []span) []span {
 			}
 		}
 		for _, v := range vendorsByByte[c] {
-			if !strings.HasPrefix(line[i:], v.prefix) {
+			if i+1 >= len(line) || line[i+1] != v.prefix[1] || !strings.HasPrefix(line[i:], v.prefix) {
 				continue
 			}
 			bs := i + len(v.prefix)
@@ -321,9 +344,6 @@ var webhookHosts = []string{
 
 // webhookSpans replaces the path after a webhook host (16 bytes or more).
 func webhookSpans(line string, out []span) []span {
-	if !strings.Contains(line, "hook") && !strings.Contains(line, "chat.googleapis") {
-		return out
-	}
 	for _, h := range webhookHosts {
 		from := 0
 		for {
@@ -346,10 +366,11 @@ func webhookSpans(line string, out []span) []span {
 }
 
 // fakeBody reports a token body that is an example: it holds EXAMPLE (AWS's
-// documented AKIAIOSFODNN7EXAMPLE), eight or more repeats of one byte
+// documented AKIAIOSFODNN7EXAMPLE) or FAKE, eight or more repeats of one byte
 // (ghp_xxxxxxxx…), or a run such as 1234567890.
 func fakeBody(b string) bool {
-	if strings.Contains(b, "EXAMPLE") || strings.Contains(b, "example") || strings.Contains(b, "Example") {
+	if strings.Contains(b, "EXAMPLE") || strings.Contains(b, "example") || strings.Contains(b, "Example") ||
+		strings.Contains(b, "FAKE") || strings.Contains(b, "fake") || strings.Contains(b, "Fake") {
 		return true
 	}
 	if strings.Contains(b, "1234567890") || strings.Contains(b, "0123456789") || strings.Contains(b, "abcdefghij") ||

@@ -103,7 +103,8 @@ func placeholder(v string) bool {
 		return true
 	}
 	// user:pass, neo4j/password: the secret part is the last one.
-	if k := strings.LastIndexAny(lv, ":/@"); k >= 0 && k+1 < len(lv) && placeholderWord(lv[k+1:]) {
+	if k := strings.LastIndexAny(v, ":/@"); k > 0 && k+1 < len(v) && len(v) <= 40 && strings.IndexAny(v[:k], ":/@") < 0 &&
+		plainIdentifier(v[:k]) && placeholderWord(v[k+1:]) {
 		return true
 	}
 	if strings.HasPrefix(v, "eyJ") && fakeJWT(v) {
@@ -148,7 +149,7 @@ func placeholder(v string) bool {
 var placeholderWords = []string{
 	"example", "changeme", "change_me", "change-me", "placeholder", "your_", "your-", "yourkey", "yourtoken",
 	"yoursecret", "_here", "-here", "replace_me", "replace-me", "replaceme", "redacted", "dummy", "xxxx", "****",
-	"••", "<your", "insert", "fake_", "fake-", "notreal", "not-a-real", "not_a_real", "sample_", "sample-",
+	"••", "<your", "insert", "fake", "notreal", "not-a-real", "not_a_real", "sample_", "sample-",
 	"0000000000", "1234567890", "abcdefgh", "…", "...",
 }
 
@@ -311,11 +312,19 @@ func variableName(v string) bool {
 				return false
 			}
 		}
-		if !strings.ContainsAny(body, "AEIOUY") && len(body) > 3 {
+		if !strings.ContainsAny(body, "AEIOU") && !abbreviations[body] {
 			return false
 		}
 	}
 	return true
+}
+
+// abbreviations are vowel-less words of variable names.
+var abbreviations = map[string]bool{
+	"PWD": true, "PW": true, "DB": true, "CFG": true, "CTX": true, "REQ": true, "RS": true, "MSG": true, "FN": true,
+	"CB": true, "SSH": true, "TLS": true, "JWT": true, "SRC": true, "DST": true, "TMP": true, "STR": true,
+	"SQL": true, "HTTP": true, "HTTPS": true, "XML": true, "CSV": true, "PSK": true, "MFA": true, "TTL": true,
+	"KV": true, "K": true, "V": true, "X": true, "S": true, "N": true, "P": true, "B": true, "C": true,
 }
 
 // isDecimal reports a number such as "-1.5".
@@ -457,7 +466,7 @@ func formatString(v string) bool {
 		return true
 	}
 	for i := 0; i+1 < len(v); i++ {
-		if v[i] == '%' && (v[i+1] == 's' || v[i+1] == 'v' || v[i+1] == 'd') && (i+2 == len(v) || !isAlnum(v[i+2])) &&
+		if v[i] == '%' && (v[i+1] == 's' || v[i+1] == 'v' || v[i+1] == 'd') && (i+2 == len(v) || strings.IndexByte(" :/@'\"", v[i+2]) >= 0) &&
 			(i == 0 || strings.IndexByte(" :=/@", v[i-1]) >= 0) {
 			return true
 		}
