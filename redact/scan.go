@@ -6,25 +6,25 @@ package redact
 type feat uint32
 
 const (
-	fStem     feat = 1 << iota // a stem of a credential name (hasStem)
-	fEq                        // =
-	fColon                     // :
-	fQuote                     // " or '
-	fLt                        // <
-	fBrace                     // {
-	fQuery                     // ? or &
-	fAt                        // @
-	fDash                      // -
-	fBearer                    // "earer " (any case)
-	fAuthz                     // "uthorization" (any case)
-	fCookie                    // "ookie" (any case)
-	fHook                      // "hook" or "googleapis"
-	fAzure                     // "Q~"
-	fPEM                       // "-----BEGIN "
-	fScheme                    // "://"
-	fFlag                      // " -" (a short or long flag)
-	fNetrc                     // "machine" or "passw"
-	fEyJ                       // "eyJ" (a JWT)
+	fStem   feat = 1 << iota // a stem of a credential name (hasStem)
+	fEq                      // =
+	fColon                   // :
+	fQuote                   // " or '
+	fLt                      // <
+	fBrace                   // {
+	fQuery                   // ? or &
+	fAt                      // @
+	fDash                    // -
+	fBearer                  // "earer " (any case)
+	fAuthz                   // "uthorization" (any case)
+	fCookie                  // "ookie" (any case)
+	fHook                    // "hook" or "googleapis"
+	fAzure                   // "Q~"
+	fPEM                     // "-----BEGIN "
+	fScheme                  // "://"
+	fFlag                    // " -" (a short or long flag)
+	fNetrc                   // "machine" or "passw"
+	fEyJ                     // "eyJ" (a JWT)
 )
 
 // byteFeat maps single bytes to their features.
