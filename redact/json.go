@@ -3,6 +3,8 @@ package redact
 import (
 	"bytes"
 	"encoding/json"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // JSON redacts every string value of a JSON document b: a value under a
@@ -83,18 +85,26 @@ func (w *jsonWalker) walk() {
 				w.stack[n-1].expectKey = false
 			}
 		case '"':
+			// The closing quote is the first one not escaped (preceded by
+			// an even run of backslashes).
 			e := i + 1
-			esc := false
-			for e < len(b) && b[e] != '"' {
-				if b[e] == '\\' {
-					esc = true
-					e++
+			for {
+				k := bytes.IndexByte(b[e:], '"')
+				if k < 0 {
+					e = len(b)
+					break
+				}
+				e += k
+				n := 0
+				for n < e-i-1 && b[e-1-n] == '\\' {
+					n++
+				}
+				if n%2 == 0 {
+					break
 				}
 				e++
 			}
-			if e > len(b) {
-				e = len(b)
-			}
+			esc := bytes.IndexByte(b[i+1:e], '\\') >= 0
 			w.str(i, e, esc)
 			i = e
 		}
@@ -154,14 +164,127 @@ func (w *jsonWalker) str(s, e int, esc bool) {
 
 // decode returns the text of the string b[s:e+1].
 func (w *jsonWalker) decode(s, e int, esc bool) string {
+	if e >= len(w.src) {
+		return string(w.src[s+1:]) // unterminated
+	}
 	if !esc {
 		return string(w.src[s+1 : e])
+	}
+	if v, ok := unquote(w.src[s+1 : e]); ok {
+		return v
 	}
 	var v string
 	if json.Unmarshal(w.src[s:e+1], &v) != nil {
 		return string(w.src[s+1 : e])
 	}
 	return v
+}
+
+// unquote decodes the inside of a JSON string with escapes, as
+// encoding/json does, for well-formed input: ok is false on anything else
+// (a bad escape, a lone surrogate, invalid UTF-8), which the caller hands
+// to encoding/json.
+func unquote(b []byte) (string, bool) {
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); {
+		// A run without escapes is copied whole.
+		if k := bytes.IndexByte(b[i:], '\\'); k != 0 {
+			if k < 0 {
+				k = len(b) - i
+			}
+			run := b[i : i+k]
+			for _, c := range run {
+				if c < 0x20 || c == '"' {
+					return "", false
+				}
+			}
+			if !utf8.Valid(run) {
+				return "", false
+			}
+			out = append(out, run...)
+			i += k
+			continue
+		}
+		c := b[i]
+		switch {
+		case c == '\\':
+			if i+1 >= len(b) {
+				return "", false
+			}
+			switch b[i+1] {
+			case '"', '\\', '/':
+				out = append(out, b[i+1])
+			case 'b':
+				out = append(out, '\b')
+			case 'f':
+				out = append(out, '\f')
+			case 'n':
+				out = append(out, '\n')
+			case 'r':
+				out = append(out, '\r')
+			case 't':
+				out = append(out, '\t')
+			case 'u':
+				r, ok := hex4(b, i+2)
+				if !ok {
+					return "", false
+				}
+				i += 6
+				if utf16.IsSurrogate(r) {
+					r2, ok := rune(0), false
+					if i+6 <= len(b) && b[i] == '\\' && b[i+1] == 'u' {
+						r2, ok = hex4(b, i+2)
+					}
+					dec := utf16.DecodeRune(r, r2)
+					if !ok || dec == utf8.RuneError {
+						return "", false
+					}
+					r = dec
+					i += 6
+				}
+				out = utf8.AppendRune(out, r)
+				continue
+			default:
+				return "", false
+			}
+			i += 2
+		case c < 0x20 || c == '"':
+			return "", false
+		case c < utf8.RuneSelf:
+			out = append(out, c)
+			i++
+		default:
+			r, n := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && n == 1 {
+				return "", false
+			}
+			out = append(out, b[i:i+n]...)
+			i += n
+		}
+	}
+	return string(out), true
+}
+
+// hex4 reads four hex digits at b[i:].
+func hex4(b []byte, i int) (rune, bool) {
+	if i+4 > len(b) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[i : i+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r*16 + rune(c)
+	}
+	return r, true
 }
 
 // encodeString returns the JSON encoding of v without HTML escaping.

@@ -207,3 +207,42 @@ func TestWriterMatchesText(t *testing.T) {
 		}
 	}
 }
+
+// FuzzUnquote: the fast JSON string decoder agrees with encoding/json
+// whenever it accepts the input.
+func FuzzUnquote(f *testing.F) {
+	for _, s := range []string{`a\nb`, `\u00e9\ud83d\ude00`, `\"q\\`, "é", `\ud800`, `\x`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, ok := unquote([]byte(s))
+		if !ok {
+			return
+		}
+		var want string
+		if err := json.Unmarshal([]byte(`"`+s+`"`), &want); err != nil {
+			t.Fatalf("accepted %q, encoding/json says %v", s, err)
+		}
+		if got != want {
+			t.Fatalf("%q: got %q, want %q", s, got, want)
+		}
+	})
+}
+
+// FuzzJSON: JSON never panics, a valid document stays valid, and a
+// document without credentials comes back as the same bytes.
+func FuzzJSON(f *testing.F) {
+	for _, s := range []string{`{"a":"b"}`, `{"password":"x9!Lq2z","n":[1,"\"q\\\\"]}`, `["-----BEGIN RSA PRIVATE KEY-----","QUJD"]`,
+		`{"tool_response":{"stdout":"TOKEN=ghp_q1w2e3r4t5y6u7i8o9p0a1s2d3f4g5h6j7k8\n"}}`, `"\ud800"`, `{"k":"\u00e9"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out, fields := JSON([]byte(s), nil)
+		if json.Valid([]byte(s)) && !json.Valid(out) {
+			t.Fatalf("JSON broken: %q -> %q", s, out)
+		}
+		if fields.Total() == 0 && string(out) != s && !strings.Contains(s, "PRIVATE KEY") {
+			t.Fatalf("changed without counting: %q -> %q", s, out)
+		}
+	})
+}
