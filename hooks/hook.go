@@ -16,12 +16,21 @@ import (
 	"github.com/omnictx/omni/pipeline"
 )
 
-// HostOutputCap is Claude Code's inline output cap, in characters: at or
-// above it the host persists the output to a file, shows the model a short
-// preview and ignores a rewrite (HOSTS.md §1.8; REFERENCE.md §2.3 rule 5,
+// HostOutputCap is Claude Code's inline output cap, in characters, measured
+// on a Bash result's stdout alone (stderr is not counted): at or above it
+// the host cuts stdout at exactly this many characters, adds
+// persistedOutputPath to the hook payload, persists the output to a file
+// and shows the model a ~2 KB preview (measured on Claude Code 2.1.328,
+// ../shared/design/HOSTS.md §1.13; REFERENCE.md §2.3 rule 5,
 // fajarhide/omni#212). omni leaves such output alone and records none of it
-// as delivered, since the model saw only the preview.
+// as delivered, since the model saw only the preview. A rewrite of this many
+// characters or more is persisted again, so omni never replies with one.
 const HostOutputCap = 30000
+
+// ReasonHostCapReply: the output is shown whole, but a rewrite of it would
+// still be HostOutputCap characters or more, which the host would persist
+// and show as a preview: it is delivered unchanged (and recorded).
+const ReasonHostCapReply = "host-cap:reply"
 
 // MaxInput is the largest hook stdin omni reads, in bytes (REFERENCE.md
 // §10, MAX_INPUT = 16 MiB). Larger input passes through untouched.
@@ -62,20 +71,30 @@ type Result struct {
 }
 
 type ccPayload struct {
-	SessionID     string          `json:"session_id"`
-	Cwd           string          `json:"cwd"`
-	HookEventName string          `json:"hook_event_name"`
-	AgentID       string          `json:"agent_id"`
-	ToolName      string          `json:"tool_name"`
-	ToolInput     json.RawMessage `json:"tool_input"`
-	ToolResponse  json.RawMessage `json:"tool_response"`
-	Error         json.RawMessage `json:"error"`
-	Source        string          `json:"source"`
-	Trigger       string          `json:"trigger"`
-	Reason        string          `json:"reason"`
-	TurnID        json.RawMessage `json:"turn_id"`
-	Host          string          `json:"host"`
-	Timestamp     json.RawMessage `json:"timestamp"`
+	SessionID      string          `json:"session_id"`
+	Cwd            string          `json:"cwd"`
+	HookEventName  string          `json:"hook_event_name"`
+	AgentID        string          `json:"agent_id"`
+	ToolName       string          `json:"tool_name"`
+	ToolInput      json.RawMessage `json:"tool_input"`
+	ToolResponse   json.RawMessage `json:"tool_response"`
+	Error          json.RawMessage `json:"error"`
+	Source         string          `json:"source"`
+	Trigger        string          `json:"trigger"`
+	Reason         string          `json:"reason"`
+	TurnID         json.RawMessage `json:"turn_id"`
+	Host           string          `json:"host"`
+	Timestamp      json.RawMessage `json:"timestamp"`
+	TranscriptPath string          `json:"transcript_path"`
+	ToolUseID      string          `json:"tool_use_id"`
+	// OriginalRequestName marks a Gemini tail call a hook asked for.
+	OriginalRequestName json.RawMessage `json:"original_request_name"`
+	// hostExit is the command's exit code where the host keeps it outside
+	// the payload (Codex: its session file); nil when unknown.
+	hostExit *int
+	// codexLegacy: a replay of a Codex call recorded before omni read its
+	// exit code (no host_exit_code param); decided as then.
+	codexLegacy bool
 }
 
 // Hook handles one Claude Code hook payload and returns what to print (nil
@@ -109,9 +128,7 @@ func (e *Engine) HookResult(ctx context.Context, in HookInput) (res Result, err 
 // the environment.
 type replayCtx struct {
 	project string
-	// redacted is the recorded count of values the redaction stage
-	// replaced in the text the model read (the stored input is redacted).
-	redacted int
+	params  map[string]string // the Invoked event's params
 }
 
 func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *replayCtx) (Result, error) {
@@ -135,7 +152,7 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 	if p.HookEventName == "" {
 		return Result{}, fmt.Errorf("payload has no hook_event_name")
 	}
-	host := detectHost(hostPayload{HookEventName: p.HookEventName, TurnID: p.TurnID, Host: p.Host, Timestamp: p.Timestamp})
+	host := detectHost(hostPayload{HookEventName: p.HookEventName, TurnID: p.TurnID, Host: p.Host, Timestamp: p.Timestamp, TranscriptPath: p.TranscriptPath})
 	event := normalizeEvent(host, p.HookEventName)
 	reader := events.Reader{Session: p.SessionID, Agent: p.AgentID}
 	project := ""
@@ -154,9 +171,30 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 	}
 	prior := 0
 	if rc != nil {
-		prior = rc.redacted
+		prior, _ = strconv.Atoi(rc.params[paramRedacted])
 	}
 	red.record(&inv, prior)
+	if host == HostCodex && event == "PostToolUse" && p.ToolName == "Bash" {
+		// The exit code lives in Codex's session file; it is read once, live,
+		// and recorded, so a replay uses the recorded value.
+		v := exitUnknown
+		if rc != nil {
+			var recorded bool
+			if v, recorded = rc.params[paramHostExit]; !recorded {
+				// Recorded before omni read Codex's exit code: replay the
+				// decision as it was made then.
+				p.codexLegacy = true
+			}
+		} else {
+			if code, ok := codexExitCode(p.TranscriptPath, p.ToolUseID); ok {
+				v = strconv.Itoa(code)
+			}
+			inv.Invoked.Params = withParam(inv.Invoked.Params, paramHostExit, v)
+		}
+		if code, err := strconv.Atoi(v); err == nil {
+			p.hostExit = &code
+		}
+	}
 	base := events.Event{Time: now, Project: project, Session: reader.Session, Agent: reader.Agent, Call: inv.ID}
 	simple := func(k events.Kind, set func(*events.Event)) (Result, error) {
 		ev := base
@@ -251,8 +289,13 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 		inv.Invoked.Params = withParam(inv.Invoked.Params, "ledger_only", "1")
 	}
 	dec, evs := e.decide(d, inv.ID)
+	if host == HostClaudeCode && dec.Text != res.Raw && render != nil && d.req.NoFold == "" && utf8.RuneCountInString(dec.Text) >= HostOutputCap {
+		d.req.NoFold = ReasonHostCapReply
+		dec, evs = e.decide(d, inv.ID)
+	}
 	// A redacted output is rewritten even when nothing else changed.
-	changed := dec.Text != res.Raw || red.visible > 0
+	// (Not past the host's cap: the host would ignore it and show its own preview.)
+	changed := dec.Text != res.Raw || red.visible > 0 && d.req.NoFold != ReasonHostCapReply
 	var reply []byte
 	if changed && render != nil {
 		var err error
@@ -340,6 +383,8 @@ func (e *Engine) toolDelivery(d delivery, p ccPayload, in HookInput) (delivery, 
 			_ = json.Unmarshal(raw, &stderr)
 		}
 		text := joinOutErr(stdout, stderr)
+		// The host caps stdout alone: a long stderr beside a short stdout
+		// is still shown inline.
 		cmd := sourceOf("Bash", p.ToolInput)
 		if isOmniExec(cmd) {
 			// `omni exec` (the PreToolUse rewrite) already decided and
@@ -349,7 +394,7 @@ func (e *Engine) toolDelivery(d delivery, p ccPayload, in HookInput) (delivery, 
 		d.source = cmd
 		d.lineSource = shellcmd.FileRead(cmd) // a plain file read: the file is the lines' source
 		d.req = pipeline.Request{Text: text, Source: lineSourceOr(d.lineSource, cmd)}
-		if overHostCap(text, resp) {
+		if overHostCap(stdout, resp) {
 			d.unrecorded, d.reason = true, "host-cap"
 			return d, nil, true
 		}
@@ -418,7 +463,9 @@ func (e *Engine) toolDelivery(d delivery, p ccPayload, in HookInput) (delivery, 
 	return d, nil, false
 }
 
-// overHostCap reports text the host will not show inline (HostOutputCap).
+// overHostCap reports text the host will not show inline (HostOutputCap):
+// the payload carries persistedOutputPath, or the text (a Bash result's
+// stdout alone) has HostOutputCap characters or more.
 func overHostCap(text string, resp map[string]json.RawMessage) bool {
 	if _, persisted := resp["persistedOutputPath"]; persisted {
 		return true

@@ -211,8 +211,7 @@ func (e *Engine) rerun(ctx context.Context, batch []events.Event) (Replayed, err
 		if p["nofold"] != "" {
 			hi.Passthrough = true // the recorded delivery was unfolded
 		}
-		prior, _ := strconv.Atoi(p[paramRedacted])
-		res, err := e.hookAt(ctx, hi, now, &replayCtx{project: inv.Project, redacted: prior})
+		res, err := e.hookAt(ctx, hi, now, &replayCtx{project: inv.Project, params: p})
 		if err != nil {
 			return r, fmt.Errorf("batch %d: rerun hook: %w", inv.Seq, err)
 		}
