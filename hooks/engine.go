@@ -436,34 +436,6 @@ func (e *Engine) readable(h string, b ledger.Block) bool {
 	return true
 }
 
-// withholdSecrets drops the raw input from an Invoked event when the text it
-// carries holds credentials (the redaction stage found some, or would have
-// on a text it did not shorten), so a log that outlives the session never
-// becomes a credential store (issue 3 §5). Replay then reports the
-// invocation as withheld instead of comparing it. OMNI_KEEP_SECRETS (the
-// Engine's KeepSecrets option) keeps the input.
-func (e *Engine) withholdSecrets(inv *events.Event, evs []events.Event, raw string) {
-	if e.opt.KeepSecrets || inv.Invoked == nil {
-		return
-	}
-	found := false
-	ran := false
-	for _, ev := range evs {
-		if ev.Distilled != nil {
-			ran = true
-			found = ev.Distilled.Redacted > 0
-		}
-	}
-	if !ran && raw != "" {
-		_, n := pipeline.Redact(raw)
-		found = n > 0
-	}
-	if found {
-		inv.Invoked.Input = nil
-		inv.Invoked.Params = withParam(inv.Invoked.Params, "input", "withheld:secrets")
-	}
-}
-
 // Retrieve returns the exact archived bytes of handle h and records a
 // Retrieved event for reader r (an empty r.Session means "unknown reader":
 // the debt goes to every reader shown a marker with h). Errors:
