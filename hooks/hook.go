@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -62,6 +64,11 @@ type Result struct {
 	Folds []pipeline.Fold
 	// Reason says why nothing changed.
 	Reason string
+	// Distiller and ShortenReason are what the first-seen stages reported
+	// (pipeline.ShortenResult's Distiller and Reason) when they ran: the
+	// distiller chosen ("" for none) and why the output passed them
+	// unshortened ("" when they shortened it). Reports group by them.
+	Distiller, ShortenReason string
 	// Reader is who received the text.
 	Reader events.Reader
 	// RepeatBytes is the available repetition in Raw (see pipeline.Decision).
@@ -119,9 +126,83 @@ func (e *Engine) HookResult(ctx context.Context, in HookInput) (res Result, err 
 			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
 		}
 	}()
+	in.Stdin = inlinePersisted(in.Stdin)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.hookAt(ctx, in, e.opt.Now().UTC(), nil)
+}
+
+// distilledOf returns the Distilled event's distiller and reason in a
+// batch, or "".
+func distilledOf(evs []events.Event) (string, string) {
+	for _, ev := range evs {
+		if ev.Distilled != nil {
+			return ev.Distilled.Distiller, ev.Distilled.Reason
+		}
+	}
+	return "", ""
+}
+
+// persistedFromKey marks a Bash tool_response whose stdout omni read back
+// from the host's persisted file (inlinePersisted); its value is the path.
+// It is recorded with the payload, so a replay decides the same way, and
+// never echoed to the host.
+const persistedFromKey = "omniPersistedFrom"
+
+// inlinePersisted rewrites a Claude Code Bash PostToolUse payload whose
+// output the host persisted (over HostOutputCap: tool_response.stdout is cut
+// at 30,000 characters and persistedOutputPath names the whole output,
+// HOSTS.md §1.13): stdout becomes the file's content, the two persisted keys
+// go, and persistedFromKey records the path. The pipeline then sees the
+// whole output; the reply is inline only when what it delivers is under the
+// cap (hookAt). Any other payload, an unreadable file, or one over MaxInput
+// is returned unchanged.
+func inlinePersisted(stdin []byte) []byte {
+	if !bytes.Contains(stdin, []byte(`"persistedOutputPath"`)) {
+		return stdin
+	}
+	var top map[string]json.RawMessage
+	if json.Unmarshal(stdin, &top) != nil {
+		return stdin
+	}
+	var name, event string
+	_ = json.Unmarshal(top["tool_name"], &name)
+	_ = json.Unmarshal(top["hook_event_name"], &event)
+	if name != "Bash" || event != "PostToolUse" {
+		return stdin
+	}
+	var resp map[string]json.RawMessage
+	if json.Unmarshal(top["tool_response"], &resp) != nil {
+		return stdin
+	}
+	var path string
+	if json.Unmarshal(resp["persistedOutputPath"], &path) != nil || !filepath.IsAbs(path) {
+		return stdin
+	}
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > MaxInput {
+		return stdin
+	}
+	full, err := os.ReadFile(path)
+	if err != nil || !utf8.Valid(full) {
+		return stdin
+	}
+	if resp["stdout"], err = marshal(string(full)); err != nil {
+		return stdin
+	}
+	delete(resp, "persistedOutputPath")
+	delete(resp, "persistedOutputSize")
+	if resp[persistedFromKey], err = marshal(path); err != nil {
+		return stdin
+	}
+	if top["tool_response"], err = marshal(resp); err != nil {
+		return stdin
+	}
+	out, err := json.Marshal(top)
+	if err != nil || len(out) > MaxInput {
+		return stdin
+	}
+	return out
 }
 
 // replayCtx carries what a replay takes from the recorded events instead of
@@ -289,7 +370,12 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 		inv.Invoked.Params = withParam(inv.Invoked.Params, "ledger_only", "1")
 	}
 	dec, evs := e.decide(d, inv.ID)
-	if host == HostClaudeCode && dec.Text != res.Raw && render != nil && d.req.NoFold == "" && utf8.RuneCountInString(dec.Text) >= HostOutputCap {
+	if d.persisted && utf8.RuneCountInString(dec.Text) >= HostOutputCap {
+		// Even shortened, the host would persist it again: leave the
+		// preview and its file alone, and record nothing as delivered.
+		d.unrecorded, d.reason, render = true, "host-cap", nil
+		dec, evs = e.decide(d, inv.ID)
+	} else if host == HostClaudeCode && dec.Text != res.Raw && render != nil && d.req.NoFold == "" && utf8.RuneCountInString(dec.Text) >= HostOutputCap {
 		d.req.NoFold = ReasonHostCapReply
 		dec, evs = e.decide(d, inv.ID)
 	}
@@ -330,6 +416,7 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 	res.Delivered = dec.Text
 	res.Folds = dec.Folds
 	res.Reason = dec.Reason
+	res.Distiller, res.ShortenReason = distilledOf(evs)
 	res.RepeatBytes = dec.RepeatBytes
 	if reply == nil {
 		res.Delivered = res.Raw
@@ -394,7 +481,8 @@ func (e *Engine) toolDelivery(d delivery, p ccPayload, in HookInput) (delivery, 
 		d.source = cmd
 		d.lineSource = shellcmd.FileRead(cmd) // a plain file read: the file is the lines' source
 		d.req = pipeline.Request{Text: text, Source: lineSourceOr(d.lineSource, cmd)}
-		if overHostCap(stdout, resp) {
+		_, d.persisted = resp[persistedFromKey]
+		if !d.persisted && overHostCap(stdout, resp) {
 			d.unrecorded, d.reason = true, "host-cap"
 			return d, nil, true
 		}
@@ -405,6 +493,7 @@ func (e *Engine) toolDelivery(d delivery, p ccPayload, in HookInput) (delivery, 
 			for k, v := range resp {
 				out[k] = v
 			}
+			delete(out, persistedFromKey)
 			var err error
 			if out["stdout"], err = marshal(t); err != nil {
 				return nil, err

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/events/memlog"
@@ -923,5 +924,68 @@ func TestCodexReplayRecordedExit(t *testing.T) {
 		if err != nil || r.Reply != nil {
 			t.Fatalf("call %d with the exit code recorded unknown: reply %s err %v", i, r.Reply, err)
 		}
+	}
+}
+
+// A Bash output the host persisted (over its cap) is read back whole from
+// persistedOutputPath and run through the pipeline; when the result is under
+// the cap the reply is inline, without the persisted keys (HOSTS.md §1.13,
+// issue 15 item 4). An output that stays over the cap is left alone and
+// nothing of it counts as shown; a replay decides the same.
+func TestClaudePersistedOutputInlined(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 900; i++ {
+		fmt.Fprintf(&b, "=== RUN   TestCase%03d\n--- PASS: TestCase%03d (0.00s)\n", i, i)
+	}
+	b.WriteString("PASS\nok  \texample.com/big\t0.412s\n")
+	full := b.String()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "persisted.txt")
+	if err := os.WriteFile(path, []byte(full), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	payload := func(p string) []byte {
+		x := withValue(t, hostsClaudeBash, "tool_input.command", "go test -v ./...")
+		x = withValue(t, string(x), "tool_response.stdout", full[:30000])
+		x = withValue(t, string(x), "tool_response.persistedOutputPath", p)
+		return withValue(t, string(x), "tool_response.persistedOutputSize", len(full))
+	}
+	e, log := newTestEngine(t)
+	r, err := e.HookResult(context.Background(), HookInput{Stdin: payload(path)})
+	if err != nil || r.Reply == nil {
+		t.Fatalf("no inline reply: %v", err)
+	}
+	for _, k := range []string{"persistedOutputPath", "persistedOutputSize", persistedFromKey} {
+		if bytes.Contains(r.Reply, []byte(k)) {
+			t.Fatalf("reply keeps %s: %s", k, r.Reply)
+		}
+	}
+	if !strings.Contains(r.Delivered, "ok  \texample.com/big\t0.412s") || utf8.RuneCountInString(r.Delivered) >= HostOutputCap {
+		t.Fatalf("delivered %d chars: %.300q", len(r.Delivered), r.Delivered)
+	}
+	// The file may be gone by now: the recorded payload holds the output.
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := Verify(context.Background(), log, nil, nil); err != nil || len(rep.Mismatches) != 0 || rep.Identical != rep.Compared {
+		t.Fatalf("replay: %+v %v", rep, err)
+	}
+
+	// Unique lines do not shorten under the cap: no reply.
+	uniq := longText("u", 700)
+	if err := os.WriteFile(path, []byte(uniq), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	x := withValue(t, hostsClaudeBash, "tool_input.command", "./gen")
+	x = withValue(t, string(x), "tool_response.stdout", uniq[:30000])
+	x = withValue(t, string(x), "tool_response.persistedOutputPath", path)
+	r, err = e.HookResult(context.Background(), HookInput{Stdin: x})
+	if err != nil || r.Reply != nil {
+		t.Fatalf("over the cap after the pipeline, yet replied: %s %v", r.Reply, err)
+	}
+	// A missing file: left alone.
+	r, err = e.HookResult(context.Background(), HookInput{Stdin: payload(filepath.Join(dir, "gone.txt"))})
+	if err != nil || r.Reply != nil {
+		t.Fatalf("missing file, yet replied: %s %v", r.Reply, err)
 	}
 }

@@ -5,38 +5,25 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/omnictx/omni/events"
-	"github.com/omnictx/omni/events/jetstream"
 	"github.com/omnictx/omni/internal/bench"
 	"github.com/omnictx/omni/internal/daemon"
 	"github.com/omnictx/omni/internal/daemon/wire"
 )
 
-// openBenchStore opens the store of home for omni bench; a daemon that owns
-// it is asked to stop first.
+// openBenchStore opens the store of home for omni bench alone
+// (daemon.OpenStore: a daemon that owns it is asked to stop first).
 func openBenchStore(ctx context.Context, home string) (events.Log, func() error, error) {
-	st, err := jetstream.Open(ctx, jetstream.Options{Dir: filepath.Join(home, "store"), LockWait: 0})
-	if errors.Is(err, jetstream.ErrLocked) {
-		// A daemon owns this home: ask it to stop, then take the store.
-		if _, serr := daemon.NewClient(configOf(home)).Stop(ctx, 10*time.Second); serr == nil {
-			st, err = jetstream.Open(ctx, jetstream.Options{Dir: filepath.Join(home, "store"), LockWait: 10 * time.Second})
-		}
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	return st, st.Close, nil
+	return daemon.OpenStore(ctx, configOf(home))
 }
 
 // benchFlags are omni bench's flags.
@@ -45,6 +32,7 @@ type benchFlags struct {
 	home       string
 	out        string
 	ledgerOnly bool
+	persisted  bool
 	asJSON     bool
 	limit      int
 	latency    bool
@@ -101,6 +89,13 @@ prints the hook process's peak RSS (ru_maxrss) and the daemon's (VmHWM).
 --ledger-only runs the guard and the ledger only; without it the first-seen
 stages (redaction, distillers, collapse, the final cut) run before the ledger.
 
+--persisted replays a Bash output of 30,000 characters or more as Claude Code
+delivers it: stdout cut at 30,000 characters, the whole output in a file
+under the home named by persistedOutputPath. The hook then reads the file
+and replies inline when the pipeline brings it under the cap; the report's
+"over-cap" line counts those calls and their bytes against the whole output
+(the model would otherwise read a ~2 KB preview, then the file in pieces).
+
 Exit codes: 0 done; 2 a corpus file or the store could not be read.`,
 		Example: `  omni bench --corpus ../shared/corpus/*.jsonl
   omni bench --corpus ../shared/corpus/*.jsonl --ledger-only --out /tmp/out.jsonl --home /tmp/h`,
@@ -110,11 +105,11 @@ Exit codes: 0 done; 2 a corpus file or the store could not be read.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.corpus = append(o.corpus, args...)
 			if len(o.corpus) == 0 {
-				return &exitError{code: 2, msg: "omni bench: --corpus FILE... is required (e.g. ../shared/corpus/*.jsonl)"}
+				return usageErr("omni bench: --corpus FILE... is required (e.g. ../shared/corpus/*.jsonl)")
 			}
 			if o.latency {
 				if o.n <= 0 {
-					return &exitError{code: 2, msg: fmt.Sprintf("omni bench --latency: --n %d: want at least 1 process per size", o.n)}
+					return usageErr("omni bench --latency: --n %d: want at least 1 process per size", o.n)
 				}
 				var w io.Writer = s.Out
 				if o.asJSON {
@@ -126,10 +121,10 @@ Exit codes: 0 done; 2 a corpus file or the store could not be read.`,
 				defer stop()
 				rep, err := bench.Latency(ctx, o.corpus, o.n, o.home, benchDaemon, w)
 				if ctx.Err() != nil {
-					return &exitError{code: 130, msg: "omni bench --latency: interrupted"}
+					return failErr(errInterrupted, "omni bench --latency: interrupted")
 				}
 				if err != nil {
-					return &exitError{code: 2, msg: "omni bench --latency: " + err.Error()}
+					return failErr(err, "omni bench --latency: "+err.Error())
 				}
 				if o.asJSON {
 					enc := json.NewEncoder(s.Out)
@@ -139,10 +134,10 @@ Exit codes: 0 done; 2 a corpus file or the store could not be read.`,
 				fmt.Fprintf(s.Out, "first call (spawns the daemon): %.1f ms; floor: %s, p50 %.2f ms p99 %.2f ms\n", rep.ColdFirst, rep.Floor, rep.FloorP50, rep.FloorP99)
 				return nil
 			}
-			rep, err := bench.Run(context.Background(), bench.Options{Corpus: o.corpus, Home: o.home, Out: o.out, LedgerOnly: o.ledgerOnly, Limit: o.limit,
+			rep, err := bench.Run(context.Background(), bench.Options{Corpus: o.corpus, Home: o.home, Out: o.out, LedgerOnly: o.ledgerOnly, Persisted: o.persisted, Limit: o.limit,
 				OpenStore: openBenchStore, MarkBusy: daemon.MarkBusy, Logf: homeLogf}, s.Err)
 			if err != nil {
-				return &exitError{code: 2, msg: "omni bench: " + err.Error()}
+				return failErr(err, "omni bench: "+err.Error())
 			}
 			if o.asJSON {
 				enc := json.NewEncoder(s.Out)
@@ -157,6 +152,7 @@ Exit codes: 0 done; 2 a corpus file or the store could not be read.`,
 	cmd.Flags().StringVar(&o.home, "home", "", "keep the store in this directory (default: a temporary one, removed afterwards)")
 	cmd.Flags().StringVar(&o.out, "out", "", "write one JSON line per call (session, agent, seq, tool, input, host_tool, raw, delivered)")
 	cmd.Flags().BoolVar(&o.ledgerOnly, "ledger-only", false, "guard and ledger only")
+	cmd.Flags().BoolVar(&o.persisted, "persisted", false, "replay over-cap Bash outputs with persistedOutputPath, as Claude Code does")
 	cmd.Flags().BoolVar(&o.asJSON, "json", false, "print the report as JSON")
 	cmd.Flags().IntVar(&o.limit, "limit", 0, "stop after this many calls (0: all)")
 	cmd.Flags().BoolVar(&o.latency, "latency", false, "time hook processes (omni hook, and omni-hook when it sits beside omni) against a warm daemon, 0.5 KB to 15 MiB payloads from the corpus, beside a trivial Go binary, with peak RSS")

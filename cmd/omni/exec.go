@@ -36,7 +36,8 @@ was already shown fold into markers. Every cut is archived first (see
 recognised and every failure line survives; otherwise its output is printed
 unchanged, and it never folds. If omni is interrupted (SIGINT, SIGTERM,
 SIGHUP) the signal goes to CMD and what it printed is delivered raw. Without
-a session nothing is recorded. omni exec exits with the
+a session there is no reader: nothing folds and nothing counts as shown, but
+redaction and the distiller still run. omni exec exits with the
 command's own exit code; a one-line footer on stderr says what was saved
 (OMNI_QUIET=1 or --quiet hides it).
 
@@ -86,7 +87,7 @@ func runExec(ctx context.Context, s streams, session, agent string, quiet, keepS
 	c.Stdin = s.In
 	start := time.Now()
 	if err := c.Start(); err != nil {
-		return &exitError{code: 127, msg: fmt.Sprintf("omni exec: %v", err)}
+		return failErr(errNotRunnable, fmt.Sprintf("omni exec: %v", err))
 	}
 	// A signal to omni (a host timeout, Ctrl-C) goes to the command; what it
 	// printed so far is then delivered raw, never lost.
@@ -114,13 +115,13 @@ func runExec(ctx context.Context, s streams, session, agent string, quiet, keepS
 		if n, ok := got.(syscall.Signal); ok {
 			code += int(n)
 		}
-		return &exitError{code: code}
+		return childExit{code}
 	}
 	code := 0
 	if err != nil {
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) {
-			return &exitError{code: 127, msg: fmt.Sprintf("omni exec: %v", err)}
+			return failErr(errNotRunnable, fmt.Sprintf("omni exec: %v", err))
 		}
 		code = ee.ExitCode()
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
@@ -137,7 +138,7 @@ func runExec(ctx context.Context, s streams, session, agent string, quiet, keepS
 			100*float64(len(text)-len(delivered))/float64(len(text)), time.Since(start).Milliseconds())
 	}
 	if code != 0 {
-		return &exitError{code: code}
+		return childExit{code}
 	}
 	return nil
 }
@@ -145,9 +146,9 @@ func runExec(ctx context.Context, s streams, session, agent string, quiet, keepS
 // deliverCall runs one exec/pipe output through the daemon (or in-process)
 // and returns the text to print; on any error, the raw text (fail open).
 func deliverCall(ctx context.Context, in hooks.CallInput) string {
-	if in.Session == "" || in.Text == "" || !utf8.ValidString(in.Text) {
-		// No reader, or invalid UTF-8 (which cannot cross the JSON request
-		// byte for byte): nothing is recorded, the text passes redacted.
+	if in.Text == "" || !utf8.ValidString(in.Text) {
+		// Invalid UTF-8 cannot cross the JSON request byte for byte:
+		// nothing is recorded, the text passes redacted here.
 		return redactLocal(in.Text, in.KeepSecrets)
 	}
 	cctx, cancel := context.WithTimeout(ctx, hookDeadline)
@@ -158,27 +159,6 @@ func deliverCall(ctx context.Context, in hooks.CallInput) string {
 		return redactLocal(in.Text, in.KeepSecrets)
 	}
 	return r.Delivered
-}
-
-func runPipe(ctx context.Context, s streams, session, agent string, keepSecrets bool) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	b, err := io.ReadAll(io.LimitReader(s.In, hooks.MaxInput+1))
-	if err != nil {
-		return fmt.Errorf("read stdin: %w", err)
-	}
-	text := string(b)
-	out := text
-	if len(b) <= hooks.MaxInput {
-		out = deliverCall(ctx, hooks.CallInput{Door: events.DoorPipe, Text: text, Session: session, Agent: agent,
-			Cwd: cwd(), Passthrough: os.Getenv("OMNI_PASSTHROUGH") != "", KeepSecrets: keepSecrets})
-	}
-	_, err = io.WriteString(s.Out, out)
-	if len(b) > hooks.MaxInput {
-		_, err = io.Copy(s.Out, s.In)
-	}
-	return err
 }
 
 func cwd() string {
