@@ -190,6 +190,20 @@ func runDoctor(o initOptions) doctorReport {
 			}
 		}
 	}
+	if h := rep.Log; h != nil && h.Cluster.Backend == "cluster" {
+		cs := h.Cluster
+		if h.Unreachable != "" {
+			rep.Store = "cluster unreachable"
+			problem("the cluster %s does not answer (%s): hooks pass output through unchanged and record nothing until it does; check the servers and %s",
+				cs.URL, h.Unreachable, daemon.EnvNATSURL)
+		}
+		for _, p := range cs.Peers {
+			if p.Offline || !p.Current {
+				problem("replica %s of stream %s is %s: the stream keeps going while a majority of its %d replicas answers; restart that server",
+					p.Name, cs.Stream, peerState(p), cs.Replicas)
+			}
+		}
+	}
 	if free, ferr := jetstream.FreeBytes(home); ferr == nil {
 		rep.DiskFreeMiB = free >> 20
 		if free < 2*jetstream.MinFreeBytes {
@@ -427,6 +441,11 @@ func printDoctor(w io.Writer, rep doctorReport) {
 			fmt.Fprintf(tw, "\t%s recorded as lost (a damaged store file, omni gc --repair)\n", batches(h.RecordedLost))
 		}
 	}
+	if h := rep.Log; h != nil && h.Cluster.Backend == "cluster" {
+		fmt.Fprintf(tw, "backend\t%s\n", clusterLine(h.Cluster, h.Unreachable))
+	} else if rep.Log != nil {
+		fmt.Fprintf(tw, "backend\tembedded store (set %s to share a cluster)\n", daemon.EnvNATSURL)
+	}
 	fmt.Fprintf(tw, "daemon\t%s\n", rep.Daemon)
 	tw.Flush()
 	fmt.Fprintln(w)
@@ -530,4 +549,44 @@ func shortPath(p, home string) string {
 		return "~" + p[len(home):]
 	}
 	return p
+}
+
+// clusterLine describes a cluster backend in one line: its servers, the
+// connection, the stream and each replica's state.
+func clusterLine(cs jetstream.ClusterState, unreachable string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "cluster %s, %s", cs.URL, strings.ToLower(cs.Status))
+	if cs.Server != "" {
+		fmt.Fprintf(&b, " to %s", cs.Server)
+		if cs.Cluster != "" {
+			fmt.Fprintf(&b, " (cluster %s)", cs.Cluster)
+		}
+	}
+	fmt.Fprintf(&b, "; stream %s", cs.Stream)
+	if unreachable != "" {
+		b.WriteString(" unreachable")
+		return b.String()
+	}
+	fmt.Fprintf(&b, " R%d", cs.Replicas)
+	for i, p := range cs.Peers {
+		sep := ", "
+		if i == 0 {
+			sep = ": "
+		}
+		fmt.Fprintf(&b, "%s%s %s", sep, p.Name, peerState(p))
+	}
+	return b.String()
+}
+
+// peerState names a replica's state: leader, current, offline or lagging.
+func peerState(p jetstream.Peer) string {
+	switch {
+	case p.Leader:
+		return "leader"
+	case p.Offline:
+		return "offline"
+	case !p.Current:
+		return fmt.Sprintf("lagging %d", p.Lag)
+	}
+	return "current"
 }

@@ -18,9 +18,6 @@ import (
 var _ events.Log = (*Store)(nil)
 
 const (
-	// directGetSubject is the batched direct-get API of the stream
-	// (JETSTREAM.md §4.3, §10).
-	directGetSubject = "$JS.API.DIRECT.GET." + StreamName
 	// readBatch is how many messages one Read round trip asks for.
 	readBatch = 1024
 	// readMaxBytes caps the bytes one Read round trip asks for (the server
@@ -64,7 +61,7 @@ func (st *Store) Append(ctx context.Context, batch []events.Event) (events.Seq, 
 	}
 	ctx, cancel := opContext(ctx)
 	defer cancel()
-	ack, err := st.js.Publish(ctx, Subject, data, js.WithExpectStream(StreamName))
+	ack, err := st.js.Publish(ctx, st.subject, data, js.WithExpectStream(st.name))
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && st.srv != nil {
 			st.timeouts.Add(1)
@@ -211,7 +208,7 @@ func (st *Store) fetch(ctx context.Context, sub *nats.Subscription, inbox string
 	}
 	ctx, cancel := opContext(ctx)
 	defer cancel()
-	if err := st.nc.PublishRequest(directGetSubject, inbox, req); err != nil {
+	if err := st.nc.PublishRequest(st.directGet, inbox, req); err != nil {
 		return nil, fmt.Errorf("read: %w", st.mapErr(err))
 	}
 	var out []stored
@@ -267,7 +264,7 @@ func (st *Store) Get(ctx context.Context, seq events.Seq) ([]events.Event, error
 	}
 	ctx, cancel := opContext(ctx)
 	defer cancel()
-	m, err := st.nc.RequestWithContext(ctx, directGetSubject, req)
+	m, err := st.nc.RequestWithContext(ctx, st.directGet, req)
 	if err != nil {
 		return nil, fmt.Errorf("get %d: %w", seq, st.mapErr(err))
 	}

@@ -404,6 +404,7 @@ func (c *Client) startProcess() (<-chan struct{}, error) {
 		cmd.Env = os.Environ()
 	}
 	cmd.Env = append(cmd.Env, "OMNI_HOME="+home)
+	cmd.Env = append(cmd.Env, c.cfg.clusterEnv()...)
 	if cmd.Dir == "" {
 		cmd.Dir = "/" // do not pin the caller's working directory
 	}

@@ -140,7 +140,9 @@ func Run(ctx context.Context, cfg Config, idle time.Duration, logf func(format s
 	if err != nil {
 		return err
 	}
-	st, err := jetstream.Open(ctx, jetstream.Options{Dir: storeDir(home), Listen: true, Token: token})
+	o := cfg.storeOptions()
+	o.Listen, o.Token = true, token
+	st, err := jetstream.Open(ctx, o)
 	if errors.Is(err, jetstream.ErrLocked) {
 		logf("daemon %d: store %s is owned by another process; exiting", os.Getpid(), storeDir(home))
 		return nil
@@ -207,7 +209,11 @@ func Run(ctx context.Context, cfg Config, idle time.Duration, logf func(format s
 	if serr != nil {
 		return errors.Join(serr, shutdown(home, ad, srv, st, closeHandler))
 	}
-	logf("daemon %d: ready on %s (protocol %d) in %s", os.Getpid(), ad.Addr, wire.Protocol,
+	backend := "embedded store"
+	if cfg.ClusterURL != "" {
+		backend = "stream " + st.Stream() + " on " + jetstream.RedactURL(cfg.ClusterURL)
+	}
+	logf("daemon %d: ready on %s (protocol %d, %s) in %s", os.Getpid(), ad.Addr, wire.Protocol, backend,
 		time.Since(start).Round(10*time.Microsecond))
 
 	why := act.waitExit(ctx, stopCh, idle, home)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/omnictx/omni/events"
@@ -28,6 +27,21 @@ type Config struct {
 	// InProcess never reaches or spawns a daemon: every request opens the
 	// store in-process (OMNI_NO_DAEMON).
 	InProcess bool
+	// ClusterURL, when set (OMNI_NATS_URL: one or more server URLs,
+	// comma-separated), puts the log on that NATS deployment's JetStream
+	// instead of the embedded store under Home/store; Cluster says how to
+	// reach it (OMNI_NATS_CREDS, OMNI_NATS_CA, OMNI_NATS_CERT,
+	// OMNI_NATS_KEY, OMNI_NATS_STREAM, OMNI_NATS_REPLICAS). The lock,
+	// checkpoints and daemon.addr stay in Home.
+	ClusterURL string
+	Cluster    jetstream.Remote
+}
+
+// storeOptions returns the options that open cfg's store: the embedded one
+// under Home/store, or the cluster's stream with the lock still in
+// Home/store.
+func (cfg Config) storeOptions() jetstream.Options {
+	return jetstream.Options{Dir: storeDir(cfg.Home), URL: cfg.ClusterURL, Remote: cfg.Cluster}
 }
 
 // Service answers the daemon's methods over one open store. The daemon
@@ -88,7 +102,9 @@ func OpenLocal(ctx context.Context, cfg Config, wait time.Duration) (*Service, f
 	if err := os.MkdirAll(cfg.Home, 0o700); err != nil {
 		return nil, nil, fmt.Errorf("create %s: %w", cfg.Home, err)
 	}
-	st, err := jetstream.Open(ctx, jetstream.Options{Dir: filepath.Join(cfg.Home, "store"), LockWait: wait})
+	o := cfg.storeOptions()
+	o.LockWait = wait
+	st, err := jetstream.Open(ctx, o)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open store: %w", err)
 	}

@@ -56,6 +56,13 @@ type HealthReply struct {
 	Check        jetstream.CheckResult `json:"check"`
 	Unrecorded   []events.Seq          `json:"unrecorded,omitempty"`
 	RecordedLost int                   `json:"recorded_lost,omitempty"`
+	// Cluster is the backend: embedded, or the cluster's connection,
+	// stream and replicas.
+	Cluster jetstream.ClusterState `json:"cluster"`
+	// Unreachable is set when the log is on a cluster that does not answer
+	// now (the stream's state above is then empty): hooks pass output
+	// through unchanged and record nothing until it answers again.
+	Unreachable string `json:"unreachable,omitempty"`
 }
 
 // Health reports the stream's own state, a scan of every batch, the
@@ -67,12 +74,19 @@ func (s *Service) Health(ctx context.Context) (HealthReply, error) {
 	if !ok {
 		return HealthReply{}, fmt.Errorf("health: not a JetStream store")
 	}
+	cs := st.Cluster(ctx)
 	h, err := st.Health(ctx)
 	if err != nil {
+		if st.Remote() {
+			return HealthReply{Cluster: cs, Unreachable: err.Error()}, nil
+		}
 		return HealthReply{}, err
 	}
-	out := HealthReply{Health: h}
+	out := HealthReply{Health: h, Cluster: cs}
 	if out.Check, err = st.Check(ctx); err != nil {
+		if st.Remote() {
+			return HealthReply{Cluster: cs, Unreachable: err.Error()}, nil
+		}
 		return HealthReply{}, err
 	}
 	lost := s.engine.LostSeqs()

@@ -1,0 +1,103 @@
+package jetstream
+
+import (
+	"context"
+	"testing"
+
+	"github.com/omnictx/omni/events"
+	"github.com/omnictx/omni/events/jetstream/jstest"
+)
+
+// TestTeamCluster opens two stores (two machines' daemons, each with its
+// own lock directory and RPC front) on a three-node cluster: they share one
+// R3 stream, each reads the other's appends, and the log keeps going with
+// a node down.
+func TestTeamCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a three-node cluster")
+	}
+	ctx := context.Background()
+	c := jstest.Start(t, 3)
+	o := Options{URL: c.URL(), Listen: true, Token: "tok", Remote: Remote{Stream: "TEAM"}}
+	oa, ob := o, o
+	oa.Dir, ob.Dir = t.TempDir(), t.TempDir()
+	a := openT(t, oa)
+	b := openT(t, ob)
+	if a.Addr() == "" || a.Conn() == nil || a.Conn() == a.nc {
+		t.Fatalf("a remote store opened with Listen has no local front: addr %q", a.Addr())
+	}
+	if _, err := Open(ctx, Options{URL: c.URL(), Dir: oa.Dir, Remote: Remote{Stream: "TEAM"}}); err == nil {
+		t.Fatal("a second Open on a locked directory succeeded")
+	}
+	cs := a.Cluster(ctx)
+	if cs.Backend != "cluster" || cs.Replicas != 3 || len(cs.Peers) != 3 || cs.Stream != "TEAM" || cs.Error != "" {
+		t.Fatalf("Cluster() = %+v, want 3 replicas of TEAM", cs)
+	}
+	if a.subject != "omni.events.TEAM" {
+		t.Fatalf("subject %q", a.subject)
+	}
+	s1, err := a.Append(ctx, []events.Event{ev(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, err := b.Append(ctx, []events.Event{ev(2)})
+	if err != nil || s2 != s1+1 {
+		t.Fatalf("b.Append = %d, %v; want %d", s2, err, s1+1)
+	}
+	for _, st := range []*Store{a, b} {
+		var ids []string
+		if err := st.Read(ctx, 0, func(e events.Event) error { ids = append(ids, e.ID); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if len(ids) != 2 || ids[0] != ev(1).ID || ids[1] != ev(2).ID {
+			t.Fatalf("Read = %v", ids)
+		}
+	}
+
+	// One node that does not lead the stream goes down: R3 keeps a quorum.
+	leader := c.Leader("TEAM")
+	down := (leader + 1) % 3
+	c.Stop(down)
+	for i := 3; i < 6; i++ {
+		if _, err := a.Append(ctx, []events.Event{ev(i)}); err != nil {
+			t.Fatalf("append with node %s down: %v", c.Name(down), err)
+		}
+	}
+	if last, err := b.Last(ctx); err != nil || last != s1+4 {
+		t.Fatalf("b.Last = %d, %v; want %d", last, err, s1+4)
+	}
+	cs = b.Cluster(ctx)
+	offline := 0
+	for _, p := range cs.Peers {
+		if p.Offline || !p.Current {
+			offline++
+		}
+	}
+	if offline == 0 {
+		t.Logf("no replica reported offline yet: %+v", cs.Peers)
+	}
+	if !a.Reachable() {
+		t.Fatal("a store connected to a live node is not reachable")
+	}
+}
+
+// TestRemoteOptions checks what Open refuses before connecting.
+func TestRemoteOptions(t *testing.T) {
+	ctx := context.Background()
+	for _, o := range []Options{
+		{URL: "nats://127.0.0.1:1", Remote: Remote{Stream: "bad.name"}},
+		{URL: "nats://127.0.0.1:1", Remote: Remote{Replicas: 7}},
+		{URL: "nats://127.0.0.1:1", Remote: Remote{Cert: "c.pem"}},
+		{URL: "nats://127.0.0.1:1", Listen: true},
+		{URL: "nats://127.0.0.1:1", Remote: Remote{Creds: "/does/not/exist.creds"}},
+		{Dir: t.TempDir(), Remote: Remote{Stream: "X"}},
+	} {
+		if st, err := Open(ctx, o); err == nil {
+			st.Close()
+			t.Errorf("Open(%+v) succeeded", o)
+		}
+	}
+	if got := RedactURL("nats://u:p@h1:4222, tls://tok@h2:4222"); got != "nats://h1:4222,tls://h2:4222" {
+		t.Errorf("RedactURL = %q", got)
+	}
+}
