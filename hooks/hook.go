@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"strconv"
@@ -231,20 +232,31 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 	if e.opt.LedgerOnly {
 		inv.Invoked.Params = withParam(inv.Invoked.Params, "ledger_only", "1")
 	}
-	dec, evs := e.decide(d, inv.ID)
-	changed := dec.Text != res.Raw
+	var dec pipeline.Decision
+	var evs []events.Event
 	var reply []byte
-	if changed && render != nil {
-		var err error
-		if reply, err = render(dec.Text); err != nil {
-			return res, fmt.Errorf("render reply: %w", err)
+	var changed bool
+	var err error
+	for round := 0; ; round++ {
+		dec, evs = e.decide(d, inv.ID)
+		changed = dec.Text != res.Raw
+		reply = nil
+		if changed && render != nil {
+			if reply, err = render(dec.Text); err != nil {
+				return res, fmt.Errorf("render reply: %w", err)
+			}
+		}
+		evs[len(evs)-1].Emitted.Output = sha(reply)
+		e.stamp(evs, t0)
+		e.withholdSecrets(&inv, evs, res.Raw)
+		// On a shared log, another machine may append first: decide again
+		// with its batches folded (appendDecision).
+		if err = e.appendDecision(ctx, &inv, evs); !errors.Is(err, errStale) || round == maxRedecide {
+			break
 		}
 	}
-	evs[len(evs)-1].Emitted.Output = sha(reply)
-	e.stamp(evs, t0)
-	e.withholdSecrets(&inv, evs, res.Raw)
-	if err := e.append(ctx, append([]events.Event{inv}, evs...)); err != nil {
-		if !changed {
+	if err != nil {
+		if !changed || errors.Is(err, errStale) {
 			return res, fmt.Errorf("append: %w", err)
 		}
 		// Archive first: the archive could not be written, so nothing is
@@ -254,7 +266,7 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 		d.req.NoFold = "archive-failed"
 		_, evs = e.decide(d, inv.ID)
 		evs[len(evs)-1].Emitted.Output = sha(nil)
-		if err2 := e.append(ctx, append([]events.Event{inv}, evs...)); err2 != nil {
+		if err2 := e.appendDecision(ctx, &inv, evs); err2 != nil {
 			return res, fmt.Errorf("append: %w", err2)
 		}
 		res.Recorded, res.Delivered, res.Reason = true, res.Raw, "archive-failed"

@@ -46,6 +46,29 @@ type directGetRequest struct {
 // Options.MaxPayload) or publish error otherwise, in which case the batch
 // may or may not be stored.
 func (st *Store) Append(ctx context.Context, batch []events.Event) (events.Seq, error) {
+	return st.append(ctx, batch, nil)
+}
+
+var _ events.Conditional = (*Store)(nil)
+
+// AppendAfter is Append when the stream's newest batch is last (0: the
+// stream is empty): the server checks it when it stores the message (the
+// leader, on a cluster), so two machines never both append after the same
+// batch. Errors: events.ErrConflict when another writer appended first
+// (nothing was stored); Append's otherwise.
+func (st *Store) AppendAfter(ctx context.Context, batch []events.Event, last events.Seq) (events.Seq, error) {
+	return st.append(ctx, batch, &last)
+}
+
+// errWrongLastSequence and errWrongLastSequenceReplicated are JetStream's
+// error codes for a publish whose expected last sequence is not the
+// stream's (10071; a replicated stream reports 10164).
+const (
+	errWrongLastSequence           js.ErrorCode = 10071
+	errWrongLastSequenceReplicated js.ErrorCode = 10164
+)
+
+func (st *Store) append(ctx context.Context, batch []events.Event, last *events.Seq) (events.Seq, error) {
 	if st.isClosed() {
 		return 0, events.ErrClosed
 	}
@@ -61,8 +84,16 @@ func (st *Store) Append(ctx context.Context, batch []events.Event) (events.Seq, 
 	}
 	ctx, cancel := opContext(ctx)
 	defer cancel()
-	ack, err := st.js.Publish(ctx, st.subject, data, js.WithExpectStream(st.name))
+	opts := []js.PublishOpt{js.WithExpectStream(st.name)}
+	if last != nil {
+		opts = append(opts, js.WithExpectLastSequence(uint64(*last)))
+	}
+	ack, err := st.js.Publish(ctx, st.subject, data, opts...)
 	if err != nil {
+		var apiErr *js.APIError
+		if errors.As(err, &apiErr) && (apiErr.ErrorCode == errWrongLastSequence || apiErr.ErrorCode == errWrongLastSequenceReplicated) {
+			return 0, events.ErrConflict
+		}
 		if errors.Is(err, context.DeadlineExceeded) && st.srv != nil {
 			st.timeouts.Add(1)
 		}

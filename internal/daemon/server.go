@@ -20,6 +20,7 @@ import (
 
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/events/jetstream"
+	"github.com/omnictx/omni/hooks"
 	"github.com/omnictx/omni/internal/daemon/wire"
 )
 
@@ -69,12 +70,36 @@ func ServiceHandler(cfg Config) HandlerFactory {
 		cp := newCheckpointer(cfg, svc.engine, Logf(cfg.Home))
 		cp.onWrite = setMemoryLimit
 		setMemoryLimit()
+		stopFollow := func() {}
+		if st, ok := log.(*jetstream.Store); ok && st.Remote() {
+			if stopFollow, err = followShared(ctx, st, svc.engine, Logf(cfg.Home)); err != nil {
+				_ = cp.close()
+				return nil, nil, err
+			}
+		}
 		handle := func(ctx context.Context, method string, req []byte) ([]byte, error) {
 			defer cp.maybe()
 			return svc.Handle(ctx, method, req)
 		}
-		return handle, cp.close, nil
+		closeAll := func() error {
+			stopFollow()
+			return cp.close()
+		}
+		return handle, closeAll, nil
 	}
+}
+
+// followShared makes eng fold every batch other machines append to a
+// shared log, as they arrive (jetstream.Store.Follow, from the batch after
+// the newest one eng holds), and returns the func that stops it.
+func followShared(ctx context.Context, st *jetstream.Store, eng *hooks.Engine, logf func(string, ...any)) (func(), error) {
+	stop, err := st.Follow(ctx, eng.Applied()+1, eng.Follow, func(seq events.Seq, err error) {
+		logf("follow: batch %d does not decode: %v (skipped)", seq, err)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("daemon: %w", err)
+	}
+	return stop, nil
 }
 
 // NoHandler serves ping and stop only: every other method fails.

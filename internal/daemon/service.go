@@ -57,11 +57,21 @@ type Service struct {
 
 // NewService builds the service of cfg.Home over log: the Engine starts
 // from the home's checkpoint (if this build wrote it and the log still
-// holds its batch) and folds the log's tail. Errors: the Engine's (a log
-// that cannot be read).
+// holds its batch) and folds the log's tail. Its events carry the
+// machine and user of Identity; with cfg.ClusterURL the log is shared
+// (hooks.Options.Shared) and projects are named by TeamProjectOf.
+// Errors: the Engine's (a log that cannot be read).
 func NewService(ctx context.Context, log events.Log, cfg Config) (*Service, error) {
-	eng, err := newEngineFromCheckpoint(ctx, log, cfg, hooks.Options{ProjectOf: ProjectOf, Logf: Logf(cfg.Home),
-		KeepSecrets: cfg.KeepSecrets, Base: baseLoader(cfg.Home)})
+	opt := hooks.Options{ProjectOf: ProjectOf, Logf: Logf(cfg.Home),
+		KeepSecrets: cfg.KeepSecrets, Base: baseLoader(cfg.Home)}
+	opt.Machine, opt.User = Identity(cfg.Home)
+	if cfg.ClusterURL != "" {
+		// Other machines append to the log: decisions append only after
+		// the batch they were decided at, and a project is its
+		// repository's remote, the same in every clone.
+		opt.Shared, opt.ProjectOf = true, TeamProjectOf
+	}
+	eng, err := newEngineFromCheckpoint(ctx, log, cfg, opt)
 	if err != nil {
 		return nil, err
 	}

@@ -20,6 +20,11 @@ func (s *Service) GC(ctx context.Context, in GCRequest) (hooks.GCPlan, error) {
 	if in.Before <= 0 {
 		return hooks.GCPlan{}, fmt.Errorf("gc request: a positive retention duration is required")
 	}
+	if st, ok := s.log.(*jetstream.Store); ok && st.Remote() {
+		// Every machine folds the shared stream and keeps its own base: a
+		// purge by one would leave the others without theirs.
+		return hooks.GCPlan{}, fmt.Errorf("gc: the log is the shared stream %s on a cluster: omni gc does not remove other machines' history (set limits on the stream itself)", st.Stream())
+	}
 	plan, err := s.engine.GC(ctx, time.Now().Add(-in.Before), hooks.GCOptions{
 		Base:     s.base(),
 		SaveBase: func(cp hooks.Checkpoint) error { return saveBase(s.home, cp) },
@@ -135,6 +140,9 @@ func (s *Service) Repair(ctx context.Context) (RepairReply, error) {
 	st, ok := s.log.(*jetstream.Store)
 	if !ok {
 		return RepairReply{}, fmt.Errorf("repair: not a JetStream store")
+	}
+	if st.Remote() {
+		return RepairReply{}, fmt.Errorf("repair: the log is the shared stream %s on a cluster, whose replicas repair themselves", st.Stream())
 	}
 	var out RepairReply
 	var err error
