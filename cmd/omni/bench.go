@@ -1,7 +1,8 @@
 package main
 
+// omni bench: the command line of internal/bench.
+
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,118 +11,36 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"sort"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
+	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/events/jetstream"
-	"github.com/omnictx/omni/hooks"
+	"github.com/omnictx/omni/internal/bench"
 	"github.com/omnictx/omni/internal/daemon"
-	"github.com/omnictx/omni/pipeline"
+	"github.com/omnictx/omni/internal/daemon/wire"
 )
 
-// corpusRecord is one tool call of ../shared/corpus (format: its README.md).
-type corpusRecord struct {
-	Session         string `json:"session"`
-	Agent           string `json:"agent"`
-	Seq             int    `json:"seq"`
-	Tool            string `json:"tool"`
-	Input           string `json:"input"`
-	Output          string `json:"output"`
-	ExitCode        *int   `json:"exit_code"`
-	Source          string `json:"source"`
-	RawTool         string `json:"raw_tool"`
-	IsError         bool   `json:"is_error"`
-	CompactionEpoch int    `json:"compaction_epoch"`
-}
-
-// benchOut is one line of --out: one call, in corpus order.
-type benchOut struct {
-	Session   string   `json:"session"`
-	Agent     string   `json:"agent"`
-	Seq       int      `json:"seq"`
-	Tool      string   `json:"tool"`
-	Input     string   `json:"input"`
-	HostTool  string   `json:"host_tool"`
-	Event     string   `json:"event"`
-	Project   string   `json:"project"`
-	Epoch     int      `json:"compaction_epoch"`
-	Raw       string   `json:"raw"`
-	Delivered string   `json:"delivered"`
-	Handles   []string `json:"handles,omitempty"`
-	Reason    string   `json:"reason,omitempty"`
-}
-
-// benchBucket is one row of the report: bytes in, out, the available
-// repetition and how much of it the ledger captured.
-type benchBucket struct {
-	Calls          int   `json:"calls"`
-	RawBytes       int64 `json:"raw_bytes"`
-	DeliveredBytes int64 `json:"delivered_bytes"`
-	BytesSaved     int64 `json:"bytes_saved"`
-	RepeatBytes    int64 `json:"repeat_bytes"`
-	Folds          int   `json:"folds"`
-	// SessionFoldSaved and ProjectFoldSaved are the bytes the ledger's
-	// session and project folds removed in this bucket, net of markers.
-	SessionFoldSaved int64 `json:"session_fold_saved_bytes"`
-	ProjectFoldSaved int64 `json:"project_fold_saved_bytes"`
-}
-
-func (b *benchBucket) add(raw, delivered, repeat int64, folds int) {
-	b.Calls++
-	b.RawBytes += raw
-	b.DeliveredBytes += delivered
-	b.BytesSaved += raw - delivered
-	b.RepeatBytes += repeat
-	b.Folds += folds
-}
-
-func pct(a, b int64) float64 {
-	if b == 0 {
-		return 0
+// openBenchStore opens the store of home for omni bench; a daemon that owns
+// it is asked to stop first.
+func openBenchStore(ctx context.Context, home string) (events.Log, func() error, error) {
+	st, err := jetstream.Open(ctx, jetstream.Options{Dir: filepath.Join(home, "store"), LockWait: 0})
+	if errors.Is(err, jetstream.ErrLocked) {
+		// A daemon owns this home: ask it to stop, then take the store.
+		if _, serr := daemon.NewClient(configOf(home)).Stop(ctx, 10*time.Second); serr == nil {
+			st, err = jetstream.Open(ctx, jetstream.Options{Dir: filepath.Join(home, "store"), LockWait: 10 * time.Second})
+		}
 	}
-	return 100 * float64(a) / float64(b)
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, st.Close, nil
 }
 
-// benchReport is the --json form of the bench summary.
-type benchReport struct {
-	Files       []string                `json:"files"`
-	Home        string                  `json:"home"`
-	All         benchBucket             `json:"all"`
-	SavedPct    float64                 `json:"saved_pct"`
-	CapturePct  float64                 `json:"capture_pct"`
-	ByTool      map[string]*benchBucket `json:"by_tool"`
-	BySource    map[string]*benchBucket `json:"by_source"`
-	FoldsByKind map[string]int          `json:"folds_by_marker"`
-	Uncaptured  map[string]int64        `json:"uncaptured_repeat_bytes_by_reason"`
-	// SessionFoldSaved and ProjectFoldSaved are the bytes the ledger's
-	// session and project folds removed, net of their markers; the rest of
-	// BytesSaved comes from the first-seen stages (distillers, collapse).
-	SessionFoldSaved int64 `json:"session_fold_saved_bytes"`
-	ProjectFoldSaved int64 `json:"project_fold_saved_bytes"`
-	// UnrewritableRepeat is the repetition in outputs no hook may rewrite:
-	// the failure path (PostToolUseFailure) and the host's inline cap.
-	UnrewritableRepeat int64 `json:"unrewritable_repeat_bytes"`
-	// CaptureSessionPct = SessionFoldSaved / RepeatBytes;
-	// CaptureRewritablePct = SessionFoldSaved / (RepeatBytes - UnrewritableRepeat);
-	// CaptureLedgerPct = (SessionFoldSaved + ProjectFoldSaved) / RepeatBytes.
-	CaptureSessionPct    float64 `json:"capture_session_pct"`
-	CaptureRewritablePct float64 `json:"capture_rewritable_pct"`
-	CaptureLedgerPct     float64 `json:"capture_ledger_pct"`
-	PipelineP50          float64 `json:"pipeline_ms_p50"`
-	PipelineP99          float64 `json:"pipeline_ms_p99"`
-	Seconds              float64 `json:"seconds"`
-	LedgerOnly           bool    `json:"ledger_only"`
-	HookFailures         int     `json:"hook_failures"`
-}
-
-type benchOptions struct {
+// benchFlags are omni bench's flags.
+type benchFlags struct {
 	corpus     []string
 	home       string
 	out        string
@@ -132,8 +51,20 @@ type benchOptions struct {
 	n          int
 }
 
+// benchDaemon gives the bench the daemon's lifecycle.
+var benchDaemon = bench.Daemon{
+	Stop: func(ctx context.Context, home string, wait time.Duration) error {
+		_, err := daemon.NewClient(configOf(home)).Stop(ctx, wait)
+		return err
+	},
+	PID: func(home string) (int, error) {
+		ad, err := wire.ReadAddr(home)
+		return ad.PID, err
+	},
+}
+
 func newBenchCmd(s streams) *cobra.Command {
-	var o benchOptions
+	var o benchFlags
 	cmd := &cobra.Command{
 		Use:   "bench --corpus FILE... [--home DIR] [--out FILE] [--ledger-only] [--json]",
 		Short: "Replay real agent sessions through the hook path and report what was saved",
@@ -193,7 +124,7 @@ Exit codes: 0 done; 2 a corpus file or the store could not be read.`,
 				// its daemon are still cleaned up.
 				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 				defer stop()
-				rep, err := runLatency(ctx, o.corpus, o.n, o.home, w)
+				rep, err := bench.Latency(ctx, o.corpus, o.n, o.home, benchDaemon, w)
 				if ctx.Err() != nil {
 					return &exitError{code: 130, msg: "omni bench --latency: interrupted"}
 				}
@@ -208,7 +139,8 @@ Exit codes: 0 done; 2 a corpus file or the store could not be read.`,
 				fmt.Fprintf(s.Out, "first call (spawns the daemon): %.1f ms; floor: %s, p50 %.2f ms p99 %.2f ms\n", rep.ColdFirst, rep.Floor, rep.FloorP50, rep.FloorP99)
 				return nil
 			}
-			rep, err := runBench(context.Background(), o, s.Err)
+			rep, err := bench.Run(context.Background(), bench.Options{Corpus: o.corpus, Home: o.home, Out: o.out, LedgerOnly: o.ledgerOnly, Limit: o.limit,
+				OpenStore: openBenchStore, MarkBusy: daemon.MarkBusy, Logf: homeLogf}, s.Err)
 			if err != nil {
 				return &exitError{code: 2, msg: "omni bench: " + err.Error()}
 			}
@@ -217,7 +149,7 @@ Exit codes: 0 done; 2 a corpus file or the store could not be read.`,
 				enc.SetIndent("", "  ")
 				return enc.Encode(rep)
 			}
-			printBench(s.Out, rep)
+			bench.Print(s.Out, rep)
 			return nil
 		},
 	}
@@ -230,420 +162,4 @@ Exit codes: 0 done; 2 a corpus file or the store could not be read.`,
 	cmd.Flags().BoolVar(&o.latency, "latency", false, "time hook processes (omni hook, and omni-hook when it sits beside omni) against a warm daemon, 0.5 KB to 15 MiB payloads from the corpus, beside a trivial Go binary, with peak RSS")
 	cmd.Flags().IntVar(&o.n, "n", 50, "with --latency: processes per payload size")
 	return cmd
-}
-
-func loadCorpus(files []string) ([]corpusRecord, error) {
-	var recs []corpusRecord
-	for _, f := range files {
-		fh, err := os.Open(f)
-		if err != nil {
-			return nil, err
-		}
-		sc := bufio.NewScanner(fh)
-		sc.Buffer(make([]byte, 1<<20), 64<<20)
-		n := 0
-		for sc.Scan() {
-			n++
-			if len(strings.TrimSpace(sc.Text())) == 0 {
-				continue
-			}
-			var r corpusRecord
-			if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-				fh.Close()
-				return nil, fmt.Errorf("%s:%d: %w", f, n, err)
-			}
-			recs = append(recs, r)
-		}
-		err = sc.Err()
-		fh.Close()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", f, err)
-		}
-	}
-	return recs, nil
-}
-
-// readFromTranscript turns a Claude Code Read result as the transcript shows
-// it ("     12→text" lines, then a <system-reminder> block) back into
-// file.content and its startLine. ok is false when it has no numbering.
-func readFromTranscript(out string) (content string, start int, n int, ok bool) {
-	var b strings.Builder
-	rest := out
-	for rest != "" {
-		line := rest
-		if i := strings.IndexByte(rest, '\n'); i >= 0 {
-			line, rest = rest[:i], rest[i+1:]
-		} else {
-			rest = ""
-		}
-		j := strings.Index(line, "→")
-		if j <= 0 {
-			break
-		}
-		num, err := strconv.Atoi(strings.TrimSpace(line[:j]))
-		if err != nil || num <= 0 {
-			break
-		}
-		if n == 0 {
-			start = num
-		}
-		n++
-		b.WriteString(line[j+len("→"):])
-		b.WriteByte('\n')
-	}
-	if n == 0 {
-		return "", 0, 0, false
-	}
-	return b.String(), start, n, true
-}
-
-func readPath(input string) string {
-	p := input
-	if i := strings.Index(p, " ["); i > 0 {
-		p = p[:i]
-	}
-	return strings.TrimSpace(p)
-}
-
-// benchPayload builds the host payload for one corpus record.
-func benchPayload(r corpusRecord, project string) (payload map[string]any, hostTool string) {
-	agent := ""
-	if r.Agent != "" && r.Agent != "main" {
-		agent = r.Agent
-	}
-	base := map[string]any{"session_id": r.Session, "cwd": project, "transcript_path": "/bench/" + r.Session + ".jsonl"}
-	if agent != "" {
-		base["agent_id"] = agent
-	}
-	failed := r.IsError || (r.ExitCode != nil && *r.ExitCode != 0)
-	if r.RawTool == "Read" { // Claude Code's Read tool (other sources' reads are shell commands)
-		hostTool = "Read"
-	} else {
-		hostTool = "Bash"
-	}
-	if failed {
-		base["hook_event_name"] = "PostToolUseFailure"
-		base["tool_name"] = hostTool
-		if hostTool == "Read" {
-			base["tool_input"] = map[string]any{"file_path": readPath(r.Input)}
-		} else {
-			base["tool_input"] = map[string]any{"command": r.Input}
-		}
-		base["error"] = r.Output
-		return base, hostTool
-	}
-	base["hook_event_name"] = "PostToolUse"
-	base["tool_name"] = hostTool
-	if hostTool == "Read" {
-		path := readPath(r.Input)
-		content, start, n, ok := readFromTranscript(r.Output)
-		if !ok {
-			content, start, n = r.Output, 1, countLinesStr(r.Output)
-		}
-		base["tool_input"] = map[string]any{"file_path": path}
-		base["tool_response"] = map[string]any{"type": "text", "file": map[string]any{
-			"filePath": path, "content": content, "numLines": n, "startLine": start, "totalLines": start + n - 1}}
-		return base, hostTool
-	}
-	base["tool_input"] = map[string]any{"command": r.Input}
-	base["tool_response"] = map[string]any{"stdout": r.Output, "stderr": "", "interrupted": false, "isImage": false}
-	return base, hostTool
-}
-
-func countLinesStr(s string) int {
-	if s == "" {
-		return 0
-	}
-	n := strings.Count(s, "\n")
-	if !strings.HasSuffix(s, "\n") {
-		n++
-	}
-	return n
-}
-
-func runBench(ctx context.Context, o benchOptions, progress io.Writer) (*benchReport, error) {
-	recs, err := loadCorpus(o.corpus)
-	if err != nil {
-		return nil, err
-	}
-	if o.limit > 0 && o.limit < len(recs) {
-		recs = recs[:o.limit]
-	}
-	home := o.home
-	if home == "" {
-		if home, err = os.MkdirTemp("", "omni-bench-"); err != nil {
-			return nil, err
-		}
-		defer os.RemoveAll(home)
-	} else if err := os.MkdirAll(home, 0o700); err != nil {
-		return nil, err
-	}
-	st, err := jetstream.Open(ctx, jetstream.Options{Dir: filepath.Join(home, "store"), LockWait: 0})
-	if errors.Is(err, jetstream.ErrLocked) {
-		// A daemon owns this home: ask it to stop, then take the store.
-		if _, serr := daemon.NewClient(configOf(home)).Stop(ctx, 10*time.Second); serr == nil {
-			st, err = jetstream.Open(ctx, jetstream.Options{Dir: filepath.Join(home, "store"), LockWait: 10 * time.Second})
-		}
-	}
-	if err != nil {
-		return nil, fmt.Errorf("open store in %s: %w", home, err)
-	}
-	defer st.Close()
-	// Hooks of this home fail open at once while the bench holds the store,
-	// instead of each waiting out its deadline.
-	defer daemon.MarkBusy(home, "omni bench")()
-	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	eng, err := hooks.New(ctx, st, hooks.Options{
-		Now:        func() time.Time { clock = clock.Add(time.Second); return clock },
-		ProjectOf:  func(cwd string) string { return cwd },
-		Logf:       homeLogf(home),
-		LedgerOnly: o.ledgerOnly,
-	})
-	if err != nil {
-		return nil, err
-	}
-	var outW *bufio.Writer
-	var outF *os.File
-	if o.out != "" {
-		if outF, err = os.Create(o.out); err != nil {
-			return nil, err
-		}
-		defer outF.Close() // second close after the checked one below is harmless
-		outW = bufio.NewWriterSize(outF, 1<<20)
-	}
-	rep := &benchReport{Files: o.corpus, Home: o.home, ByTool: map[string]*benchBucket{}, BySource: map[string]*benchBucket{},
-		FoldsByKind: map[string]int{}, Uncaptured: map[string]int64{}, LedgerOnly: o.ledgerOnly}
-	var bar *progressbar.ProgressBar
-	if f, ok := progress.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		bar = progressbar.NewOptions(len(recs), progressbar.OptionSetWriter(f), progressbar.OptionSetDescription("bench"),
-			progressbar.OptionShowCount(), progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
-	}
-	// The available repetition, computed here independently of the ledger:
-	// per reader, the trimmed lines it received (not folded away), emptied
-	// on compaction.
-	received := map[string]map[string]struct{}{}
-	readersOf := map[string][]string{}
-	epoch := map[string]int{}
-	durs := make([]time.Duration, 0, len(recs))
-	start := time.Now()
-	for _, r := range recs {
-		project := r.Session
-		if i := strings.IndexByte(project, '/'); i >= 0 {
-			project = project[:i]
-		}
-		if r.CompactionEpoch > epoch[r.Session] {
-			epoch[r.Session] = r.CompactionEpoch
-			pc, _ := json.Marshal(map[string]any{"session_id": r.Session, "cwd": project, "hook_event_name": "PreCompact", "trigger": "auto"})
-			if _, err := eng.HookResult(ctx, hooks.HookInput{Stdin: pc}); err != nil {
-				rep.HookFailures++
-			}
-			for _, rd := range readersOf[r.Session] {
-				delete(received, rd)
-			}
-		}
-		payload, hostTool := benchPayload(r, project)
-		stdin, _ := json.Marshal(payload)
-		t0 := time.Now()
-		res, err := eng.HookResult(ctx, hooks.HookInput{Stdin: stdin})
-		durs = append(durs, time.Since(t0))
-		if err != nil {
-			rep.HookFailures++
-			res.Raw, res.Delivered = r.Output, r.Output
-		}
-		if res.Raw == "" && res.Delivered == "" {
-			res.Raw, res.Delivered = rawOf(payload), rawOf(payload)
-		}
-		rk := r.Session + "\x00" + r.Agent
-		set := received[rk]
-		if set == nil {
-			set = map[string]struct{}{}
-			received[rk] = set
-			readersOf[r.Session] = append(readersOf[r.Session], rk)
-		}
-		lines := pipeline.SplitLines(nil, res.Raw)
-		var repeat int64
-		var repeatFail int64
-		for _, ln := range lines {
-			t := strings.TrimSpace(res.Raw[ln.Start:ln.End])
-			if t == "" {
-				continue
-			}
-			if _, ok := set[t]; ok {
-				repeat += int64(ln.End - ln.Start)
-				if pipeline.IsFailureLine(t) {
-					repeatFail += int64(ln.End - ln.Start)
-				}
-			}
-		}
-		if res.Reason == "failed" || res.Reason == "host-cap" {
-			rep.UnrewritableRepeat += repeat
-		}
-		var handles []string
-		var sessSaved, projSaved int64
-		for _, f := range res.Folds {
-			if f.Scope == pipeline.ScopeSession {
-				sessSaved += int64(f.Bytes - len(f.Marker))
-			} else {
-				projSaved += int64(f.Bytes - len(f.Marker))
-			}
-			handles = append(handles, f.Handle)
-			rep.FoldsByKind[string(f.Kind)]++
-		}
-		if res.Reason != "host-cap" {
-			// What the reader received: the delivered lines, markers and
-			// fillers excluded (folded and distilled-away lines were not).
-			issued := map[string]bool{}
-			for _, f := range res.Folds {
-				issued[strings.TrimSpace(strings.SplitN(f.Marker, "\n", 2)[0])] = true
-			}
-			for _, ln := range pipeline.SplitLines(nil, res.Delivered) {
-				t := strings.TrimSpace(res.Delivered[ln.Start:ln.End])
-				if t == "" || t == pipeline.Filler || issued[t] || (strings.HasPrefix(t, "[OMNI: ") && !strings.Contains(res.Raw, t)) {
-					continue
-				}
-				set[t] = struct{}{}
-			}
-		}
-		rep.SessionFoldSaved += sessSaved
-		rep.ProjectFoldSaved += projSaved
-		raw, del := int64(len(res.Raw)), int64(len(res.Delivered))
-		rep.All.add(raw, del, repeat, len(res.Folds))
-		tb := rep.ByTool[r.Tool]
-		if tb == nil {
-			tb = &benchBucket{}
-			rep.ByTool[r.Tool] = tb
-		}
-		tb.add(raw, del, repeat, len(res.Folds))
-		tb.SessionFoldSaved += sessSaved
-		tb.ProjectFoldSaved += projSaved
-		sb := rep.BySource[project]
-		if sb == nil {
-			sb = &benchBucket{}
-			rep.BySource[project] = sb
-		}
-		sb.add(raw, del, repeat, len(res.Folds))
-		sb.SessionFoldSaved += sessSaved
-		sb.ProjectFoldSaved += projSaved
-		if miss := repeat - (raw - del); miss > 0 {
-			reason := res.Reason
-			if len(res.Folds) > 0 {
-				reason = "partial: runs under their bar, failure lines, split sources"
-			}
-			if reason == "" {
-				reason = "unknown"
-			}
-			if repeatFail > 0 && len(res.Folds) > 0 {
-				rep.Uncaptured["failure lines"] += min(repeatFail, miss)
-				miss -= min(repeatFail, miss)
-			}
-			rep.Uncaptured[reason] += miss
-		}
-		if outW != nil {
-			b, _ := json.Marshal(benchOut{Session: r.Session, Agent: r.Agent, Seq: r.Seq, Tool: r.Tool, Input: r.Input,
-				HostTool: hostTool, Event: res.Event, Project: project, Epoch: r.CompactionEpoch,
-				Raw: res.Raw, Delivered: res.Delivered, Handles: handles, Reason: res.Reason})
-			outW.Write(b)
-			if err := outW.WriteByte('\n'); err != nil {
-				return nil, fmt.Errorf("write %s: %w", o.out, err)
-			}
-		}
-		if bar != nil {
-			bar.Add(1)
-		}
-	}
-	if bar != nil {
-		bar.Finish()
-	}
-	if outW != nil {
-		if err := outW.Flush(); err != nil {
-			return nil, fmt.Errorf("write %s: %w", o.out, err)
-		}
-		if err := outF.Close(); err != nil {
-			return nil, fmt.Errorf("write %s: %w", o.out, err)
-		}
-	}
-	rep.Seconds = time.Since(start).Seconds()
-	rep.SavedPct = pct(rep.All.BytesSaved, rep.All.RawBytes)
-	rep.CapturePct = pct(rep.All.BytesSaved, rep.All.RepeatBytes)
-	rep.CaptureSessionPct = pct(rep.SessionFoldSaved, rep.All.RepeatBytes)
-	rep.CaptureRewritablePct = pct(rep.SessionFoldSaved, rep.All.RepeatBytes-rep.UnrewritableRepeat)
-	rep.CaptureLedgerPct = pct(rep.SessionFoldSaved+rep.ProjectFoldSaved, rep.All.RepeatBytes)
-	sort.Slice(durs, func(i, j int) bool { return durs[i] < durs[j] })
-	if len(durs) > 0 {
-		rep.PipelineP50 = float64(durs[len(durs)/2].Microseconds()) / 1000
-		rep.PipelineP99 = float64(durs[len(durs)*99/100].Microseconds()) / 1000
-	}
-	return rep, nil
-}
-
-// rawOf is the text the host shows for a payload (for calls the engine did
-// not process).
-func rawOf(p map[string]any) string {
-	if e, ok := p["error"].(string); ok {
-		return e
-	}
-	tr, _ := p["tool_response"].(map[string]any)
-	if s, ok := tr["stdout"].(string); ok {
-		return s
-	}
-	if f, ok := tr["file"].(map[string]any); ok {
-		s, _ := f["content"].(string)
-		return s
-	}
-	return ""
-}
-
-func printBench(w io.Writer, r *benchReport) {
-	fmt.Fprintf(w, "calls %d in %.1fs (pipeline per call p50 %.2f ms, p99 %.2f ms)\n", r.All.Calls, r.Seconds, r.PipelineP50, r.PipelineP99)
-	fmt.Fprintf(w, "raw %d B, delivered %d B, saved %d B (%.1f%%)\n", r.All.RawBytes, r.All.DeliveredBytes, r.All.BytesSaved, r.SavedPct)
-	fmt.Fprintf(w, "available repetition %d B (%.1f%% of raw), of which %d B in outputs no hook may rewrite (failure path, host cap)\n",
-		r.All.RepeatBytes, pct(r.All.RepeatBytes, r.All.RawBytes), r.UnrewritableRepeat)
-	fmt.Fprintf(w, "ledger: session folds saved %d B (%.1f%% of the repetition, %.1f%% of the rewritable repetition); project folds saved %d B more (%.1f%% with both); other stages %d B\n",
-		r.SessionFoldSaved, r.CaptureSessionPct, r.CaptureRewritablePct, r.ProjectFoldSaved, r.CaptureLedgerPct,
-		r.All.BytesSaved-r.SessionFoldSaved-r.ProjectFoldSaved)
-	row := func(name string, b *benchBucket) {
-		fmt.Fprintf(w, "  %-26s %6d calls %11d B raw %6.1f%% saved  repetition %10d B  captured: session %5.1f%%, +project %5.1f%%  folds %d\n",
-			name, b.Calls, b.RawBytes, pct(b.BytesSaved, b.RawBytes), b.RepeatBytes,
-			pct(b.SessionFoldSaved, b.RepeatBytes), pct(b.SessionFoldSaved+b.ProjectFoldSaved, b.RepeatBytes), b.Folds)
-	}
-	fmt.Fprintln(w, "by tool kind:")
-	for _, k := range sortedKeys(r.ByTool) {
-		row(k, r.ByTool[k])
-	}
-	fmt.Fprintln(w, "by source:")
-	for _, k := range sortedKeys(r.BySource) {
-		row(k, r.BySource[k])
-	}
-	fmt.Fprintln(w, "  (captured: the bytes folds saved, as a share of the row's repetition. \"+project\" adds project folds, which take")
-	fmt.Fprintln(w, "  lines this reader never received, so it is not a share of them and can pass 100%.)")
-	fmt.Fprintln(w, "folds by marker kind:")
-	kinds := make([]string, 0, len(r.FoldsByKind))
-	for k := range r.FoldsByKind {
-		kinds = append(kinds, k)
-	}
-	sort.Strings(kinds)
-	for _, k := range kinds {
-		fmt.Fprintf(w, "  %-10s %d\n", k, r.FoldsByKind[k])
-	}
-	fmt.Fprintln(w, "repetition not captured, by reason (bytes):")
-	reasons := make([]string, 0, len(r.Uncaptured))
-	for k := range r.Uncaptured {
-		reasons = append(reasons, k)
-	}
-	sort.Slice(reasons, func(i, j int) bool { return r.Uncaptured[reasons[i]] > r.Uncaptured[reasons[j]] })
-	for _, k := range reasons {
-		fmt.Fprintf(w, "  %-60s %10d\n", k, r.Uncaptured[k])
-	}
-	if r.HookFailures > 0 {
-		fmt.Fprintf(w, "hook errors: %d (see omni.log in the home)\n", r.HookFailures)
-	}
-}
-
-func sortedKeys(m map[string]*benchBucket) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -19,14 +19,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/omnictx/omni/internal/bench"
 	"github.com/omnictx/omni/internal/daemon"
 	"github.com/omnictx/omni/pipeline"
 )
@@ -79,7 +82,7 @@ func newFullOracle(retrieve func(string) (string, error)) *fullOracle {
 		readersOf: map[string][]string{}, epoch: map[string]int{}}
 }
 
-func (s *fullOracle) fail(o *benchOut, prop, format string, args ...any) {
+func (s *fullOracle) fail(o *bench.OutLine, prop, format string, args ...any) {
 	s.violations[prop]++
 	if len(s.first) < 20 {
 		s.first = append(s.first, fmt.Sprintf("%s agent=%s seq=%d (%s %s, input %s) [%s] %s", o.Session, o.Agent, o.Seq, o.HostTool, o.Event,
@@ -151,7 +154,7 @@ func fullOnlyRedacted(got, raw string) (bool, string) {
 // resolve retrieves a handle, reporting a failure under prop; resolved
 // remembers every handle tried, so the catch-all pass of property a does not
 // report a failing handle twice.
-func (s *fullOracle) resolve(o *benchOut, prop, h string) (string, bool) {
+func (s *fullOracle) resolve(o *bench.OutLine, prop, h string) (string, bool) {
 	b, err := s.retrieve(h)
 	s.resolved[h] = true
 	if err != nil {
@@ -163,7 +166,7 @@ func (s *fullOracle) resolve(o *benchOut, prop, h string) (string, bool) {
 
 // check proves the properties for one call, then records what its reader
 // read.
-func (st *fullOracle) check(o *benchOut) {
+func (st *fullOracle) check(o *bench.OutLine) {
 	st.calls++
 	if o.Epoch > st.epoch[o.Session] {
 		st.epoch[o.Session] = o.Epoch
@@ -522,12 +525,13 @@ func fullAtoiSub(s string, loc []int, g int) int {
 // structured payloads are unchanged unless redacted; f) Read keeps its line
 // count.
 func TestCorpusFullPipelineOracle(t *testing.T) {
+	t.Parallel()
 	files := corpusFiles(t) // skips under -short or without the corpus
 	dir := t.TempDir()
 	home, out := filepath.Join(dir, "home"), filepath.Join(dir, "out.jsonl")
 	ctx := context.Background()
 	t0 := time.Now()
-	rep, err := runBench(ctx, benchOptions{corpus: files, home: home, out: out}, io.Discard)
+	rep, err := bench.Run(ctx, bench.Options{Corpus: files, Home: home, Out: out, OpenStore: openBenchStore, MarkBusy: daemon.MarkBusy, Logf: homeLogf}, io.Discard)
 	if err != nil {
 		t.Fatalf("bench: %v", err)
 	}
@@ -547,13 +551,13 @@ func TestCorpusFullPipelineOracle(t *testing.T) {
 	t.Logf("full pipeline: raw %d B, delivered %d B, saved %d B (%.1f%%); ledger session folds %d B, project folds %d B, first-seen stages %d B",
 		rep.All.RawBytes, rep.All.DeliveredBytes, rep.All.BytesSaved, rep.SavedPct, rep.SessionFoldSaved, rep.ProjectFoldSaved,
 		rep.All.BytesSaved-rep.SessionFoldSaved-rep.ProjectFoldSaved)
-	for _, k := range sortedKeys(rep.ByTool) {
+	for _, k := range slices.Sorted(maps.Keys(rep.ByTool)) {
 		b := rep.ByTool[k]
-		t.Logf("  tool %-12s %6d calls %11d B raw %11d B delivered %5.1f%% saved", k, b.Calls, b.RawBytes, b.DeliveredBytes, pct(b.BytesSaved, b.RawBytes))
+		t.Logf("  tool %-12s %6d calls %11d B raw %11d B delivered %5.1f%% saved", k, b.Calls, b.RawBytes, b.DeliveredBytes, testPct(b.BytesSaved, b.RawBytes))
 	}
-	for _, k := range sortedKeys(rep.BySource) {
+	for _, k := range slices.Sorted(maps.Keys(rep.BySource)) {
 		b := rep.BySource[k]
-		t.Logf("  source %-28s %6d calls %11d B raw %5.1f%% saved", k, b.Calls, b.RawBytes, pct(b.BytesSaved, b.RawBytes))
+		t.Logf("  source %-28s %6d calls %11d B raw %5.1f%% saved", k, b.Calls, b.RawBytes, testPct(b.BytesSaved, b.RawBytes))
 	}
 
 	t1 := time.Now()
@@ -649,42 +653,42 @@ func TestCorpusFullOracleCatches(t *testing.T) {
 		}
 		return "", fmt.Errorf("no archived content for this handle")
 	}
-	call := func(session, raw, del string, handles ...string) benchOut {
-		return benchOut{Session: session, Agent: "main", Project: "p", HostTool: "Bash", Event: "PostToolUse", Raw: raw, Delivered: del, Handles: handles}
+	call := func(session, raw, del string, handles ...string) bench.OutLine {
+		return bench.OutLine{Session: session, Agent: "main", Project: "p", HostTool: "Bash", Event: "PostToolUse", Raw: raw, Delivered: del, Handles: handles}
 	}
 	shownL := "[OMNI: 1 lines already shown, omni retrieve " + hl + "]\n"
 	lraw := "alpha one" + pad + "\ntail\n"
 	jsonRaw := `{"name": "omni", "tags": ["a", "b"], "n": 3}` + "\n"
 	for _, c := range []struct {
 		name  string
-		calls []benchOut
+		calls []bench.OutLine
 		want  []string
 	}{
-		{"clean rewind", []benchOut{call("p/1", raw, short+rewind(hr))}, nil},
-		{"clean redacted rewind", []benchOut{call("p/1", secretRaw, "[OMNI: 1 sensitive value(s) redacted]\n"+short+rewind(hs))}, nil},
-		{"a redacted rewind without its marker", []benchOut{call("p/1", secretRaw, short+rewind(hs))}, []string{"a:rewind-is-raw"}},
-		{"a rewind naming another output", []benchOut{call("p/1", secretRaw, "[OMNI: 1 sensitive value(s) redacted]\n"+short+rewind(hr))}, []string{"a:rewind-is-raw"}},
-		{"clean line-form cut", []benchOut{call("p/1", trRaw, "line 1"+pad+"\n[OMNI: output truncated, 2 of 4 lines kept, 2 dropped from the middle, omni retrieve "+hm+"]\nline 4"+pad+"\n")}, nil},
-		{"a cut that miscounts", []benchOut{call("p/1", trRaw, "line 1"+pad+"\n[OMNI: output truncated, 3 of 4 lines kept, 1 dropped from the middle, omni retrieve "+hm+"]\nline 4"+pad+"\n")},
+		{"clean rewind", []bench.OutLine{call("p/1", raw, short+rewind(hr))}, nil},
+		{"clean redacted rewind", []bench.OutLine{call("p/1", secretRaw, "[OMNI: 1 sensitive value(s) redacted]\n"+short+rewind(hs))}, nil},
+		{"a redacted rewind without its marker", []bench.OutLine{call("p/1", secretRaw, short+rewind(hs))}, []string{"a:rewind-is-raw"}},
+		{"a rewind naming another output", []bench.OutLine{call("p/1", secretRaw, "[OMNI: 1 sensitive value(s) redacted]\n"+short+rewind(hr))}, []string{"a:rewind-is-raw"}},
+		{"clean line-form cut", []bench.OutLine{call("p/1", trRaw, "line 1"+pad+"\n[OMNI: output truncated, 2 of 4 lines kept, 2 dropped from the middle, omni retrieve "+hm+"]\nline 4"+pad+"\n")}, nil},
+		{"a cut that miscounts", []bench.OutLine{call("p/1", trRaw, "line 1"+pad+"\n[OMNI: output truncated, 3 of 4 lines kept, 1 dropped from the middle, omni retrieve "+hm+"]\nline 4"+pad+"\n")},
 			[]string{"a:truncation-resolves"}},
-		{"a rewind block that is not raw", []benchOut{call("p/1", raw, short+rewind(hx))}, []string{"a:rewind-is-raw"}},
-		{"an unknown rewind handle", []benchOut{call("p/1", raw, short+"[OMNI: 12 lines omitted, omni retrieve eeeeeeeeeeeeeeee for full output]\n")},
+		{"a rewind block that is not raw", []bench.OutLine{call("p/1", raw, short+rewind(hx))}, []string{"a:rewind-is-raw"}},
+		{"an unknown rewind handle", []bench.OutLine{call("p/1", raw, short+"[OMNI: 12 lines omitted, omni retrieve eeeeeeeeeeeeeeee for full output]\n")},
 			[]string{"a:rewind-is-raw"}},
-		{"a change with no marker", []benchOut{call("p/1", raw, short)}, []string{"a:first-seen-text-explained"}},
-		{"a redaction with its marker", []benchOut{call("p/1", secretRaw, "[OMNI: 1 sensitive value(s) redacted]\n"+secretRed)}, nil},
-		{"a redaction without its marker", []benchOut{call("p/1", secretRaw, secretRed)}, []string{"a:first-seen-text-explained"}},
-		{"a failure line distilled away", []benchOut{call("p/1", raw, "FAIL\tpkg/x\t0.02s\n"+rewind(hr))}, []string{"c:failure-lines-kept"}},
-		{"growth without redaction", []benchOut{call("p/1", "x\n", "x\ny\n")}, []string{"d:no-growth-except-redaction", "a:first-seen-text-explained"}},
-		{"a changed structured payload", []benchOut{call("p/1", jsonRaw, strings.Replace(jsonRaw, " ", "", 1))},
+		{"a change with no marker", []bench.OutLine{call("p/1", raw, short)}, []string{"a:first-seen-text-explained"}},
+		{"a redaction with its marker", []bench.OutLine{call("p/1", secretRaw, "[OMNI: 1 sensitive value(s) redacted]\n"+secretRed)}, nil},
+		{"a redaction without its marker", []bench.OutLine{call("p/1", secretRaw, secretRed)}, []string{"a:first-seen-text-explained"}},
+		{"a failure line distilled away", []bench.OutLine{call("p/1", raw, "FAIL\tpkg/x\t0.02s\n"+rewind(hr))}, []string{"c:failure-lines-kept"}},
+		{"growth without redaction", []bench.OutLine{call("p/1", "x\n", "x\ny\n")}, []string{"d:no-growth-except-redaction", "a:first-seen-text-explained"}},
+		{"a changed structured payload", []bench.OutLine{call("p/1", jsonRaw, strings.Replace(jsonRaw, " ", "", 1))},
 			[]string{"e:structured-unchanged", "a:first-seen-text-explained"}},
-		{"a clean session fold", []benchOut{call("p/1", lraw, lraw), call("p/1", lraw, shownL+"tail\n", hl)}, nil},
-		{"a fold of lines another reader saw", []benchOut{call("p/1", lraw, lraw),
-			fullWith(call("p/1", lraw, shownL+"tail\n", hl), func(o *benchOut) { o.Agent = "sub-1" })}, []string{"b:already-shown-to-reader"}},
-		{"a fold after a compaction", []benchOut{call("p/1", lraw, lraw),
-			fullWith(call("p/1", lraw, shownL+"tail\n", hl), func(o *benchOut) { o.Epoch = 1 })}, []string{"b:already-shown-to-reader"}},
-		{"a folded failure line", []benchOut{call("p/1", failL+"tail\n", failL+"tail\n"),
+		{"a clean session fold", []bench.OutLine{call("p/1", lraw, lraw), call("p/1", lraw, shownL+"tail\n", hl)}, nil},
+		{"a fold of lines another reader saw", []bench.OutLine{call("p/1", lraw, lraw),
+			fullWith(call("p/1", lraw, shownL+"tail\n", hl), func(o *bench.OutLine) { o.Agent = "sub-1" })}, []string{"b:already-shown-to-reader"}},
+		{"a fold after a compaction", []bench.OutLine{call("p/1", lraw, lraw),
+			fullWith(call("p/1", lraw, shownL+"tail\n", hl), func(o *bench.OutLine) { o.Epoch = 1 })}, []string{"b:already-shown-to-reader"}},
+		{"a folded failure line", []bench.OutLine{call("p/1", failL+"tail\n", failL+"tail\n"),
 			call("p/1", failL+"tail\n", "[OMNI: 1 lines already shown, omni retrieve "+hf+"]\ntail\n", hf)}, []string{"c:failure-lines-kept"}},
-		{"a fold whose handle was not issued", []benchOut{call("p/1", lraw, lraw), call("p/1", lraw, shownL+"tail\n")},
+		{"a fold whose handle was not issued", []bench.OutLine{call("p/1", lraw, lraw), call("p/1", lraw, shownL+"tail\n")},
 			[]string{"a:first-seen-text-explained"}},
 	} {
 		or := newFullOracle(retrieve)
@@ -704,4 +708,12 @@ func TestCorpusFullOracleCatches(t *testing.T) {
 	}
 }
 
-func fullWith(o benchOut, f func(*benchOut)) benchOut { f(&o); return o }
+func fullWith(o bench.OutLine, f func(*bench.OutLine)) bench.OutLine { f(&o); return o }
+
+// testPct is 100·a/b, 0 when b is 0.
+func testPct(a, b int64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return 100 * float64(a) / float64(b)
+}

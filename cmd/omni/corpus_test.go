@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/omnictx/omni/hooks"
+	"github.com/omnictx/omni/internal/bench"
 	"github.com/omnictx/omni/internal/daemon"
 	"github.com/omnictx/omni/pipeline"
 )
@@ -55,7 +56,7 @@ type benchRun struct {
 	files     []string
 	dir       string // parent of home and out
 	home, out string
-	rep       *benchReport
+	rep       *bench.Report
 	dur       time.Duration
 	err       error
 }
@@ -70,7 +71,7 @@ func corpusBench(files []string, parent string) *benchRun {
 	}
 	r.home, r.out = filepath.Join(r.dir, "home"), filepath.Join(r.dir, "out.jsonl")
 	t0 := time.Now()
-	r.rep, r.err = runBench(context.Background(), benchOptions{corpus: files, home: r.home, out: r.out, ledgerOnly: true}, io.Discard)
+	r.rep, r.err = bench.Run(context.Background(), bench.Options{Corpus: files, Home: r.home, Out: r.out, LedgerOnly: true, OpenStore: openBenchStore, MarkBusy: daemon.MarkBusy, Logf: homeLogf}, io.Discard)
 	r.dur = time.Since(t0)
 	return r
 }
@@ -98,28 +99,35 @@ func sharedBench(t *testing.T) *benchRun {
 	return sharedBenchRun
 }
 
+// sharedStoreMu is held by each parallel test while it opens the shared
+// bench's store: one store is opened by one process and one owner at once.
+var sharedStoreMu sync.Mutex
+
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if sharedBenchRun != nil && sharedBenchRun.dir != "" {
 		os.RemoveAll(sharedBenchRun.dir)
 	}
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
 	os.Exit(code)
 }
 
 // readBenchOut reads an --out file.
-func readBenchOut(t *testing.T, path string) []benchOut {
+func readBenchOut(t *testing.T, path string) []bench.OutLine {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var out []benchOut
+	var out []bench.OutLine
 	br := bufio.NewReaderSize(f, 1<<20)
 	for n := 1; ; n++ {
 		line, err := br.ReadBytes('\n')
 		if len(bytes.TrimSpace(line)) > 0 {
-			var o benchOut
+			var o bench.OutLine
 			if jerr := json.Unmarshal(line, &o); jerr != nil {
 				t.Fatalf("%s:%d: %v", path, n, jerr)
 			}
@@ -247,7 +255,7 @@ func newCorpusOracle(retrieve func(string) (string, error)) *corpusOracle {
 		readersOf: map[string][]string{}, epoch: map[string]int{}}
 }
 
-func (s *corpusOracle) fail(o *benchOut, prop, format string, args ...any) {
+func (s *corpusOracle) fail(o *bench.OutLine, prop, format string, args ...any) {
 	s.violations[prop]++
 	if len(s.first) < 15 {
 		s.first = append(s.first, fmt.Sprintf("%s agent=%s seq=%d (%s %s) [%s] %s", o.Session, o.Agent, o.Seq, o.HostTool, o.Event,
@@ -257,7 +265,7 @@ func (s *corpusOracle) fail(o *benchOut, prop, format string, args ...any) {
 
 // check proves properties a-g for one call, then records what its reader
 // read.
-func (st *corpusOracle) check(o *benchOut) {
+func (st *corpusOracle) check(o *bench.OutLine) {
 	st.calls++
 	if o.Epoch > st.epoch[o.Session] {
 		st.epoch[o.Session] = o.Epoch
@@ -449,7 +457,10 @@ func (st *corpusOracle) check(o *benchOut) {
 // would say "already shown"); d) no failure line is folded; e) structured
 // payloads are unchanged; f) Read keeps its line count; g) no call grows.
 func TestCorpusOracle(t *testing.T) {
+	t.Parallel()
 	br := sharedBench(t)
+	sharedStoreMu.Lock()
+	defer sharedStoreMu.Unlock()
 	outs := readBenchOut(t, br.out)
 	if len(outs) != br.rep.All.Calls {
 		t.Fatalf("--out has %d lines, the bench reported %d calls", len(outs), br.rep.All.Calls)
@@ -522,8 +533,11 @@ func violationCount(m map[string]int) int {
 // TestCorpusBenchDeterministic: two bench runs over the whole corpus into
 // fresh homes give byte-identical --out files.
 func TestCorpusBenchDeterministic(t *testing.T) {
+	t.Parallel()
+	// The second run goes first, so it overlaps the shared one (made by
+	// whichever parallel test asks first) on a second core.
+	second := corpusBench(corpusFiles(t), t.TempDir())
 	first := sharedBench(t)
-	second := corpusBench(first.files, t.TempDir())
 	if second.err != nil {
 		t.Fatalf("second bench: %v", second.err)
 	}
@@ -543,7 +557,7 @@ func TestCorpusBenchDeterministic(t *testing.T) {
 	la, lb := bytes.Split(a, []byte("\n")), bytes.Split(b, []byte("\n"))
 	for i := 0; i < min(len(la), len(lb)); i++ {
 		if !bytes.Equal(la[i], lb[i]) {
-			var o benchOut
+			var o bench.OutLine
 			_ = json.Unmarshal(la[i], &o)
 			at := firstDiffAt(string(la[i]), string(lb[i]))
 			lo := max(0, at-60)
@@ -557,7 +571,10 @@ func TestCorpusBenchDeterministic(t *testing.T) {
 // TestCorpusReplayVerify: `omni replay --verify` over the bench store reruns
 // every invocation byte-identically, and compares one per corpus call.
 func TestCorpusReplayVerify(t *testing.T) {
+	t.Parallel()
 	br := sharedBench(t)
+	sharedStoreMu.Lock()
+	defer sharedStoreMu.Unlock()
 	ctx := context.Background()
 	svc, closeFn, err := daemon.OpenLocal(ctx, configOf(br.home), 5*time.Second)
 	if err != nil {
@@ -606,65 +623,65 @@ func TestCorpusOracleCatches(t *testing.T) {
 	notHere := func(n int, h string) string {
 		return fmt.Sprintf("[OMNI: %d lines not shown here, omni retrieve %s]\n", n, h)
 	}
-	call := func(session, agent, project, raw, del string, handles ...string) benchOut {
-		return benchOut{Session: session, Agent: agent, Project: project, HostTool: "Bash", Event: "PostToolUse", Raw: raw, Delivered: del, Handles: handles}
+	call := func(session, agent, project, raw, del string, handles ...string) bench.OutLine {
+		return bench.OutLine{Session: session, Agent: agent, Project: project, HostTool: "Bash", Event: "PostToolUse", Raw: raw, Delivered: del, Handles: handles}
 	}
 	first := call("p/1", "main", "p", blk, blk)
-	with := func(o benchOut, f func(*benchOut)) benchOut { f(&o); return o }
-	read := func(o benchOut) benchOut { o.HostTool = "Read"; return o }
+	with := func(o bench.OutLine, f func(*bench.OutLine)) bench.OutLine { f(&o); return o }
+	read := func(o bench.OutLine) bench.OutLine { o.HostTool = "Read"; return o }
 	jsonRaw := `{"name": "omni", "tags": ["a", "b"], "n": 3}` + "\n"
 	if pipeline.Sniff(jsonRaw) == pipeline.KindNone {
 		t.Fatalf("Sniff(%q) is KindNone; pick another structured sample", jsonRaw)
 	}
 	for _, c := range []struct {
 		name  string
-		calls []benchOut
+		calls []bench.OutLine
 		want  []string // the properties that must fire; every other must not
 	}{
-		{"clean session fold", []benchOut{first, call("p/1", "main", "p", blk+"tail\n", shown(3, h1)+"tail\n", h1)}, nil},
-		{"raw text that looks like the marker", []benchOut{first,
+		{"clean session fold", []bench.OutLine{first, call("p/1", "main", "p", blk+"tail\n", shown(3, h1)+"tail\n", h1)}, nil},
+		{"raw text that looks like the marker", []bench.OutLine{first,
 			call("p/1", "main", "p", shown(3, h1)+blk+"tail\n", shown(3, h1)+shown(3, h1)+"tail\n", h1)}, nil},
-		{"clean project fold", []benchOut{first, call("p/2", "main", "p", "x\n"+blk+"tail\n", "x\n"+notHere(3, h1)+"tail\n", h1)}, nil},
-		{"clean Read fold", []benchOut{read(first), read(call("p/1", "main", "p", blk+"tail\n", shown(3, h1)+"⋮\n⋮\ntail\n", h1))}, nil},
-		{"another agent's lines", []benchOut{first, call("p/1", "sub-1", "p", blk+"tail\n", shown(3, h1)+"tail\n", h1)},
+		{"clean project fold", []bench.OutLine{first, call("p/2", "main", "p", "x\n"+blk+"tail\n", "x\n"+notHere(3, h1)+"tail\n", h1)}, nil},
+		{"clean Read fold", []bench.OutLine{read(first), read(call("p/1", "main", "p", blk+"tail\n", shown(3, h1)+"⋮\n⋮\ntail\n", h1))}, nil},
+		{"another agent's lines", []bench.OutLine{first, call("p/1", "sub-1", "p", blk+"tail\n", shown(3, h1)+"tail\n", h1)},
 			[]string{"b:already-shown-to-reader"}},
-		{"lines from before a compaction", []benchOut{first,
-			with(call("p/1", "main", "p", blk+"tail\n", shown(3, h1)+"tail\n", h1), func(o *benchOut) { o.Epoch = 1 })},
+		{"lines from before a compaction", []bench.OutLine{first,
+			with(call("p/1", "main", "p", blk+"tail\n", shown(3, h1)+"tail\n", h1), func(o *bench.OutLine) { o.Epoch = 1 })},
 			[]string{"b:already-shown-to-reader"}},
-		{"a subagent compacted with its session", []benchOut{call("p/1", "sub-1", "p", blk, blk),
+		{"a subagent compacted with its session", []bench.OutLine{call("p/1", "sub-1", "p", blk, blk),
 			call("p/1", "main", "p", "z\n", "z\n"),
-			with(call("p/1", "sub-1", "p", blk+"tail\n", shown(3, h1)+"tail\n", h1), func(o *benchOut) { o.Epoch = 1 })},
+			with(call("p/1", "sub-1", "p", blk+"tail\n", shown(3, h1)+"tail\n", h1), func(o *bench.OutLine) { o.Epoch = 1 })},
 			[]string{"b:already-shown-to-reader"}},
-		{"lines over the host cap were never shown", []benchOut{with(first, func(o *benchOut) { o.Reason = "host-cap" }),
+		{"lines over the host cap were never shown", []bench.OutLine{with(first, func(o *bench.OutLine) { o.Reason = "host-cap" }),
 			call("p/1", "main", "p", blk+"tail\n", shown(3, h1)+"tail\n", h1)},
 			[]string{"b:already-shown-to-reader"}},
-		{"folded lines are not delivered", []benchOut{call("p/1", "main", "p", "x\n"+blk, "x\n"+shown(3, h1), h1),
+		{"folded lines are not delivered", []bench.OutLine{call("p/1", "main", "p", "x\n"+blk, "x\n"+shown(3, h1), h1),
 			call("p/1", "main", "p", blk+"tail\n", shown(3, h1)+"tail\n", h1)},
 			[]string{"b:already-shown-to-reader", "b:already-shown-to-reader"}},
-		{"another project", []benchOut{first, call("q/2", "main", "q", "x\n"+blk+"tail\n", "x\n"+notHere(3, h1)+"tail\n", h1)},
+		{"another project", []bench.OutLine{first, call("q/2", "main", "q", "x\n"+blk+"tail\n", "x\n"+notHere(3, h1)+"tail\n", h1)},
 			[]string{"c:shown-in-project"}},
-		{"not shown here, but it was", []benchOut{first, call("p/1", "main", "p", "x\n"+blk+"tail\n", "x\n"+notHere(3, h1)+"tail\n", h1)},
+		{"not shown here, but it was", []bench.OutLine{first, call("p/1", "main", "p", "x\n"+blk+"tail\n", "x\n"+notHere(3, h1)+"tail\n", h1)},
 			[]string{"c':not-shown-to-reader"}},
-		{"an altered surviving line", []benchOut{first, call("p/1", "main", "p", blk+"tail\n", shown(3, h1)+"tall\n", h1)},
+		{"an altered surviving line", []bench.OutLine{first, call("p/1", "main", "p", blk+"tail\n", shown(3, h1)+"tall\n", h1)},
 			[]string{"a:expands-to-raw"}},
-		{"a block shorter than the run", []benchOut{first, call("p/1", "main", "p", blk+"tail\n", shown(3, h2)+"tail\n", h2)},
+		{"a block shorter than the run", []bench.OutLine{first, call("p/1", "main", "p", blk+"tail\n", shown(3, h2)+"tail\n", h2)},
 			[]string{"a:expands-to-raw", "a:expands-to-raw"}},
-		{"a marker omni did not issue", []benchOut{first, call("p/1", "main", "p", blk+"tail\n", shown(3, h1)+"tail\n")},
+		{"a marker omni did not issue", []bench.OutLine{first, call("p/1", "main", "p", blk+"tail\n", shown(3, h1)+"tail\n")},
 			[]string{"a:expands-to-raw"}},
-		{"an issued marker missing", []benchOut{first, call("p/1", "main", "p", blk+"tail\n", blk+"tail\n", h1)},
+		{"an issued marker missing", []bench.OutLine{first, call("p/1", "main", "p", blk+"tail\n", blk+"tail\n", h1)},
 			[]string{"a:expands-to-raw"}},
-		{"an unknown handle", []benchOut{first, call("p/1", "main", "p", blk+"tail\n", shown(3, h4)+"tail\n", h4)},
+		{"an unknown handle", []bench.OutLine{first, call("p/1", "main", "p", blk+"tail\n", shown(3, h4)+"tail\n", h4)},
 			[]string{"a:expands-to-raw"}},
-		{"a wrong line count", []benchOut{first, call("p/1", "main", "p", blk+"tail\n", shown(4, h1)+"tail\n", h1)},
+		{"a wrong line count", []bench.OutLine{first, call("p/1", "main", "p", blk+"tail\n", shown(4, h1)+"tail\n", h1)},
 			[]string{"a:expands-to-raw"}},
-		{"a folded failure line", []benchOut{call("p/1", "main", "p", fail, fail),
+		{"a folded failure line", []bench.OutLine{call("p/1", "main", "p", fail, fail),
 			call("p/1", "main", "p", fail+"tail\n", shown(2, h3)+"tail\n", h3)},
 			[]string{"d:failure-lines-kept"}},
-		{"a changed structured payload", []benchOut{call("p/1", "main", "p", jsonRaw, strings.Replace(jsonRaw, " ", "", 1))},
+		{"a changed structured payload", []bench.OutLine{call("p/1", "main", "p", jsonRaw, strings.Replace(jsonRaw, " ", "", 1))},
 			[]string{"e:structured-unchanged", "a:expands-to-raw"}},
-		{"a Read that loses lines", []benchOut{read(first), read(call("p/1", "main", "p", blk+"tail\n", shown(3, h1)+"tail\n", h1))},
+		{"a Read that loses lines", []bench.OutLine{read(first), read(call("p/1", "main", "p", blk+"tail\n", shown(3, h1)+"tail\n", h1))},
 			[]string{"f:read-line-count", "a:expands-to-raw"}},
-		{"a call that grows", []benchOut{call("p/1", "main", "p", blk, blk+"more\n")},
+		{"a call that grows", []bench.OutLine{call("p/1", "main", "p", blk, blk+"more\n")},
 			[]string{"g:no-growth", "a:expands-to-raw"}},
 	} {
 		or := newCorpusOracle(retrieve)

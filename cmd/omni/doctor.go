@@ -5,7 +5,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -23,6 +22,7 @@ import (
 	"github.com/omnictx/omni/events/jetstream"
 	"github.com/omnictx/omni/internal/daemon"
 	"github.com/omnictx/omni/internal/daemon/wire"
+	"github.com/omnictx/omni/internal/hostsetup"
 )
 
 // doctorLogLines is how many recent hook errors doctor shows.
@@ -51,31 +51,13 @@ type doctorReport struct {
 	// Daemon says whether the daemon answers, and its pid and version.
 	Daemon string `json:"daemon"`
 	// Hosts has one row per supported host.
-	Hosts []doctorHost `json:"hosts"`
+	Hosts []hostsetup.HostStatus `json:"hosts"`
 	// HookErrors are the last hook errors of omni.log, newest last.
 	HookErrors []string `json:"hook_errors,omitempty"`
 	// Problems holds one line per problem, each ending in its fix.
 	Problems []string `json:"problems"`
 	// Fixed lists what --fix did.
 	Fixed []string `json:"fixed,omitempty"`
-}
-
-// doctorHost is one host's row of the tier table.
-type doctorHost struct {
-	// Host names the host; Installed says its configuration directory exists.
-	Host      string `json:"host"`
-	Installed bool   `json:"installed"`
-	// Tier is Full, Full-text-only, Plugin, MCP-only, or "" when omni is not
-	// registered with the host.
-	Tier string `json:"tier"`
-	// Hooks is where the hooks (or the plugin) are registered, MCP where
-	// the MCP server is ("" when not).
-	Hooks string `json:"hooks,omitempty"`
-	MCP   string `json:"mcp,omitempty"`
-	// Notes are what doctor cannot check but the user should.
-	Notes []string `json:"notes,omitempty"`
-	// needsInit is the init flag line that repairs the registration.
-	needsInit []string
 }
 
 func newDoctorCmd(s streams) *cobra.Command {
@@ -108,7 +90,7 @@ Exit codes: 0 nothing wrong; 1 at least one problem (listed); 2 usage error.`,
   omni doctor --json | jq .hosts`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o, err := defaultOptions()
+			o, err := hostsetup.DefaultOptions()
 			if err != nil {
 				return &exitError{code: 1, msg: "omni doctor: " + err.Error()}
 			}
@@ -136,21 +118,21 @@ Exit codes: 0 nothing wrong; 1 at least one problem (listed); 2 usage error.`,
 }
 
 // runDoctor makes every check.
-func runDoctor(o initOptions) doctorReport {
+func runDoctor(o hostsetup.Options) doctorReport {
 	home := omniHome()
-	rep := doctorReport{Version: version, Binary: o.omni, Home: home, Problems: []string{}}
+	rep := doctorReport{Version: version, Binary: o.Omni, Home: home, Problems: []string{}}
 	problem := func(format string, a ...any) { rep.Problems = append(rep.Problems, fmt.Sprintf(format, a...)) }
 
 	// The binary.
 	if p, err := exec.LookPath("omni"); err != nil {
-		problem("omni is not on $PATH: add %s to PATH, or run 'go install ./cmd/omni'", filepath.Dir(o.omni))
+		problem("omni is not on $PATH: add %s to PATH, or run 'go install ./cmd/omni'", filepath.Dir(o.Omni))
 	} else {
 		rep.OnPath = p
-		if !sameFile(p, o.omni) {
+		if !sameFile(p, o.Omni) {
 			rep.OnPathVersion = binaryVersion(p)
 			if rep.OnPathVersion != version {
 				problem("the omni on $PATH (%s) is version %q, this one (%s) is %s: reinstall it or put %s first on PATH",
-					p, rep.OnPathVersion, o.omni, version, filepath.Dir(o.omni))
+					p, rep.OnPathVersion, o.Omni, version, filepath.Dir(o.Omni))
 			}
 		}
 	}
@@ -236,20 +218,16 @@ func runDoctor(o initOptions) doctorReport {
 	}
 
 	// The hosts, user scope and, inside a repository, project scope.
-	scopes := []initOptions{o}
+	scopes := []hostsetup.Options{o}
 	if wd, err := os.Getwd(); err == nil {
-		if p := projectOf(wd); p != o.home {
+		if p := projectOf(wd); p != o.Home {
 			po := o
-			po.project = p
+			po.Project = p
 			scopes = append(scopes, po)
 		}
 	}
-	registered := false
-	for _, h := range allHosts {
-		row := inspectHost(h, scopes, problem)
-		registered = registered || row.Tier != "" || len(row.needsInit) > 0
-		rep.Hosts = append(rep.Hosts, row)
-	}
+	var registered bool
+	rep.Hosts, registered = hostsetup.Check(scopes, problem)
 	if !registered {
 		problem("omni is not registered with any host: run 'omni init --claude' (or --codex, --gemini, --opencode)")
 	}
@@ -257,108 +235,8 @@ func runDoctor(o initOptions) doctorReport {
 	return rep
 }
 
-// inspectHost checks one host's registration in every scope.
-func inspectHost(h hostKind, scopes []initOptions, problem func(string, ...any)) doctorHost {
-	row := doctorHost{Host: hostNames[h]}
-	hooksOK, mcpOK := false, false
-	for _, o := range scopes {
-		row.Installed = row.Installed || hostPresent(h, o)
-		flag := "omni init --" + string(h)
-		if o.project != "" {
-			flag += " --project"
-		}
-		for _, kind := range []string{"hooks", "plugin", "mcp"} {
-			st, detail := inspectPart(h, o, kind)
-			if st == "none" {
-				continue
-			}
-			where := shortPath(detail, o.home)
-			if kind == "mcp" {
-				row.MCP = where
-			} else {
-				row.Hooks = where
-			}
-			switch st {
-			case "ok":
-				if kind == "mcp" {
-					mcpOK = true
-				} else {
-					hooksOK = true
-				}
-			case "stale":
-				problem("%s: omni's %s in %s are incomplete, duplicated or out of date: run '%s'", hostNames[h], kind, where, flag)
-				row.needsInit = append(row.needsInit, flag)
-				if kind != "mcp" {
-					hooksOK = true // registered, if imperfectly
-				}
-			case "missing-binary":
-				problem("%s: %s in %s runs a binary that does not exist: run '%s'", hostNames[h], kind, where, flag)
-				row.needsInit = append(row.needsInit, flag)
-			default:
-				problem("%s: %s: run '%s' after fixing it", hostNames[h], st, flag)
-			}
-		}
-	}
-	switch {
-	case hooksOK:
-		row.Tier = hostTiers[h]
-	case mcpOK:
-		row.Tier = "MCP-only"
-	}
-	if h == hostCodex && row.Hooks != "" {
-		row.Notes = append(row.Notes, "Codex skips hooks you have not approved: check \"Hooks need review\" in codex")
-	}
-	return row
-}
-
-// inspectPart reports the state of one registration kind of host h in o's
-// scope: "none" (not registered), "ok", "stale", "missing-binary", or an
-// error text; detail is the file.
-func inspectPart(h hostKind, o initOptions, kind string) (string, string) {
-	var p *part
-	for _, x := range partsFor(h, o) {
-		if x.kind == kind {
-			p = &x
-			break
-		}
-	}
-	if p == nil {
-		return "none", ""
-	}
-	src, err := os.ReadFile(p.path)
-	if err != nil {
-		return "none", p.path
-	}
-	out, del, err := p.apply(src, true, false)
-	if err != nil {
-		return fmt.Sprintf("%s cannot be read as %s: %v", p.path, kind, err), p.path
-	}
-	if !del && bytes.Equal(out, src) {
-		return "none", p.path
-	}
-	for _, bin := range append(binariesIn(src), o.omni) {
-		for _, rw := range []bool{false, true} {
-			v := o
-			v.omni, v.rewrite, v.hookOnly, v.mcpOnly = bin, rw, false, false
-			for _, q := range partsFor(h, v) {
-				if q.kind != kind {
-					continue
-				}
-				out, del, err := q.apply(src, true, true)
-				if err == nil && !del && bytes.Equal(out, src) {
-					if fi, err := os.Stat(bin); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
-						return "missing-binary", p.path
-					}
-					return "ok", p.path
-				}
-			}
-		}
-	}
-	return "stale", p.path
-}
-
 // doctorFix repairs what it can and says what it did.
-func doctorFix(o initOptions, rep doctorReport) []string {
+func doctorFix(o hostsetup.Options, rep doctorReport) []string {
 	var did []string
 	home := omniHome()
 	if ad, err := wire.ReadAddr(home); err == nil && ad.Version != version && os.Getenv("OMNI_NO_DAEMON") == "" {
@@ -368,59 +246,13 @@ func doctorFix(o initOptions, rep doctorReport) []string {
 		}
 		cancel()
 	}
-	for i, row := range rep.Hosts {
-		for _, flag := range row.needsInit {
-			h := allHosts[i]
-			ho := o
-			ho.project = ""
-			if strings.HasSuffix(flag, "--project") {
-				wd, _ := os.Getwd()
-				ho.project = projectOf(wd)
-			}
-			// Keep the kinds that are registered; keep a rewrite that is.
-			hooksSt, _ := inspectPart(h, ho, "hooks")
-			pluginSt, _ := inspectPart(h, ho, "plugin")
-			mcpSt, _ := inspectPart(h, ho, "mcp")
-			ho.mcpOnly = hooksSt == "none" && pluginSt == "none"
-			ho.hookOnly = mcpSt == "none"
-			hp, mp := hostPaths(h, ho)
-			if src, err := os.ReadFile(hp); err == nil && h == hostClaude {
-				ho.rewrite = bytes.Contains(src, []byte(" pretool\""))
-			}
-			ho.omni = fixBinary(o.omni, hp, mp)
-			// The variants let the backup logic recognise omni's own earlier
-			// entries, so a later uninstall restores the user's file, not them.
-			if _, err := runParts(partsFor(h, ho), true, false, func(path string) [][]part { return variantsFor(h, ho, path) }); err == nil {
-				fix := "ran '" + flag + "'"
-				if !slices.Contains(did, fix) {
-					did = append(did, fix)
-				}
-			}
+	wd, _ := os.Getwd()
+	for _, fix := range hostsetup.Fix(o, rep.Hosts, projectOf(wd)) {
+		if !slices.Contains(did, fix) {
+			did = append(did, fix)
 		}
 	}
 	return did
-}
-
-// fixBinary picks the binary a repaired registration runs: one the files
-// already name that still exists, else the omni on $PATH, else this one.
-func fixBinary(self string, paths ...string) string {
-	for _, p := range paths {
-		src, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		for _, b := range binariesIn(src) {
-			if fi, err := os.Stat(b); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 && filepath.IsAbs(b) {
-				return b
-			}
-		}
-	}
-	if p, err := exec.LookPath("omni"); err == nil {
-		if abs, err := filepath.Abs(p); err == nil {
-			return abs
-		}
-	}
-	return self
 }
 
 // printDoctor prints the report for people.
@@ -541,14 +373,6 @@ func binaryVersion(bin string) string {
 		return "unknown"
 	}
 	return f[len(f)-1]
-}
-
-// shortPath writes p relative to home as ~/….
-func shortPath(p, home string) string {
-	if home != "" && strings.HasPrefix(p, home+string(filepath.Separator)) {
-		return "~" + p[len(home):]
-	}
-	return p
 }
 
 // clusterLine describes a cluster backend in one line: its servers, the

@@ -45,7 +45,10 @@ func trimmedLines(s string) map[string]bool {
 // compaction (session scope), or of the same project (project scope), whose
 // delivered text holds the block's first non-blank line.
 func TestExplainCorpusFolds(t *testing.T) {
+	t.Parallel()
 	b := sharedBench(t)
+	sharedStoreMu.Lock()
+	defer sharedStoreMu.Unlock()
 	rows := readBenchOut(t, b.out)
 	svc := openHome(t, b.home)
 	ctx := context.Background()

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omnictx/omni/hooks"
+	"github.com/omnictx/omni/internal/bench"
 	"github.com/omnictx/omni/internal/daemon"
 )
 
@@ -59,7 +60,7 @@ func runHook(s streams) {
 	if os.Getenv("OMNI_REPORT_RSS") != "" {
 		// omni bench --latency reads the hook's own peak RSS here: a
 		// child's ru_maxrss on Linux starts at its spawner's.
-		defer func() { fmt.Fprintf(s.Err, "omni: peak RSS %d KiB\n", peakRSS(os.Getpid())) }()
+		defer func() { fmt.Fprintf(s.Err, "omni: peak RSS %d KiB\n", bench.PeakRSS(os.Getpid())) }()
 	}
 	// The request is one flags byte and the payload, read straight into
 	// one buffer (no second copy of a payload of up to 16 MiB).

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omnictx/omni/internal/daemon"
+	"github.com/omnictx/omni/internal/mcpserver"
 	"github.com/omnictx/omni/pipeline"
 )
 
@@ -67,13 +68,7 @@ store can no longer read, or the reserved documentation example
 }
 
 // normalizeHandle accepts h, "h", 'h', omni_retrieve("h") and upper case.
-func normalizeHandle(s string) string {
-	s = strings.TrimSpace(s)
-	s = strings.TrimPrefix(s, "omni_retrieve(")
-	s = strings.TrimSuffix(s, ")")
-	s = strings.Trim(s, "\"'` ")
-	return strings.ToLower(s)
-}
+func normalizeHandle(s string) string { return mcpserver.NormalizeHandle(s) }
 
 func remoteMsg(err error) string {
 	m := err.Error()

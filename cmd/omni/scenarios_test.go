@@ -54,17 +54,7 @@ func TestScenarios(t *testing.T) {
 	if err != nil {
 		t.Skip("python3 not on PATH: the scenario runner needs it")
 	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go not on PATH: cannot build the omni binary")
-	}
-	bin := filepath.Join(t.TempDir(), "omni")
-	t0 := time.Now()
-	build := exec.Command(goBin, "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	t.Logf("built %s in %s", bin, time.Since(t0).Round(time.Millisecond))
+	bin := filepath.Join(testBinary(t, false), "omni")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()

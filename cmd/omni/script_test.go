@@ -70,16 +70,7 @@ func updateFlag() bool {
 // also makes the daemon spawn (os.Executable) what users run.
 func buildOmni(t *testing.T) string {
 	t.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skipf("the go command is needed to build omni: %v", err)
-	}
-	dir := t.TempDir()
-	cmd := exec.Command(goBin, "build", "-o", filepath.Join(dir, "omni"), ".")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/omni: %v\n%s", err, out)
-	}
-	return dir
+	return testBinary(t, false)
 }
 
 func TestScript(t *testing.T) {

@@ -25,15 +25,9 @@ func TestHookStormNoDaemon(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and spawns the omni binary")
 	}
-	dir := t.TempDir()
+	dir := testBinary(t, true)
 	bin := filepath.Join(dir, "omni")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
 	thin := filepath.Join(dir, "omni-hook")
-	if out, err := exec.Command("go", "build", "-o", thin, "../omni-hook").CombinedOutput(); err != nil {
-		t.Fatalf("build omni-hook: %v\n%s", err, out)
-	}
 	for _, tc := range []struct {
 		n      int
 		client []string

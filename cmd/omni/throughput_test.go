@@ -11,6 +11,7 @@ import (
 
 	"github.com/omnictx/omni/events/memlog"
 	"github.com/omnictx/omni/hooks"
+	"github.com/omnictx/omni/internal/bench"
 )
 
 // BenchmarkCorpusThroughput replays the whole shared corpus (18,307 real
@@ -27,7 +28,7 @@ func BenchmarkCorpusThroughput(b *testing.B) {
 		b.Skip("replays the whole shared corpus")
 	}
 	files := corpusFilesB(b)
-	recs, err := loadCorpus(files)
+	recs, err := bench.LoadCorpus(files)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -45,9 +46,9 @@ func BenchmarkCorpusThroughput(b *testing.B) {
 			epoch[r.Session] = r.CompactionEpoch
 			c.compaction, _ = json.Marshal(map[string]any{"session_id": r.Session, "cwd": project, "hook_event_name": "PreCompact", "trigger": "auto"})
 		}
-		p, _ := benchPayload(r, project)
+		p, _ := bench.Payload(r, project)
 		c.stdin, _ = json.Marshal(p)
-		raw += int64(len(rawOf(p)))
+		raw += int64(len(bench.RawOf(p)))
 		calls = append(calls, c)
 	}
 	for _, mode := range []struct {

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bytes"
@@ -13,12 +13,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/omnictx/omni/internal/daemon"
-	"github.com/omnictx/omni/internal/daemon/wire"
+	"github.com/omnictx/omni/internal/hostsetup"
 )
 
-// latencyRow is one payload size of `omni bench --latency`.
-type latencyRow struct {
+// LatencyRow is one payload size of `omni bench --latency`.
+type LatencyRow struct {
 	Name        string  `json:"name"`
 	Client      string  `json:"client"` // "omni hook" or "omni-hook" (the thin client)
 	Bytes       int     `json:"payload_bytes"`
@@ -34,11 +33,15 @@ type latencyRow struct {
 	DaemonRSSMiB float64 `json:"daemon_peak_rss_mib,omitempty"`
 }
 
-type latencyReport struct {
+// LatencyReport is the result of Latency (omni bench --latency --json):
+// the floor binary's label and start time quantiles in milliseconds, one
+// row per payload size and client, the binary timed, and the first call's
+// wall time in milliseconds (it spawns the daemon).
+type LatencyReport struct {
 	Floor     string       `json:"floor"`
 	FloorP50  float64      `json:"floor_p50_ms"`
 	FloorP99  float64      `json:"floor_p99_ms"`
-	Rows      []latencyRow `json:"rows"`
+	Rows      []LatencyRow `json:"rows"`
 	Binary    string       `json:"binary"`
 	ColdFirst float64      `json:"first_call_ms"`
 }
@@ -61,7 +64,7 @@ func floorBinary(dir string) (path, label string) {
 
 // corpusText builds a text of about size bytes from real corpus outputs
 // (whole lines, in corpus order), so the hook sees realistic lines.
-func corpusText(recs []corpusRecord, size int) string {
+func corpusText(recs []Record, size int) string {
 	var b strings.Builder
 	for b.Len() < size {
 		n := b.Len()
@@ -74,7 +77,7 @@ func corpusText(recs []corpusRecord, size int) string {
 
 // corpusFill appends the corpus's Bash output lines to b while they fit in
 // size bytes, and reports whether one did not fit.
-func corpusFill(b *strings.Builder, recs []corpusRecord, size int) bool {
+func corpusFill(b *strings.Builder, recs []Record, size int) bool {
 	for _, r := range recs {
 		if r.Tool != "Bash" || r.IsError {
 			continue
@@ -118,9 +121,9 @@ func timeProcRSS(bin string, args []string, env []string, stdin []byte) (time.Du
 	return d, out.Bytes(), rss, err
 }
 
-// peakRSS returns a process's peak resident set in KiB (VmHWM in
+// PeakRSS returns a process's peak resident set in KiB (VmHWM in
 // /proc/PID/status), 0 when unknown.
-func peakRSS(pid int) int64 {
+func PeakRSS(pid int) int64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0
@@ -136,7 +139,7 @@ func peakRSS(pid int) int64 {
 }
 
 // corpusLines returns the first n lines of the corpus's Bash outputs.
-func corpusLines(recs []corpusRecord, n int) string {
+func corpusLines(recs []Record, n int) string {
 	var b strings.Builder
 	for _, r := range recs {
 		if r.Tool != "Bash" || r.IsError {
@@ -168,11 +171,25 @@ func quantile(d []time.Duration, q float64) float64 {
 	return float64(s[i].Microseconds()) / 1000
 }
 
-// runLatency times `omni hook` processes against a warm daemon for 0.5, 16
-// and 256 KB Bash payloads built from the corpus, interleaved with a floor
-// binary in the same run (issue 5; JETSTREAM.md §3 for the floor).
-func runLatency(ctx context.Context, corpus []string, n int, home string, w io.Writer) (*latencyReport, error) {
-	recs, err := loadCorpus(corpus)
+// Daemon is what Latency needs from omni's daemon lifecycle, given by
+// cmd/omni.
+type Daemon struct {
+	// Stop stops the daemon of home, waiting up to wait.
+	Stop func(ctx context.Context, home string, wait time.Duration) error
+	// PID returns the process id of home's daemon (from its address file).
+	PID func(home string) (int, error)
+}
+
+// Latency times `omni hook` processes (and the thin client omni-hook when
+// it sits beside this binary) against a warm daemon for 0.5, 16 and 256 KB
+// Bash payloads built from the corpus, n processes each, interleaved with a
+// floor binary in the same run: a trivial Go program's start is the least a
+// hook process can cost, so each row's ratio says what omni adds to it.
+// Rows and the final line go to w unless it is nil. home "" uses a
+// temporary home. Errors: a corpus file that cannot be read, a hook process
+// that fails, or ctx's error.
+func Latency(ctx context.Context, corpus []string, n int, home string, dm Daemon, w io.Writer) (*LatencyReport, error) {
+	recs, err := LoadCorpus(corpus)
 	if err != nil {
 		return nil, err
 	}
@@ -193,8 +210,8 @@ func runLatency(ctx context.Context, corpus []string, n int, home string, w io.W
 	}
 	env := append(os.Environ(), "OMNI_HOME="+home, "OMNI_REPORT_RSS=1")
 	floor, label := floorBinary(tmp)
-	rep := &latencyReport{Floor: label, Binary: self}
-	defer daemon.NewClient(configOf(home)).Stop(context.Background(), 5*time.Second)
+	rep := &LatencyReport{Floor: label, Binary: self}
+	defer dm.Stop(context.Background(), home, 5*time.Second)
 	payload := func(text string, i int) []byte {
 		b, _ := json.Marshal(map[string]any{"session_id": "latency", "cwd": tmp, "hook_event_name": "PostToolUse",
 			"tool_name": "Bash", "tool_input": map[string]any{"command": fmt.Sprintf("bench-cmd-%d", i%2)},
@@ -202,11 +219,11 @@ func runLatency(ctx context.Context, corpus []string, n int, home string, w io.W
 		return b
 	}
 	// First call: spawns the daemon.
-	d, _, err := timeProc(self, []string{"hook"}, env, payload("warm up\n", 0))
+	first, _, err := timeProc(self, []string{"hook"}, env, payload("warm up\n", 0))
 	if err != nil {
 		return nil, fmt.Errorf("first hook: %w", err)
 	}
-	rep.ColdFirst = float64(d.Microseconds()) / 1000
+	rep.ColdFirst = float64(first.Microseconds()) / 1000
 	var floorAll []time.Duration
 	// The clients timed: `omni hook`, and the thin client when it sits
 	// beside this binary (cmd/omni-hook; what omni init registers then).
@@ -216,10 +233,10 @@ func runLatency(ctx context.Context, corpus []string, n int, home string, w io.W
 		args []string
 	}
 	clients := []client{{"omni hook", self, []string{"hook"}}}
-	if thin := hookBinary(self); thin != "" {
+	if thin := hostsetup.HookBinary(self); thin != "" {
 		clients = append(clients, client{"omni-hook", thin, nil})
 	}
-	// The last two rows measure memory more than time (issue 5 §4): a
+	// The last two rows measure memory more than time : a
 	// 20,000-line output and a 15 MiB one (a 16 MiB text makes a hook payload
 	// over hooks.MaxInput, which the hook leaves to the host), with fewer
 	// processes.
@@ -266,13 +283,13 @@ func runLatency(ctx context.Context, corpus []string, n int, home string, w io.W
 		floorAll = append(floorAll, fl...)
 		for ci, c := range clients {
 			sm := samples[ci]
-			row := latencyRow{Name: sz.name, Client: c.name, Bytes: len(text), N: runs, P50ms: quantile(sm.d, 0.5), P99ms: quantile(sm.d, 0.99),
+			row := LatencyRow{Name: sz.name, Client: c.name, Bytes: len(text), N: runs, P50ms: quantile(sm.d, 0.5), P99ms: quantile(sm.d, 0.99),
 				FloorP50ms: quantile(fl, 0.5), RepliedPart: float64(sm.replied) / float64(runs), HookRSSMiB: float64(sm.rss) / 1024}
 			if row.FloorP50ms > 0 {
 				row.RatioP50 = row.P50ms / row.FloorP50ms
 			}
-			if ad, err := wire.ReadAddr(home); err == nil {
-				row.DaemonRSSMiB = float64(peakRSS(ad.PID)) / 1024
+			if pid, err := dm.PID(home); err == nil {
+				row.DaemonRSSMiB = float64(PeakRSS(pid)) / 1024
 			}
 			rep.Rows = append(rep.Rows, row)
 			if w != nil {

@@ -1,0 +1,441 @@
+// Package hostsetup registers omni with agent hosts (Claude Code, Codex CLI,
+// Gemini CLI, OpenCode) where each host reads its registration, and checks
+// those registrations for omni doctor.
+//
+// Each host reads its hooks and MCP servers from its own files: Claude Code
+// from settings.json and ~/.claude.json (or .mcp.json in a project), Codex
+// from hooks.json and config.toml under $CODEX_HOME, Gemini from
+// settings.json under ~/.gemini, OpenCode from a plugin file and
+// opencode.json under ~/.config/opencode. Every edit inserts or removes only
+// omni's own entries and keeps the rest of the file byte for byte (a JSON
+// editor that keeps comments and layout, jsonc.go; a line editor for one
+// TOML table, mcptoml.go); a file is backed up once before omni first
+// changes it; a second run with the same options changes nothing; an
+// uninstall gives back the original bytes when nothing else changed since,
+// else removes only omni's entries.
+//
+// The TOML edit is a text edit on purpose: a TOML library decodes and
+// re-encodes the whole document, which loses the user's comments, order and
+// spacing, and the tests assert the bytes of every other line are kept.
+package hostsetup
+
+import (
+	"bytes"
+	_ "embed"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// BackupSuffix names the one backup kept of every file omni init changes.
+const BackupSuffix = ".omni-backup"
+
+// pluginSource is the OpenCode plugin shim; __OMNI_BIN__ becomes the path of
+// the omni binary.
+//
+//go:embed plugin/omni.js
+var pluginSource string
+
+// PluginMarker starts every plugin file omni writes; a file without it is
+// not omni's and is never overwritten or removed.
+const PluginMarker = "// omni: OpenCode plugin shim"
+
+// Host names one supported host.
+type Host string
+
+// The supported hosts.
+const (
+	Claude   Host = "claude"
+	Codex    Host = "codex"
+	Gemini   Host = "gemini"
+	OpenCode Host = "opencode"
+)
+
+// AllHosts in the order they are set up and printed.
+var AllHosts = []Host{Claude, Codex, Gemini, OpenCode}
+
+// hostNames are the names printed for each host.
+var hostNames = map[Host]string{
+	Claude: "Claude Code", Codex: "Codex CLI", Gemini: "Gemini CLI", OpenCode: "OpenCode",
+}
+
+// hostTiers is what each host makes of omni's reply: see Host.Tier.
+var hostTiers = map[Host]string{
+	Claude: "Full", Codex: "Full-text-only", Gemini: "Full", OpenCode: "Plugin",
+}
+
+// Name is the host's name as printed ("Claude Code").
+func (h Host) Name() string { return hostNames[h] }
+
+// Tier is what the host makes of omni's reply: Full (the host applies the
+// rewrite), Full-text-only (Codex: the rewrite arrives as plain text) or
+// Plugin (OpenCode, through the plugin shim).
+func (h Host) Tier() string { return hostTiers[h] }
+
+// Options are the resolved flags of one omni init run (or the scope one
+// doctor check looks at).
+type Options struct {
+	Omni       string // absolute path of the binary the registration runs
+	Home       string // the user's home directory
+	ConfigHome string // $XDG_CONFIG_HOME or ~/.config
+	CodexHome  string // $CODEX_HOME or ~/.codex
+	Project    string // project top level, with --project; "" for user scope
+	HookOnly   bool   // hooks (or the OpenCode plugin) only, no MCP server
+	MCPOnly    bool   // the MCP server only, no hooks
+	Rewrite    bool   // Claude Code: also register omni pretool for PreToolUse
+}
+
+// hookEntry is one hook registration omni writes.
+type hookEntry struct {
+	event   string
+	matcher string // "" writes no matcher
+	sub     string // the omni subcommand: "hook" or "pretool"
+	timeout int    // in the host's unit; 0 writes none
+	async   bool
+}
+
+// claudeEntries are Claude Code's registrations in its settings.json:
+// every tool omni rewrites in the PostToolUse matcher, one handler per
+// event, never async where a reply matters.
+func claudeEntries(rewrite bool) []hookEntry {
+	es := []hookEntry{
+		{event: "PostToolUse", matcher: "Bash|Read|Grep|Glob|WebFetch", sub: "hook", timeout: 30},
+		{event: "PostToolUseFailure", matcher: "Bash", sub: "hook", timeout: 10, async: true},
+		{event: "PreCompact", sub: "hook", timeout: 10},
+		{event: "PostCompact", sub: "hook", timeout: 10},
+		{event: "SessionStart", sub: "hook", timeout: 10},
+		{event: "SessionEnd", sub: "hook", timeout: 10},
+		{event: "SubagentStart", sub: "hook", timeout: 10},
+	}
+	if rewrite {
+		es = append([]hookEntry{{event: "PreToolUse", matcher: "Bash", sub: "pretool", timeout: 10}}, es...)
+	}
+	return es
+}
+
+// codexEntries: Codex reports shell tools as "Bash"; its hooks.json is
+// Claude-compatible.
+var codexEntries = []hookEntry{
+	{event: "PostToolUse", matcher: "Bash", sub: "hook", timeout: 30},
+	{event: "PreCompact", sub: "hook", timeout: 10},
+	{event: "PostCompact", sub: "hook", timeout: 10},
+	{event: "SessionStart", sub: "hook", timeout: 10},
+	{event: "SubagentStart", sub: "hook", timeout: 10},
+}
+
+// geminiEntries: Gemini's own tool names and event names; timeouts in
+// milliseconds.
+var geminiEntries = []hookEntry{
+	{event: "AfterTool", matcher: "run_shell_command|read_file|read_many_files|search_file_content|grep_search|glob|web_fetch", sub: "hook", timeout: 30000},
+	{event: "PreCompress", sub: "hook", timeout: 10000},
+	{event: "SessionStart", sub: "hook", timeout: 10000},
+	{event: "SessionEnd", sub: "hook", timeout: 10000},
+}
+
+// part is one registration in one file.
+type part struct {
+	kind string // "hooks", "mcp" or "plugin"
+	path string
+	// apply returns the new content of the file (del: remove the file).
+	apply func(src []byte, exists, install bool) (out []byte, del bool, err error)
+}
+
+// hostPaths returns where a host reads omni's hook (or plugin) and MCP
+// registration, user or project scope.
+func hostPaths(h Host, o Options) (hookPath, mcpPath string) {
+	p := o.Project
+	switch h {
+	case Claude:
+		if p != "" {
+			return filepath.Join(p, ".claude", "settings.json"), filepath.Join(p, ".mcp.json")
+		}
+		return filepath.Join(o.Home, ".claude", "settings.json"), filepath.Join(o.Home, ".claude.json")
+	case Codex:
+		if p != "" {
+			return filepath.Join(p, ".codex", "hooks.json"), filepath.Join(p, ".codex", "config.toml")
+		}
+		return filepath.Join(o.CodexHome, "hooks.json"), filepath.Join(o.CodexHome, "config.toml")
+	case Gemini:
+		if p != "" {
+			f := filepath.Join(p, ".gemini", "settings.json")
+			return f, f
+		}
+		f := filepath.Join(o.Home, ".gemini", "settings.json")
+		return f, f
+	case OpenCode:
+		if p != "" {
+			return filepath.Join(p, ".opencode", "plugins", "omni.js"), filepath.Join(p, "opencode.json")
+		}
+		return filepath.Join(o.ConfigHome, "opencode", "plugins", "omni.js"), filepath.Join(o.ConfigHome, "opencode", "opencode.json")
+	}
+	return "", ""
+}
+
+// partsFor lists the registrations of host h under o.
+func partsFor(h Host, o Options) []part {
+	hookPath, mcpPath := hostPaths(h, o)
+	omni := o.Omni
+	var ps []part
+	if !o.MCPOnly {
+		switch h {
+		case Claude:
+			es := claudeEntries(o.Rewrite)
+			ps = append(ps, part{"hooks", hookPath, jsonApply(func(src []byte, install bool) ([]byte, error) {
+				return applyHookEntries(src, es, omni, install)
+			})})
+		case Codex:
+			ps = append(ps, part{"hooks", hookPath, jsonApply(func(src []byte, install bool) ([]byte, error) {
+				return applyHookEntries(src, codexEntries, omni, install)
+			})})
+		case Gemini:
+			ps = append(ps, part{"hooks", hookPath, jsonApply(func(src []byte, install bool) ([]byte, error) {
+				return applyHookEntries(src, geminiEntries, omni, install)
+			})})
+		case OpenCode:
+			ps = append(ps, part{"plugin", hookPath, func(src []byte, exists, install bool) ([]byte, bool, error) {
+				return applyPlugin(src, exists, install, omni, hookPath)
+			}})
+		}
+	}
+	if !o.HookOnly {
+		switch h {
+		case Claude:
+			v := omap{{"type", "stdio"}, {"command", omni}, {"args", []string{"mcp"}}}
+			ps = append(ps, part{"mcp", mcpPath, jsonApply(func(src []byte, install bool) ([]byte, error) {
+				return applyMCPEntry(src, "mcpServers", v, omni, install)
+			})})
+		case Codex:
+			ps = append(ps, part{"mcp", mcpPath, func(src []byte, _, install bool) ([]byte, bool, error) {
+				out := applyCodexTOML(src, omni, install)
+				return out, false, nil
+			}})
+		case Gemini:
+			v := omap{{"command", omni}, {"args", []string{"mcp"}}}
+			ps = append(ps, part{"mcp", mcpPath, jsonApply(func(src []byte, install bool) ([]byte, error) {
+				return applyMCPEntry(src, "mcpServers", v, omni, install)
+			})})
+		case OpenCode:
+			v := omap{{"type", "local"}, {"command", []string{omni, "mcp"}}, {"enabled", true}}
+			ps = append(ps, part{"mcp", mcpPath, jsonApply(func(src []byte, install bool) ([]byte, error) {
+				return applyMCPEntry(src, "mcp", v, omni, install)
+			})})
+		}
+	}
+	return ps
+}
+
+func jsonApply(f func(src []byte, install bool) ([]byte, error)) func([]byte, bool, bool) ([]byte, bool, error) {
+	return func(src []byte, _, install bool) ([]byte, bool, error) {
+		out, err := f(src, install)
+		return out, false, err
+	}
+}
+
+// fileResult is what happened (or, with --dry-run, would happen) to a file.
+type fileResult struct {
+	// Path is the file.
+	Path string `json:"path"`
+	// Action is created, updated, unchanged, removed (omni's entries
+	// only), restored (the original bytes), deleted or absent.
+	Action string `json:"action"`
+	// Parts are the registrations the file holds: hooks, mcp, plugin.
+	Parts []string `json:"parts"`
+	// Backup is the backup written by this run, if any.
+	Backup string `json:"backup,omitempty"`
+	before []byte
+	after  []byte
+}
+
+// runParts applies the parts of one host, file by file.
+func runParts(ps []part, install, dry bool, variants func(path string) [][]part) ([]fileResult, error) {
+	var order []string
+	byPath := map[string][]part{}
+	for _, p := range ps {
+		if _, ok := byPath[p.path]; !ok {
+			order = append(order, p.path)
+		}
+		byPath[p.path] = append(byPath[p.path], p)
+	}
+	var out []fileResult
+	for _, path := range order {
+		r, err := runFile(path, byPath[path], install, dry, variants)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func partKinds(ps []part) []string {
+	var k []string
+	for _, p := range ps {
+		k = append(k, p.kind)
+	}
+	return k
+}
+
+// chain applies parts in order to one file's content.
+func chain(ps []part, src []byte, exists, install bool) ([]byte, bool, error) {
+	cur, del := src, false
+	for _, p := range ps {
+		out, d, err := p.apply(cur, exists && !del, install)
+		if err != nil {
+			return nil, false, err
+		}
+		cur, del = out, d
+	}
+	return cur, del, nil
+}
+
+func runFile(path string, ps []part, install, dry bool, variants func(path string) [][]part) (fileResult, error) {
+	r := fileResult{Path: path, Parts: partKinds(ps)}
+	src, err := os.ReadFile(path)
+	exists := err == nil
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return r, fmt.Errorf("read %s: %w", path, err)
+	}
+	r.before = src
+	if !install && !exists {
+		r.Action = "absent"
+		return r, nil
+	}
+	out, del, err := chain(ps, src, exists, install)
+	if err != nil {
+		return r, fmt.Errorf("%s: %w", path, err)
+	}
+	backup := path + BackupSuffix
+	if !install {
+		// The original bytes come back when the file is exactly what
+		// installing into them produced.
+		if orig, origExists, ok := originalOf(path, src, variants(path)); ok {
+			r.Action = "restored"
+			out, del = orig, !origExists
+			if !origExists {
+				r.Action = "deleted"
+			}
+			r.after = out
+			if dry {
+				return r, nil
+			}
+			if del {
+				err = os.Remove(path)
+			} else {
+				err = writeAtomic(path, out)
+			}
+			if err != nil {
+				return r, err
+			}
+			if err := os.Remove(backup); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return r, err
+			}
+			return r, nil
+		}
+	}
+	switch {
+	case del && !exists, !del && exists && bytes.Equal(out, src):
+		r.Action = "unchanged"
+		return r, nil
+	case del:
+		r.Action = "deleted"
+	case !exists:
+		r.Action = "created"
+	case install:
+		r.Action = "updated"
+	default:
+		r.Action = "removed"
+	}
+	r.after = out
+	if dry {
+		return r, nil
+	}
+	// The backup keeps the file as it was before omni: a file that already
+	// holds omni's entries (omni created it, or an install predates backups)
+	// is not an original and is not backed up.
+	if exists && install && !holdsOmni(src, variants(path)) {
+		if _, err := os.Stat(backup); errors.Is(err, os.ErrNotExist) {
+			if err := writeFileMode(backup, src, path); err != nil {
+				return r, fmt.Errorf("backup %s: %w", path, err)
+			}
+			r.Backup = backup
+		}
+	}
+	if del {
+		if err := os.Remove(path); err != nil {
+			return r, err
+		}
+		return r, nil
+	}
+	return r, writeAtomic(path, out)
+}
+
+// originalOf reports the content a file had before omni wrote it (its
+// backup, else "absent") when installing into that content with some set
+// of omni's parts gives exactly the current bytes.
+func originalOf(path string, cur []byte, variants [][]part) ([]byte, bool, bool) {
+	orig, err := os.ReadFile(path + BackupSuffix)
+	origExists := err == nil
+	if origExists && holdsOmni(orig, variants) {
+		return nil, false, false
+	}
+	for _, ps := range variants {
+		out, del, err := chain(ps, orig, origExists, true)
+		if err == nil && !del && bytes.Equal(out, cur) {
+			return orig, origExists, true
+		}
+	}
+	return nil, false, false
+}
+
+// holdsOmni reports whether src holds any of omni's entries.
+func holdsOmni(src []byte, variants [][]part) bool {
+	for _, ps := range variants {
+		out, del, err := chain(ps, src, true, false)
+		if err == nil && (del || !bytes.Equal(out, src)) {
+			return true
+		}
+	}
+	return false
+}
+
+// writeAtomic replaces path with data through a temporary file, keeping the
+// mode of the file it replaces (0644 for a new one). A symlinked path (a
+// dotfiles repository) is followed: its target is rewritten and the link
+// stays a link.
+func writeAtomic(path string, data []byte) error {
+	if target, err := filepath.EvalSymlinks(path); err == nil {
+		path = target
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	mode := os.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".omni-*")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr, os.Chmod(f.Name(), mode)); err != nil {
+		_ = os.Remove(f.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		_ = os.Remove(f.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// writeFileMode writes data to path with the mode of like.
+func writeFileMode(path string, data []byte, like string) error {
+	mode := os.FileMode(0o600)
+	if fi, err := os.Stat(like); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	return os.WriteFile(path, data, mode)
+}

@@ -1,0 +1,193 @@
+package hostsetup
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// MCP server entries in JSON settings files, the Codex config.toml table and
+// the OpenCode plugin shim.
+
+// applyMCPEntry installs (or removes) the MCP server "omni" in the object
+// container of a JSON settings file. Any other server running omni's mcp
+// subcommand is a duplicate and is removed.
+func applyMCPEntry(src []byte, container string, value any, omni string, install bool) ([]byte, error) {
+	if len(bytes.TrimSpace(src)) == 0 {
+		if !install {
+			return src, nil
+		}
+		return renderNew(omap{{container, omap{{"omni", value}}}})
+	}
+	removed, kept := false, false
+	for {
+		root, err := parseJSONC(src)
+		if err != nil {
+			return nil, err
+		}
+		if root.kind != '{' {
+			return nil, errors.New("the file is not a JSON object")
+		}
+		cm := root.member(container)
+		if cm == nil {
+			break
+		}
+		if cm.val.kind != '{' {
+			return nil, fmt.Errorf("%q is not an object", container)
+		}
+		kept = false
+		edited := false
+		for i, m := range cm.val.members {
+			ours := isOmniServer(src, m.val, omni)
+			if !ours && !(install && m.key == "omni") {
+				continue
+			}
+			if install && m.key == "omni" && !kept && equalJSON(src[m.val.start:m.val.end], value) {
+				kept = true
+				continue
+			}
+			src = removeItem(src, cm.val, i)
+			removed, edited = true, true
+			break
+		}
+		if !edited {
+			break
+		}
+	}
+	root, _ := parseJSONC(src)
+	cm := root.member(container)
+	switch {
+	case install && !kept && cm == nil:
+		src = insertMember(src, root, container, omap{{"omni", value}})
+	case install && !kept:
+		src = insertMember(src, cm.val, "omni", value)
+	case !install && removed && cm != nil && len(cm.val.members) == 0:
+		src = removeItem(src, root, root.index(container))
+	}
+	return src, nil
+}
+
+// isOmniServer reports an MCP server entry that runs omni's mcp subcommand:
+// {"command": OMNI, "args": ["mcp"]} or {"command": [OMNI, "mcp"]}.
+func isOmniServer(src []byte, v *jnode, omni string) bool {
+	if v.kind != '{' {
+		return false
+	}
+	var s struct {
+		Command json.RawMessage `json:"command"`
+		Args    []string        `json:"args"`
+	}
+	if json.Unmarshal(src[v.start:v.end], &s) != nil {
+		return false
+	}
+	var prog string
+	var list []string
+	if json.Unmarshal(s.Command, &prog) == nil {
+		return isOmniProgram(prog, omni) && len(s.Args) > 0 && s.Args[0] == "mcp"
+	}
+	if json.Unmarshal(s.Command, &list) == nil && len(list) >= 2 {
+		return isOmniProgram(list[0], omni) && list[1] == "mcp"
+	}
+	return false
+}
+
+// Codex config.toml.
+
+var tomlHeader = regexp.MustCompile(`^\s*\[\s*([^\]]*?)\s*\]\s*(#.*)?$`)
+
+// codexBlock renders omni's [mcp_servers.omni] table.
+func codexBlock(omni string) string {
+	q := strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(omni)
+	return "[mcp_servers.omni]\ncommand = \"" + q + "\"\nargs = [\"mcp\"]\n"
+}
+
+// applyCodexTOML installs (or removes) the [mcp_servers.omni] table (and its
+// sub-tables) of a Codex config.toml, as text: the rest of the file is kept
+// byte for byte. The table is complete on its own, so Codex never sees a
+// sub-table without its parent.
+func applyCodexTOML(src []byte, omni string, install bool) []byte {
+	lines := strings.SplitAfter(string(src), "\n")
+	if len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	isOurs := func(name string) bool {
+		name = strings.ReplaceAll(strings.ReplaceAll(name, `"`, ""), " ", "")
+		return name == "mcp_servers.omni" || strings.HasPrefix(name, "mcp_servers.omni.")
+	}
+	start, end := -1, -1
+	for i, l := range lines {
+		m := tomlHeader.FindStringSubmatch(strings.TrimRight(l, "\r\n"))
+		if m == nil {
+			continue
+		}
+		if start < 0 && isOurs(m[1]) {
+			start = i
+			continue
+		}
+		if start >= 0 && !isOurs(m[1]) {
+			end = i
+			break
+		}
+	}
+	if start >= 0 && end < 0 {
+		end = len(lines)
+	}
+	for start >= 0 && end > start+1 && strings.TrimSpace(lines[end-1]) == "" {
+		end--
+	}
+	want := codexBlock(omni)
+	if install {
+		if start >= 0 {
+			if strings.Join(lines[start:end], "") == want {
+				return src
+			}
+			return []byte(strings.Join(lines[:start], "") + want + strings.Join(lines[end:], ""))
+		}
+		s := string(src)
+		if s != "" && !strings.HasSuffix(s, "\n") {
+			s += "\n"
+		}
+		if s != "" {
+			s += "\n"
+		}
+		return []byte(s + want)
+	}
+	if start < 0 {
+		return src
+	}
+	before := lines[:start]
+	if len(before) > 0 && strings.TrimSpace(before[len(before)-1]) == "" {
+		before = before[:len(before)-1]
+	}
+	out := strings.Join(before, "") + strings.Join(lines[end:], "")
+	if strings.TrimSpace(out) == "" {
+		return nil
+	}
+	return []byte(out)
+}
+
+// The OpenCode plugin shim.
+
+// pluginFor renders the plugin shim for the binary omni.
+func pluginFor(omni string) []byte {
+	js, _ := json.Marshal(omni)
+	// json.Marshal escapes <, > and & as \u003c…, which is also valid JS.
+	return []byte(strings.Replace(pluginSource, `"__OMNI_BIN__"`, string(js), 1))
+}
+
+func applyPlugin(src []byte, exists, install bool, omni, path string) ([]byte, bool, error) {
+	ours := exists && bytes.HasPrefix(src, []byte(PluginMarker))
+	if install {
+		if exists && !ours {
+			return nil, false, fmt.Errorf("%s exists and was not written by omni; move it away first", path)
+		}
+		return pluginFor(omni), false, nil
+	}
+	if !ours {
+		return src, !exists, nil
+	}
+	return nil, true, nil
+}
