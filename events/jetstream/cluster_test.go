@@ -124,3 +124,49 @@ func TestRemoteOptions(t *testing.T) {
 		t.Errorf("RedactURL = %q", got)
 	}
 }
+
+// TestClusterBackoff: with the cluster gone, operations after the first
+// failure fail at once with ErrUnreachable (nothing sent) instead of each
+// waiting out its deadline; once the cluster is back they are tried and
+// succeed.
+func TestClusterBackoff(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a cluster")
+	}
+	ctx := context.Background()
+	c := jstest.Start(t, 1)
+	st := openT(t, Options{URL: c.URL(), Dir: t.TempDir()})
+	if _, err := st.Append(ctx, []events.Event{ev(1)}); err != nil {
+		t.Fatal(err)
+	}
+	c.StopAll()
+	unreachable := 0
+	for i := 2; i < 12; i++ {
+		if _, err := st.Append(ctx, []events.Event{ev(i)}); errors.Is(err, ErrUnreachable) {
+			unreachable++
+		} else if err == nil {
+			t.Fatal("an append succeeded with the cluster stopped")
+		}
+	}
+	if unreachable < 9 || st.Skipped() < 9 {
+		t.Fatalf("%d of 10 appends refused at once (skipped %d), want at least 9", unreachable, st.Skipped())
+	}
+	if err := st.Unavailable(); !errors.Is(err, ErrUnreachable) {
+		t.Fatalf("Unavailable() = %v", err)
+	}
+	c.StartAll()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		_, err := st.Append(ctx, []events.Event{ev(20)})
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no append succeeded after the restart: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if last, err := st.Last(ctx); err != nil || last != 2 {
+		t.Fatalf("Last = %d, %v; want 2 (the refused appends stored nothing)", last, err)
+	}
+}

@@ -82,7 +82,10 @@ func (st *Store) append(ctx context.Context, batch []events.Event, last *events.
 	if err := st.checkSpace(len(data)); err != nil {
 		return 0, err
 	}
-	ctx, cancel := opContext(ctx)
+	if err := st.allow(); err != nil {
+		return 0, fmt.Errorf("append: %w", err)
+	}
+	ctx, cancel := st.remoteContext(ctx)
 	defer cancel()
 	opts := []js.PublishOpt{js.WithExpectStream(st.name)}
 	if last != nil {
@@ -92,14 +95,17 @@ func (st *Store) append(ctx context.Context, batch []events.Event, last *events.
 	if err != nil {
 		var apiErr *js.APIError
 		if errors.As(err, &apiErr) && (apiErr.ErrorCode == errWrongLastSequence || apiErr.ErrorCode == errWrongLastSequenceReplicated) {
+			st.observe(nil)
 			return 0, events.ErrConflict
 		}
+		st.observe(err)
 		if errors.Is(err, context.DeadlineExceeded) && st.srv != nil {
 			st.timeouts.Add(1)
 		}
 		return 0, fmt.Errorf("append: %w", st.mapErr(err))
 	}
 	st.timeouts.Store(0)
+	st.observe(nil)
 	return events.Seq(ack.Sequence), nil
 }
 
@@ -293,9 +299,13 @@ func (st *Store) Get(ctx context.Context, seq events.Seq) ([]events.Event, error
 	if err != nil {
 		return nil, fmt.Errorf("get %d: %w", seq, err)
 	}
-	ctx, cancel := opContext(ctx)
+	if err := st.allow(); err != nil {
+		return nil, fmt.Errorf("get %d: %w", seq, err)
+	}
+	ctx, cancel := st.remoteContext(ctx)
 	defer cancel()
 	m, err := st.nc.RequestWithContext(ctx, st.directGet, req)
+	st.observe(err)
 	if err != nil {
 		return nil, fmt.Errorf("get %d: %w", seq, st.mapErr(err))
 	}

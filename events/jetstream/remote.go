@@ -48,12 +48,17 @@ type remoteState struct {
 	// serves Conn and Addr when Options.Listen is set (nil otherwise).
 	front    *nats.Conn
 	frontSrv *server.Server
+	// gate is the back-off that makes operations fail at once while the
+	// cluster does not answer.
+	gate gate
 }
 
 const (
-	// remoteConnectTimeout bounds the first connection to the deployment
-	// when ctx has no shorter deadline.
-	remoteConnectTimeout = 5 * time.Second
+	// remoteConnectTimeout bounds the first connection to one server of
+	// the deployment when ctx has no shorter deadline: a daemon that cannot
+	// reach the cluster gives up (and hooks pass through) before the
+	// hook's 4 s deadline.
+	remoteConnectTimeout = 2 * time.Second
 	// reconnectWait is the pause between two reconnection attempts to one
 	// server of the deployment; the client reconnects forever (a daemon
 	// outlives a cluster restart).

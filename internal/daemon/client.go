@@ -168,9 +168,21 @@ func (c *Client) do(ctx context.Context, method string, req []byte) ([]byte, err
 	if who, busy := StoreBusy(home); busy {
 		return nil, fmt.Errorf("%w: %s holds it", ErrStoreBusy, who)
 	}
+	downCheck := func() error {
+		if c.cfg.ClusterURL == "" || method == MethodStop || method == MethodPing {
+			return nil
+		}
+		return ClusterDown(home)
+	}
+	if err := downCheck(); err != nil {
+		return nil, err
+	}
 	if !c.cfg.InProcess {
 		spawn := true
 		for {
+			if err := downCheck(); err != nil {
+				return nil, err // a daemon just failed to reach the cluster
+			}
 			wait := spawnWait
 			if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
 				wait = time.Until(dl)
@@ -197,6 +209,9 @@ func (c *Client) do(ctx context.Context, method string, req []byte) ([]byte, err
 			case <-time.After(20 * time.Millisecond):
 			}
 		}
+	}
+	if err := downCheck(); err != nil {
+		return nil, err
 	}
 	wait := localWait
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {

@@ -173,7 +173,22 @@ func Run(ctx context.Context, cfg Config, idle time.Duration, logf func(format s
 		return nil
 	}
 	if err != nil {
+		if cfg.ClusterURL != "" {
+			// Hooks fail open at once for a back-off instead of each
+			// spawning a daemon that waits for the cluster (ClusterDown).
+			markClusterDown(home, err)
+		}
 		return fmt.Errorf("daemon: %w", err)
+	}
+	if cfg.ClusterURL != "" {
+		clearClusterDown(home)
+		st.OnClusterState(func(down bool, why string) {
+			if down {
+				logf("daemon %d: the cluster does not answer (%s): hooks pass output through, recording nothing, until it does", os.Getpid(), why)
+			} else {
+				logf("daemon %d: the cluster answers again", os.Getpid())
+			}
+		})
 	}
 	h, closeHandler, err := newHandler(ctx, st)
 	if err != nil {

@@ -116,7 +116,13 @@ func OpenLocal(ctx context.Context, cfg Config, wait time.Duration) (*Service, f
 	o.LockWait = wait
 	st, err := jetstream.Open(ctx, o)
 	if err != nil {
+		if cfg.ClusterURL != "" && !errors.Is(err, jetstream.ErrLocked) {
+			markClusterDown(cfg.Home, err)
+		}
 		return nil, nil, fmt.Errorf("open store: %w", err)
+	}
+	if cfg.ClusterURL != "" {
+		clearClusterDown(cfg.Home)
 	}
 	svc, err := NewService(ctx, st, cfg)
 	if err != nil {
@@ -128,7 +134,15 @@ func OpenLocal(ctx context.Context, cfg Config, wait time.Duration) (*Service, f
 
 // Hook answers one hook request (wire.MethodHook: the flags byte, then the
 // payload) with what the hook prints; it never fails (hooks.Engine.Hook).
+//
+// On a cluster that does not answer now (jetstream.Store.Unavailable: the
+// connection is down, or an operation failed within the back-off) it
+// answers nothing at once, so the host keeps its output and nothing is
+// recorded: no marker can name bytes the cluster did not store.
 func (s *Service) Hook(ctx context.Context, req []byte) []byte {
+	if st, ok := s.log.(*jetstream.Store); ok && st.Unavailable() != nil {
+		return nil
+	}
 	in := hooks.HookInput{}
 	if len(req) > 0 {
 		in.Passthrough = req[0]&HookPassthrough != 0
@@ -139,6 +153,11 @@ func (s *Service) Hook(ctx context.Context, req []byte) []byte {
 
 // Call runs one exec, pipe or distill output through the Engine.
 func (s *Service) Call(ctx context.Context, in hooks.CallInput) (CallReply, error) {
+	if st, ok := s.log.(*jetstream.Store); ok {
+		if err := st.Unavailable(); err != nil {
+			return CallReply{}, err
+		}
+	}
 	res, err := s.engine.Call(ctx, in)
 	if err != nil {
 		return CallReply{}, err

@@ -3,7 +3,9 @@ package daemon
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -217,4 +219,155 @@ func TestTeamProjectIdentity(t *testing.T) {
 	if m1 != m2 || m1 == m3 || !strings.Contains(m1, "/") || u1 == "" {
 		t.Fatalf("Identity: %q %q %q user %q", m1, m2, m3, u1)
 	}
+}
+
+// waitFold sends the same Bash output from m until a reply folds it (the
+// cluster stores again), up to 60 s, and returns that reply.
+func waitFold(t *testing.T, m *teamMachine, session, cmd, stdout string) string {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		out := m.hook(t, session, cmd, stdout)
+		if strings.Contains(out, "omni retrieve") {
+			return out
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: no fold within 60 s; last reply %q", m.name, out)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestTeamNodeDownAndClusterStopped: with one node of three down the
+// machines keep recording (R3 keeps a quorum); with the whole cluster
+// stopped hooks pass output through and record nothing; after a restart
+// both machines record again, every handle printed before retrieves on
+// both, and every decision verifies on both.
+func TestTeamNodeDownAndClusterStopped(t *testing.T) {
+	c, a, b := newTeam(t)
+	ctx := context.Background()
+	handles := map[string]bool{}
+	note := func(out string) {
+		for _, m := range handleRE.FindAllStringSubmatch(out, -1) {
+			handles[m[1]] = true
+		}
+	}
+	text := teamText("before", 20)
+	a.hook(t, "sa", "cat before.txt", text)
+	note(waitFold(t, a, "sa", "cat before.txt", text))
+
+	// One node down, not the stream's leader.
+	leader := c.Leader("TEAM")
+	if leader < 0 {
+		t.Fatal("no node leads the stream")
+	}
+	c.Stop((leader + 1) % 3)
+	text = teamText("node-down", 20)
+	b.hook(t, "sb", "cat node.txt", text)
+	note(waitFold(t, b, "sb", "cat node.txt", text))
+
+	// The whole cluster stopped: pass-through, nothing recorded.
+	lastBefore := func() uint64 {
+		rep, err := a.client.Health(ctx)
+		if err != nil || rep.Unreachable != "" {
+			t.Fatalf("health before the stop: %v %q", err, rep.Unreachable)
+		}
+		return uint64(rep.Last)
+	}()
+	c.StopAll()
+	down := teamText("down", 20)
+	for i := 0; i < 10; i++ {
+		for _, m := range []*teamMachine{a, b} {
+			if out := m.hook(t, "s"+m.name, "cat down.txt", down); out != "" {
+				t.Fatalf("%s printed %q with the cluster stopped", m.name, out)
+			}
+		}
+	}
+	if rep, err := b.client.Health(ctx); err != nil || rep.Unreachable == "" || rep.Cluster.Backend != "cluster" {
+		t.Fatalf("health with the cluster stopped: %+v %v", rep, err)
+	}
+	if _, err := a.client.Retrieve(ctx, RetrieveRequest{Handle: firstKey(handles)}); !errors.Is(err, ErrClusterDown) {
+		t.Fatalf("retrieve with the cluster stopped: %v, want ErrClusterDown", err)
+	}
+
+	c.StartAll()
+	after := teamText("after", 20)
+	a.hook(t, "sa2", "cat after.txt", after)
+	note(waitFold(t, a, "sa2", "cat after.txt", after))
+	b.hook(t, "sb2", "cat after.txt", after)
+	note(waitFold(t, b, "sb2", "cat after.txt", after))
+
+	// Nothing from the outage was recorded; nothing acknowledged was lost.
+	for _, m := range []*teamMachine{a, b} {
+		for h := range handles {
+			var err error
+			for deadline := time.Now().Add(10 * time.Second); ; {
+				if _, err = m.client.Retrieve(ctx, RetrieveRequest{Handle: h}); err == nil || time.Now().After(deadline) {
+					break
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			if err != nil {
+				t.Fatalf("%s: handle %s printed before does not retrieve: %v", m.name, h, err)
+			}
+		}
+		rep, err := m.client.Replay(ctx, ReplayRequest{Verify: true})
+		if err != nil {
+			t.Fatalf("%s: verify: %v", m.name, err)
+		}
+		if s := rep.Summary; s.Identical != s.Compared || s.Compared == 0 || s.MissingCount > 0 {
+			t.Fatalf("%s: verify %+v", m.name, s)
+		}
+		if uint64(rep.Last) <= lastBefore {
+			t.Fatalf("%s: log ends at %d, before the stop at %d", m.name, rep.Last, lastBefore)
+		}
+	}
+}
+
+func firstKey(m map[string]bool) string {
+	for k := range m {
+		return k
+	}
+	return ""
+}
+
+// TestClusterDownAtStart: a daemon that cannot reach its cluster exits and
+// marks the home, and every request then fails at once with ErrClusterDown
+// (a hook passes through) until the back-off passes.
+func TestClusterDownAtStart(t *testing.T) {
+	home := t.TempDir()
+	dead := "nats://127.0.0.1:" + fmt.Sprint(freePort(t))
+	cfg := Config{Home: home, Version: testVersion, ClusterURL: dead}
+	err := Run(context.Background(), cfg, time.Minute, t.Logf, ServiceHandler(cfg))
+	if err == nil {
+		t.Fatal("a daemon started without its cluster")
+	}
+	if err := ClusterDown(home); !errors.Is(err, ErrClusterDown) {
+		t.Fatalf("ClusterDown after a failed start = %v", err)
+	}
+	c := NewClient(cfg)
+	c.SpawnCommand = func(string) (*exec.Cmd, error) { t.Fatal("a client spawned a daemon inside the back-off"); return nil, nil }
+	if _, err := c.Hook(context.Background(), []byte{0, '{', '}'}); !errors.Is(err, ErrClusterDown) {
+		t.Fatalf("hook inside the back-off: %v, want ErrClusterDown", err)
+	}
+	d1, _ := readClusterDown(home)
+	markClusterDown(home, errors.New("again"))
+	d2, _ := readClusterDown(home)
+	if d2.Backoff != 2*d1.Backoff {
+		t.Fatalf("back-off %s after %s, want it doubled", d2.Backoff, d1.Backoff)
+	}
+	clearClusterDown(home)
+	if err := ClusterDown(home); err != nil {
+		t.Fatalf("ClusterDown after clear = %v", err)
+	}
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
 }
