@@ -346,7 +346,10 @@ func TestClusterDownAtStart(t *testing.T) {
 		t.Fatalf("ClusterDown after a failed start = %v", err)
 	}
 	c := NewClient(cfg)
-	c.SpawnCommand = func(string) (*exec.Cmd, error) { t.Fatal("a client spawned a daemon inside the back-off"); return nil, nil }
+	c.SpawnCommand = func(string) (*exec.Cmd, error) {
+		t.Fatal("a client spawned a daemon inside the back-off")
+		return nil, nil
+	}
 	if _, err := c.Hook(context.Background(), []byte{0, '{', '}'}); !errors.Is(err, ErrClusterDown) {
 		t.Fatalf("hook inside the back-off: %v, want ErrClusterDown", err)
 	}
