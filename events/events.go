@@ -289,6 +289,10 @@ type Archived struct {
 	Codec Codec `json:"codec,omitempty"`
 	// Data is the block, compressed with Codec.
 	Data []byte `json:"data"`
+	// Again reports a block archived anew because the copy the ledger knew
+	// could not be read back (a damaged store before omni gc --repair):
+	// this copy replaces it.
+	Again bool `json:"again,omitempty"`
 }
 
 // Compacted is the payload of KindCompacted.
@@ -305,6 +309,12 @@ type Retrieved struct {
 	Handle string `json:"handle"`
 	// Found is false when the handle named nothing (unknown or reserved).
 	Found bool `json:"found"`
+	// Lines are the keys of the block's non-blank lines, each once, in
+	// order: the owed whole delivery is paid by the next delivery that
+	// holds all of them, whatever the fold path (nil in events recorded
+	// before the field existed: then only a block with this exact handle
+	// pays it).
+	Lines Keys `json:"lines,omitempty"`
 }
 
 // ReaderStarted is the payload of KindReaderStarted.

@@ -90,6 +90,9 @@ type Engine struct {
 	// the Engine started from one (NewFromCheckpoint).
 	applied, restored events.Seq
 	firstID           string
+	// verified remembers, per handle, the archive location (sequence,
+	// index) read back and checked by readable.
+	verified map[string][2]int64
 }
 
 // New folds the whole log into fresh projections and returns an Engine
@@ -249,13 +252,29 @@ func (v view) Lookup(k uint64) pipeline.Seen {
 	return pipeline.Seen{}
 }
 
-// Owed answers pipeline.View: whether this reader retrieved h and is owed
-// one whole delivery of its block.
-func (v view) Owed(h string) bool { return v.l.Owed(v.r, h) > 0 }
+// Debts answers pipeline.View: the handles this reader retrieved and is
+// owed one whole delivery of, with their blocks' line keys. A reader
+// without a session id has no identity, so nothing is owed to it.
+func (v view) Debts() []pipeline.Debt {
+	if v.r.Session == "" {
+		return nil
+	}
+	ds := v.l.Debts(v.r)
+	if len(ds) == 0 {
+		return nil
+	}
+	out := make([]pipeline.Debt, len(ds))
+	for i, d := range ds {
+		out[i] = pipeline.Debt{Handle: d.Handle, Keys: d.Keys}
+	}
+	return out
+}
 
 // Empty answers pipeline.View: whether this reader holds no line delivered
-// within the ledger's window (fresh, or just compacted).
-func (v view) Empty() bool { return !v.l.Holds(v.r, v.now) }
+// within the ledger's window (fresh, or just compacted). A reader without
+// a session id has no identity and always holds nothing: no claim of any
+// scope reaches it.
+func (v view) Empty() bool { return v.r.Session == "" || !v.l.Holds(v.r, v.now) }
 
 var _ pipeline.View = view{}
 
@@ -296,6 +315,9 @@ func (e *Engine) decide(d delivery, call string) (pipeline.Decision, []events.Ev
 		sq := *d.shorten
 		sq.Text = raw
 		sq.KeepSecrets = e.opt.KeepSecrets || d.keepSecrets
+		// A retrieve's debt binds the first-seen stages too: an output
+		// holding the lines the reader asked for is not distilled or cut.
+		sq.Owed = holdsDebt(v.Debts(), raw)
 		r := pipeline.Shorten(sq)
 		sr = &r
 		if r.Changed {
@@ -318,13 +340,20 @@ func (e *Engine) decide(d delivery, call string) (pipeline.Decision, []events.Ev
 	var evs []events.Event
 	archived := map[string]bool{}
 	archive := func(h, block string, lines int) {
-		if _, ok := e.ledger.Block(h); ok || archived[h] {
+		if archived[h] {
 			return
 		}
+		b, known := e.ledger.Block(h)
+		if known && e.readable(h, b) {
+			return
+		}
+		// A handle is printed only when its bytes can come back: a block
+		// the ledger knows but the store cannot read back (a damaged store
+		// before omni gc --repair) is archived again, in this batch.
 		archived[h] = true
 		ev := base
 		ev.ID, ev.Kind = e.newID(d.now), events.KindArchived
-		ev.Archived = &events.Archived{Handle: h, Lines: lines, Bytes: len(block), Codec: events.CodecZstd, Data: e.compress([]byte(block))}
+		ev.Archived = &events.Archived{Handle: h, Lines: lines, Bytes: len(block), Codec: events.CodecZstd, Data: e.compress([]byte(block)), Again: known}
 		evs = append(evs, ev)
 	}
 	if sr != nil {
@@ -382,6 +411,42 @@ func (e *Engine) decide(d delivery, call string) (pipeline.Decision, []events.Ev
 	evs = append(evs, ev)
 	dec.Reason = reason
 	return dec, evs
+}
+
+// readable reports whether the archived copy of h at b reads back as
+// bytes that hash to h. A positive answer is remembered for this Engine's
+// life (per handle and location), so a block is read once per process,
+// not once per fold. A replay (dry) decides without reading.
+func (e *Engine) readable(h string, b ledger.Block) bool {
+	if e.dry {
+		return true
+	}
+	loc := [2]int64{int64(b.Seq), int64(b.Index)}
+	if e.verified[h] == loc {
+		return true
+	}
+	evs, err := e.log.Get(context.Background(), b.Seq)
+	if err != nil || b.Index >= len(evs) || evs[b.Index].Archived == nil || evs[b.Index].Archived.Handle != h {
+		e.opt.Logf("archive %s at batch %d cannot be read back (%v): archiving it again", h, b.Seq, err)
+		return false
+	}
+	a := evs[b.Index].Archived
+	data := a.Data
+	if a.Codec == events.CodecZstd {
+		if data, err = e.decompress(a.Data); err != nil {
+			e.opt.Logf("archive %s at batch %d: %v: archiving it again", h, b.Seq, err)
+			return false
+		}
+	}
+	if pipeline.HandleOf(string(data)) != h {
+		e.opt.Logf("archive %s at batch %d does not hash to its handle: archiving it again", h, b.Seq)
+		return false
+	}
+	if e.verified == nil {
+		e.verified = map[string][2]int64{}
+	}
+	e.verified[h] = loc
+	return true
 }
 
 // withholdSecrets drops the raw input from an Invoked event when the text it
@@ -452,7 +517,7 @@ func (e *Engine) Retrieve(ctx context.Context, h string, r events.Reader) ([]byt
 	}
 	now := e.opt.Now().UTC()
 	ev := events.Event{ID: e.newID(now), Kind: events.KindRetrieved, Time: now, Session: r.Session, Agent: r.Agent,
-		Retrieved: &events.Retrieved{Handle: h, Found: true}}
+		Retrieved: &events.Retrieved{Handle: h, Found: true, Lines: blockKeys(string(data))}}
 	if err := e.append(ctx, []events.Event{ev}); err != nil {
 		// The bytes are still the answer; the debt is just not recorded.
 		e.opt.Logf("retrieve %s: record: %v", h, err)
@@ -466,6 +531,48 @@ func (e *Engine) BlockInfo(h string) (lines, bytes int, ok bool) {
 	defer e.mu.Unlock()
 	b, ok := e.ledger.Block(h)
 	return b.Lines, b.Bytes, ok
+}
+
+// holdsDebt reports whether text holds every line of one of the debts (a
+// block the reader retrieved and is owed whole once).
+func holdsDebt(debts []pipeline.Debt, text string) bool {
+	if len(debts) == 0 {
+		return false
+	}
+	held := map[uint64]bool{}
+	for _, l := range pipeline.SplitLines(nil, text) {
+		held[l.Key] = true
+	}
+	for _, d := range debts {
+		if len(d.Keys) == 0 {
+			continue
+		}
+		all := true
+		for _, k := range d.Keys {
+			if !held[k] {
+				all = false
+				break
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
+// blockKeys returns the keys of a block's non-blank lines, each once, in
+// order: what a delivery must hold to pay a retrieve's debt.
+func blockKeys(block string) events.Keys {
+	var out events.Keys
+	seen := map[uint64]bool{}
+	for _, l := range pipeline.SplitLines(nil, block) {
+		if l.Key != 0 && !seen[l.Key] {
+			seen[l.Key] = true
+			out = append(out, l.Key)
+		}
+	}
+	return out
 }
 
 func appendOnce(xs []string, x string) []string {

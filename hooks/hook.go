@@ -17,12 +17,21 @@ import (
 	"github.com/omnictx/omni/pipeline"
 )
 
-// HostOutputCap is Claude Code's inline output cap, in characters: at or
-// above it the host persists the output to a file, shows the model a short
-// preview and ignores a rewrite (HOSTS.md §1.8; REFERENCE.md §2.3 rule 5,
+// HostOutputCap is Claude Code's inline output cap, in characters, measured
+// on a Bash result's stdout alone (stderr is not counted): at or above it
+// the host cuts stdout at exactly this many characters, adds
+// persistedOutputPath to the hook payload, persists the output to a file
+// and shows the model a ~2 KB preview (measured on Claude Code 2.1.328,
+// ../shared/design/HOSTS.md §1.13; REFERENCE.md §2.3 rule 5,
 // fajarhide/omni#212). omni leaves such output alone and records none of it
-// as delivered, since the model saw only the preview.
+// as delivered, since the model saw only the preview. A rewrite of this many
+// characters or more is persisted again, so omni never replies with one.
 const HostOutputCap = 30000
+
+// ReasonHostCapReply: the output is shown whole, but a rewrite of it would
+// still be HostOutputCap characters or more, which the host would persist
+// and show as a preview: it is delivered unchanged (and recorded).
+const ReasonHostCapReply = "host-cap:reply"
 
 // MaxInput is the largest hook stdin omni reads, in bytes (REFERENCE.md
 // §10, MAX_INPUT = 16 MiB). Larger input passes through untouched.
@@ -239,6 +248,10 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 	var err error
 	for round := 0; ; round++ {
 		dec, evs = e.decide(d, inv.ID)
+		if host == HostClaudeCode && dec.Text != res.Raw && render != nil && d.req.NoFold == "" && utf8.RuneCountInString(dec.Text) >= HostOutputCap {
+			d.req.NoFold = ReasonHostCapReply
+			dec, evs = e.decide(d, inv.ID)
+		}
 		changed = dec.Text != res.Raw
 		reply = nil
 		if changed && render != nil {
@@ -330,6 +343,8 @@ func (e *Engine) toolDelivery(d delivery, p ccPayload, in HookInput) (delivery, 
 			_ = json.Unmarshal(raw, &stderr)
 		}
 		text := joinOutErr(stdout, stderr)
+		// The host caps stdout alone: a long stderr beside a short stdout
+		// is still shown inline.
 		cmd := sourceOf("Bash", p.ToolInput)
 		if isOmniExec(cmd) {
 			// `omni exec` (the PreToolUse rewrite) already decided and
@@ -339,7 +354,7 @@ func (e *Engine) toolDelivery(d delivery, p ccPayload, in HookInput) (delivery, 
 		d.source = cmd
 		d.lineSource = shellcmd.FileRead(cmd) // a plain file read: the file is the lines' source
 		d.req = pipeline.Request{Text: text, Source: lineSourceOr(d.lineSource, cmd)}
-		if overHostCap(text, resp) {
+		if overHostCap(stdout, resp) {
 			d.unrecorded, d.reason = true, "host-cap"
 			return d, nil, true
 		}
@@ -408,7 +423,9 @@ func (e *Engine) toolDelivery(d delivery, p ccPayload, in HookInput) (delivery, 
 	return d, nil, false
 }
 
-// overHostCap reports text the host will not show inline (HostOutputCap).
+// overHostCap reports text the host will not show inline (HostOutputCap):
+// the payload carries persistedOutputPath, or the text (a Bash result's
+// stdout alone) has HostOutputCap characters or more.
 func overHostCap(text string, resp map[string]json.RawMessage) bool {
 	if _, persisted := resp["persistedOutputPath"]; persisted {
 		return true

@@ -62,12 +62,22 @@ type Seen struct {
 type View interface {
 	// Lookup returns the scope and first source of a non-blank line key.
 	Lookup(key uint64) Seen
-	// Owed reports whether the reader retrieved this handle and is owed one
-	// whole delivery of its block (REFERENCE.md §5.7).
-	Owed(handle string) bool
+	// Debts lists the handles the reader retrieved and is owed one whole
+	// delivery of (REFERENCE.md §5.7), in a fixed order.
+	Debts() []Debt
 	// Empty reports whether the reader holds no delivered lines at all (a
 	// fresh subagent or session, or the first delivery after a compaction).
 	Empty() bool
+}
+
+// Debt is one whole delivery a reader is owed after retrieving Handle.
+type Debt struct {
+	Handle string
+	// Keys are the line keys (KeyOf) of the block's non-blank lines. A
+	// delivery whose text holds all of them carries those lines unfolded and
+	// pays the debt, whatever fold it would otherwise make. Nil when unknown:
+	// then only a fold of a block with exactly this handle pays it.
+	Keys []uint64
 }
 
 // Request is one text to decide on.
@@ -154,14 +164,17 @@ type lineInfo struct {
 // (minWholeOutputFold) with 80% seen nothing folds; runs are maximal stretches of lines of one scope and one
 // first source, blank lines inside a run travel with it, failure lines
 // never fold and split runs; a run folds only if it clears its bar; a
-// project fold never replaces the whole output and never reaches a reader
-// project fold never reaches a reader that holds nothing yet; an owed block
-// is delivered whole once.
+// project fold never reaches a reader that holds nothing yet, and an output
+// is never only markers when one of them is project scope (the project
+// folds are dropped and their lines delivered, so they become shown); a
+// block the reader retrieved is delivered whole once, by the first delivery
+// that holds its lines, on every path.
 func Decide(req Request, v View) Decision {
 	text := req.Text
 	lines := SplitLines(make([]Line, 0, 64), text)
 	d := Decision{Text: text, RawLines: len(lines), DeliveredLines: len(lines)}
 	info := make([]lineInfo, len(lines))
+	owedKeys, legacy := payDebts(v.Debts(), lines, &d)
 	seenBytes := 0
 	for i, ln := range lines {
 		if ln.Key == 0 {
@@ -172,6 +185,9 @@ func Decide(req Request, v View) Decision {
 		info[i].seen = s
 		if s.Scope == ScopeSession {
 			d.RepeatBytes += ln.End - ln.Start
+		}
+		if _, owed := owedKeys[ln.Key]; owed {
+			continue
 		}
 		if s.Scope != ScopeNone && !req.Failed && !IsFailureLine(text[ln.Start:ln.End]) {
 			info[i].eligible = true
@@ -201,7 +217,7 @@ func Decide(req Request, v View) Decision {
 		return unchanged(reasonNoRun)
 	}
 
-	folds := planFolds(req, v, lines, info, &d)
+	folds := planFolds(req, v, lines, info, legacy, &d)
 	if len(folds) == 0 {
 		return unchanged(reasonNoRun)
 	}
@@ -229,11 +245,7 @@ func Decide(req Request, v View) Decision {
 	d.Delivered = distinctKeys(lines, folded)
 	d.DeliveredLines = 0
 	for _, f := range folds {
-		if req.Read {
-			d.DeliveredLines += f.Lines
-		} else {
-			d.DeliveredLines++
-		}
+		d.DeliveredLines += CountLines(f.Marker)
 	}
 	for i := range lines {
 		if !folded[i] {
@@ -243,9 +255,52 @@ func Decide(req Request, v View) Decision {
 	return d
 }
 
+// payDebts settles the debts whose block lines the text holds, all of
+// them: those lines are delivered unfolded and the handles go to d.Paid.
+// It returns the keys now exempt from folding and the debts recorded
+// without keys (paid only by a fold of exactly their handle, planBlock).
+func payDebts(debts []Debt, lines []Line, d *Decision) (owed map[uint64]struct{}, legacy map[string]bool) {
+	if len(debts) == 0 {
+		return nil, nil
+	}
+	held := make(map[uint64]struct{}, len(lines))
+	for _, ln := range lines {
+		if ln.Key != 0 {
+			held[ln.Key] = struct{}{}
+		}
+	}
+	for _, db := range debts {
+		if len(db.Keys) == 0 {
+			if legacy == nil {
+				legacy = map[string]bool{}
+			}
+			legacy[db.Handle] = true
+			continue
+		}
+		all := true
+		for _, k := range db.Keys {
+			if _, ok := held[k]; !ok {
+				all = false
+				break
+			}
+		}
+		if !all {
+			continue
+		}
+		if owed == nil {
+			owed = map[uint64]struct{}{}
+		}
+		for _, k := range db.Keys {
+			owed[k] = struct{}{}
+		}
+		d.Paid = append(d.Paid, db.Handle)
+	}
+	return owed, legacy
+}
+
 // planFolds finds the runs, cuts them into blocks, and keeps the blocks
 // that clear their bars.
-func planFolds(req Request, v View, lines []Line, info []lineInfo, d *Decision) []Fold {
+func planFolds(req Request, v View, lines []Line, info []lineInfo, legacy map[string]bool, d *Decision) []Fold {
 	text := req.Text
 	n := len(lines)
 	var folds []Fold
@@ -282,40 +337,54 @@ func planFolds(req Request, v View, lines []Line, info []lineInfo, d *Decision) 
 			start = 0
 		}
 		for _, blk := range cutBlocks(lines, start, j) {
-			if f, ok := planBlock(req, v, lines, blk[0], blk[1], s, d); ok {
+			if f, ok := planBlock(req, v, lines, blk[0], blk[1], s, legacy, d); ok {
 				folds = append(folds, f)
 			}
 		}
 		_ = text
 		i = j
 	}
-	// A project fold never replaces the whole output: if nothing original
-	// and non-blank survives and no session fold stands beside them, drop
-	// the project folds (REFERENCE.md §5.3 [0.7.9+]).
-	if len(folds) > 0 {
-		session := false
-		covered := 0
-		for _, f := range folds {
-			if f.Scope == ScopeSession {
-				session = true
-			}
-			for k := f.FirstLine; k < f.FirstLine+f.Lines; k++ {
-				if !info[k].blank {
-					covered++
-				}
-			}
+	return dropProjectIfOnlyMarkers(folds, info)
+}
+
+// dropProjectIfOnlyMarkers enforces "never the whole reply" on the output
+// as a whole (REFERENCE.md §5.3 [0.7.9+], issue 11 §1): when the folds
+// leave no non-blank line of the text and one of them is project scope, the
+// project folds are dropped, so their lines are delivered (and become shown
+// to this reader) beside the session markers. A reader handed only markers,
+// one of them for lines it never saw, could get those lines only by a
+// retrieve, and would be handed the same markers on every repeat.
+func dropProjectIfOnlyMarkers(folds []Fold, info []lineInfo) []Fold {
+	project := false
+	covered := 0
+	for _, f := range folds {
+		if f.Scope == ScopeProject {
+			project = true
 		}
-		nonBlank := 0
-		for k := range info {
+		for k := f.FirstLine; k < f.FirstLine+f.Lines; k++ {
 			if !info[k].blank {
-				nonBlank++
+				covered++
 			}
-		}
-		if !session && covered == nonBlank {
-			folds = nil
 		}
 	}
-	return folds
+	if !project {
+		return folds
+	}
+	for k := range info {
+		if !info[k].blank {
+			covered--
+		}
+	}
+	if covered < 0 {
+		return folds // a content line survives
+	}
+	kept := folds[:0]
+	for _, f := range folds {
+		if f.Scope != ScopeProject {
+			kept = append(kept, f)
+		}
+	}
+	return kept
 }
 
 func allBlank(info []lineInfo) bool {
@@ -354,7 +423,7 @@ func cutBlocks(lines []Line, start, end int) [][2]int {
 }
 
 // planBlock decides one block [a, b) of one scope and source.
-func planBlock(req Request, v View, lines []Line, a, b int, s Seen, d *Decision) (Fold, bool) {
+func planBlock(req Request, v View, lines []Line, a, b int, s Seen, legacy map[string]bool, d *Decision) (Fold, bool) {
 	text := req.Text
 	block := text[lines[a].Start:lines[b-1].End]
 	count := b - a
@@ -388,7 +457,12 @@ func planBlock(req Request, v View, lines []Line, a, b int, s Seen, d *Decision)
 	lastEnd := textline.Ending(text[lines[b-1].Start:lines[b-1].End])
 	marker := renderMarker(kind, count, ExampleHandle, from)
 	cost := len(marker) + len(lastEnd)
-	if req.Read {
+	// A Read fold keeps every later line at its number with one filler per
+	// further replaced line; a fold of the whole output has no later line,
+	// so it is the marker alone (Claude Code numbers the lines itself from
+	// file.startLine, so each filler is a numbered line the model reads).
+	fill := req.Read && !whole
+	if fill {
 		cost = len(marker) + len(textline.Ending(text[lines[a].Start:lines[a].End]))
 		for k := a + 1; k < b; k++ {
 			cost += len(Filler) + len(textline.Ending(text[lines[k].Start:lines[k].End]))
@@ -398,7 +472,7 @@ func planBlock(req Request, v View, lines []Line, a, b int, s Seen, d *Decision)
 		return Fold{}, false
 	}
 	h := HandleOf(block)
-	if v.Owed(h) {
+	if legacy[h] {
 		d.Paid = append(d.Paid, h)
 		return Fold{}, false
 	}
@@ -406,7 +480,7 @@ func planBlock(req Request, v View, lines []Line, a, b int, s Seen, d *Decision)
 	var mb strings.Builder
 	mb.Grow(cost)
 	mb.WriteString(marker)
-	if req.Read {
+	if fill {
 		mb.WriteString(textline.Ending(text[lines[a].Start:lines[a].End]))
 		for k := a + 1; k < b; k++ {
 			mb.WriteString(Filler)

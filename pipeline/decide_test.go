@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,7 +24,8 @@ import (
 // Empty flag.
 type fakeView struct {
 	seen  map[uint64]Seen
-	owed  map[string]bool
+	owed  map[string]bool // debts recorded without keys
+	debts []Debt          // debts with their block's keys
 	empty bool
 }
 
@@ -32,8 +34,17 @@ func newFakeView() *fakeView {
 }
 
 func (v *fakeView) Lookup(k uint64) Seen { return v.seen[k] }
-func (v *fakeView) Owed(h string) bool   { return v.owed[h] }
 func (v *fakeView) Empty() bool          { return v.empty }
+func (v *fakeView) Debts() []Debt {
+	out := append([]Debt(nil), v.debts...)
+	for h, ok := range v.owed {
+		if ok {
+			out = append(out, Debt{Handle: h})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Handle < out[j].Handle })
+	return out
+}
 func (v *fakeView) clone() *fakeView     { c := newFakeView(); c.empty = v.empty; return c.merge(v) }
 func (v *fakeView) merge(o *fakeView) *fakeView {
 	for k, s := range o.seen {
@@ -42,6 +53,7 @@ func (v *fakeView) merge(o *fakeView) *fakeView {
 	for h, b := range o.owed {
 		v.owed[h] = b
 	}
+	v.debts = append(v.debts, o.debts...)
 	return v
 }
 
@@ -67,7 +79,7 @@ func (v *fakeView) see(scope Scope, source, text string) *fakeView {
 type allSeenView struct{}
 
 func (allSeenView) Lookup(uint64) Seen { return Seen{Scope: ScopeSession, Source: "cat f"} }
-func (allSeenView) Owed(string) bool   { return false }
+func (allSeenView) Debts() []Debt      { return nil }
 func (allSeenView) Empty() bool        { return false }
 
 var dtWords = strings.Fields("lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod " +
@@ -976,4 +988,141 @@ func TestDecideDeterministic(t *testing.T) {
 	if folding < len(cases)/3 {
 		t.Fatalf("only %d of %d cases fold; the test needs folds to compare", folding, len(cases))
 	}
+}
+
+// TestDecideNeverOnlyMarkersWithProject (issue 11 §1): an output is never
+// made only of markers when one of them is project scope, also when
+// session folds stand beside it; the project folds are dropped and their
+// lines delivered (recorded, so they become shown), the session folds stay.
+// Red with the old per-block rule (`!session && covered == nonBlank`).
+func TestDecideNeverOnlyMarkersWithProject(t *testing.T) {
+	s := dtLines("s", 10, 1000)
+	p := dtLines("p", 10, 1000)
+	cases := []struct {
+		name     string
+		text     string
+		v        *fakeView
+		sessions int
+	}{
+		{"session then project", s + p, newFakeView().see(ScopeSession, "ls", s).see(ScopeProject, "ls", p), 1},
+		{"project then session, blank lines", "\n" + p + "\n" + s + "\n", newFakeView().see(ScopeSession, "ls", s).see(ScopeProject, "ls", p), 1},
+		{"project between two session runs", s + p + dtLines("t", 10, 1000), newFakeView().see(ScopeSession, "ls", s+dtLines("t", 10, 1000)).see(ScopeProject, "ls", p), 2},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := dtDecide(t, Request{Text: c.text, Source: "ls"}, c.v)
+			if len(d.Folds) != c.sessions {
+				t.Fatalf("%d folds, want %d session folds:\n%s", len(d.Folds), c.sessions, d.Text)
+			}
+			for _, f := range d.Folds {
+				if f.Scope != ScopeSession {
+					t.Fatalf("a project fold in an output of markers only:\n%s", d.Text)
+				}
+			}
+			if !strings.Contains(d.Text, p) {
+				t.Fatal("the project lines are not delivered")
+			}
+			for _, k := range dtKeys(p) {
+				if !containsKey(d.Delivered, k) {
+					t.Fatal("the project lines are delivered but not recorded")
+				}
+			}
+		})
+	}
+	// With a new line beside them, the project fold stays.
+	text := s + p + dtLine("new", 40)
+	d := dtDecide(t, Request{Text: text, Source: "ls"}, newFakeView().see(ScopeSession, "ls", s).see(ScopeProject, "ls", p))
+	if len(d.Folds) != 2 {
+		t.Fatalf("%d folds, want the session and the project fold", len(d.Folds))
+	}
+}
+
+// TestDecideDebtPaidOnEveryPath (issue 11 §3): after a retrieve, the next
+// delivery that holds the block's lines carries them unfolded and pays the
+// debt, whatever path it takes: a whole output of other bytes (no final
+// newline, a leading blank line), a partial fold, the failure path, a
+// floor. A text that holds only some of the lines does not pay. Red when
+// the debt is matched on the exact handle only (the whole-output path then
+// answers "identical to the N lines already shown").
+func TestDecideDebtPaidOnEveryPath(t *testing.T) {
+	block := dtLines("blk", 12, 1200)
+	other := dtLines("other", 12, 1200)
+	debt := Debt{Handle: HandleOf(block), Keys: dtKeys(block)}
+	cases := []struct {
+		name string
+		req  Request
+		pays bool
+	}{
+		{"whole, no final newline", Request{Text: strings.TrimSuffix(block, "\n")}, true},
+		{"whole, a leading blank line", Request{Text: "\n" + block}, true},
+		{"whole, read", Request{Text: block, Read: true}, true},
+		{"inside a longer output", Request{Text: other + block + other}, true},
+		{"failure path", Request{Text: block, Failed: true}, true},
+		{"under the 264 B floor", Request{Text: dtLines("blk", 2, 200)}, false},
+		{"half of the block", Request{Text: other + block[:600]}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			v := newFakeView().see(ScopeSession, "cat f", block+other)
+			v.debts = []Debt{debt}
+			d := dtDecide(t, c.req, v)
+			paid := reflect.DeepEqual(d.Paid, []string{debt.Handle})
+			if paid != c.pays {
+				t.Fatalf("Paid %v, want paid %v:\n%s", d.Paid, c.pays, d.Text)
+			}
+			if c.pays && !strings.Contains(d.Text, strings.TrimSuffix(block, "\n")) {
+				t.Fatalf("the owed lines are not delivered whole:\n%s", d.Text)
+			}
+			// Without the debt, the same text folds them (or is unchanged).
+			d0 := Decide(c.req, newFakeView().see(ScopeSession, "cat f", block+other))
+			if len(d0.Paid) != 0 {
+				t.Fatalf("Paid %v without a debt", d0.Paid)
+			}
+		})
+	}
+}
+
+// TestDecideReadWholeOneLine (issue 11 §7): a whole-file Read re-read is
+// one marker line, no fillers; a partial Read fold keeps one filler per
+// further line so every kept line keeps its number. It also measures what
+// the model reads of a 120-line re-read, numbered by the host from
+// startLine ("N\t" before each line): 707 characters with fillers before.
+// Red with fillers after a whole fold.
+func TestDecideReadWholeOneLine(t *testing.T) {
+	file := dtLines("line", 120, 120*40)
+	v := newFakeView().see(ScopeSession, "/src/f.go", file)
+	d := dtDecide(t, Request{Text: file, Source: "/src/f.go", Read: true}, v)
+	if len(d.Folds) != 1 || d.Folds[0].Kind != MarkerWhole {
+		t.Fatalf("want one whole fold, got %d", len(d.Folds))
+	}
+	if CountLines(d.Text) != 1 || d.DeliveredLines != 1 || strings.Contains(d.Text, Filler) {
+		t.Fatalf("a whole re-read is %d lines:\n%s", CountLines(d.Text), d.Text)
+	}
+	view := hostNumbered(d.Text, 1)
+	if view > 100 {
+		t.Fatalf("the model reads %d characters of a whole re-read, want at most 100", view)
+	}
+	t.Logf("whole-file Read re-read of 120 lines: %d characters in the model's view", view)
+	// A fold in the middle keeps the numbers below it.
+	text := dtLines("head", 5, 200) + file + dtLines("tail", 5, 200)
+	d = dtDecide(t, Request{Text: text, Source: "/src/f.go", Read: true}, v)
+	if len(d.Folds) != 1 || CountLines(d.Text) != CountLines(text) {
+		t.Fatalf("a partial Read fold changed the line count: %d -> %d", CountLines(text), CountLines(d.Text))
+	}
+	got, want := SplitLines(nil, d.Text), SplitLines(nil, text)
+	for i := 125; i < 130; i++ {
+		if d.Text[got[i].Start:got[i].End] != text[want[i].Start:want[i].End] {
+			t.Fatalf("line %d is not at its number", i+1)
+		}
+	}
+}
+
+// hostNumbered returns the characters the model reads of a Read result
+// numbered by Claude Code from startLine: "N\t" before each line.
+func hostNumbered(text string, start int) int {
+	n := 0
+	for i, l := range SplitLines(nil, text) {
+		n += len(strconv.Itoa(start+i)) + 1 + utf8.RuneCountInString(text[l.Start:l.End])
+	}
+	return n
 }

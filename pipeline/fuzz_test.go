@@ -35,6 +35,40 @@ func checkDecision(tb testing.TB, req Request, v View, d Decision) {
 	if d.RepeatBytes != repeat {
 		tb.Fatalf("RepeatBytes %d, want %d", d.RepeatBytes, repeat)
 	}
+	// A debt whose block lines the text all holds is paid, on every path,
+	// and none of those lines folds.
+	held := map[uint64]bool{}
+	for _, l := range lines {
+		held[l.Key] = true
+	}
+	paidKeys := map[uint64]bool{}
+	var wantPaid []string
+	for _, db := range v.Debts() {
+		if len(db.Keys) == 0 {
+			continue
+		}
+		all := true
+		for _, k := range db.Keys {
+			all = all && held[k]
+		}
+		if all {
+			wantPaid = append(wantPaid, db.Handle)
+			for _, k := range db.Keys {
+				paidKeys[k] = true
+			}
+		}
+	}
+	var gotPaid []string
+	for _, h := range d.Paid {
+		for _, db := range v.Debts() {
+			if db.Handle == h && len(db.Keys) > 0 {
+				gotPaid = append(gotPaid, h)
+			}
+		}
+	}
+	if !reflect.DeepEqual(gotPaid, wantPaid) {
+		tb.Fatalf("Paid %v, want %v", gotPaid, wantPaid)
+	}
 	if len(d.Folds) == 0 {
 		if d.Text != text {
 			tb.Fatalf("no folds but the text changed")
@@ -69,7 +103,7 @@ func checkDecision(tb testing.TB, req Request, v View, d Decision) {
 			continue
 		}
 		nonBlank++
-		if v.Lookup(l.Key).Scope != ScopeNone && !IsFailureLine(text[l.Start:l.End]) {
+		if v.Lookup(l.Key).Scope != ScopeNone && !IsFailureLine(text[l.Start:l.End]) && !paidKeys[l.Key] {
 			seenBytes += l.End - l.Start
 		}
 	}
@@ -77,7 +111,7 @@ func checkDecision(tb testing.TB, req Request, v View, d Decision) {
 		tb.Fatalf("folded %d B of which %d B seen: under the coverage floor", len(text), seenBytes)
 	}
 	folded := make([]bool, len(lines))
-	next, session, covered, fillerLines := 0, false, 0, 0
+	next, project, covered, fillerLines := 0, false, 0, 0
 	for fi, f := range d.Folds {
 		a, b := f.FirstLine, f.FirstLine+f.Lines
 		if a < next || f.Lines < 1 || b > len(lines) {
@@ -97,11 +131,11 @@ func checkDecision(tb testing.TB, req Request, v View, d Decision) {
 		gain := MinSessionGain
 		if f.Scope == ScopeProject {
 			gain *= ProjectGainMult
+			project = true
 			if f.Kind != MarkerProject || v.Empty() {
 				tb.Fatalf("fold %d: project fold of kind %s (reader empty %v)", fi, f.Kind, v.Empty())
 			}
 		} else {
-			session = true
 			if f.Scope != ScopeSession || f.Kind == MarkerProject || f.Kind == MarkerProjectWhole {
 				tb.Fatalf("fold %d: scope %d kind %s", fi, f.Scope, f.Kind)
 			}
@@ -128,7 +162,8 @@ func checkDecision(tb testing.TB, req Request, v View, d Decision) {
 			tb.Fatalf("fold %d: marker %q", fi, head)
 		}
 		want := head + textline.Ending(text[lines[b-1].Start:lines[b-1].End])
-		if req.Read {
+		whole := a == 0 && b == len(lines)
+		if req.Read && !whole {
 			var m strings.Builder
 			m.WriteString(head + textline.Ending(text[lines[a].Start:lines[a].End]))
 			for k := a + 1; k < b; k++ {
@@ -139,7 +174,9 @@ func checkDecision(tb testing.TB, req Request, v View, d Decision) {
 		if f.Marker != want {
 			tb.Fatalf("fold %d: marker %q, want %q", fi, f.Marker, want)
 		}
-		fillerLines += f.Lines - 1
+		if req.Read && !whole {
+			fillerLines += f.Lines - 1
+		}
 		nb := 0
 		for k := a; k < b; k++ {
 			folded[k] = true
@@ -156,13 +193,16 @@ func checkDecision(tb testing.TB, req Request, v View, d Decision) {
 			if IsFailureLine(text[l.Start:l.End]) {
 				tb.Fatalf("fold %d: failure line %d folded: %q", fi, k, text[l.Start:l.End])
 			}
+			if paidKeys[l.Key] {
+				tb.Fatalf("fold %d: line %d of a paid debt folded", fi, k)
+			}
 		}
 		if nb == 0 {
 			tb.Fatalf("fold %d: only blank lines", fi)
 		}
 	}
-	if !session && covered == nonBlank {
-		tb.Fatalf("project folds replace the whole output")
+	if project && covered == nonBlank {
+		tb.Fatalf("an output of markers only, one of them project scope")
 	}
 	// Expand every marker back into its block: the input comes back byte for
 	// byte, and every other delivered line is an input line in place.
@@ -192,16 +232,26 @@ func checkDecision(tb testing.TB, req Request, v View, d Decision) {
 		tb.Fatalf("expanding the markers does not give the input back")
 	}
 	outLines := len(SplitLines(nil, d.Text))
-	wantLines := len(lines) - fillerLines
-	if req.Read {
-		wantLines = len(lines)
-	}
+	wantLines := len(lines) - covered - countBlankFolded(d, lines) + len(d.Folds) + fillerLines
 	if d.DeliveredLines != wantLines || outLines != wantLines {
 		tb.Fatalf("DeliveredLines %d, output has %d lines, want %d (Read %v)", d.DeliveredLines, outLines, wantLines, req.Read)
 	}
 	if want := distinctKeys(lines, folded); !reflect.DeepEqual(d.Delivered, want) {
 		tb.Fatalf("Delivered %d keys, want %d (the unfolded lines)", len(d.Delivered), len(want))
 	}
+}
+
+// countBlankFolded counts the blank lines inside folds.
+func countBlankFolded(d Decision, lines []Line) int {
+	n := 0
+	for _, f := range d.Folds {
+		for k := f.FirstLine; k < f.FirstLine+f.Lines; k++ {
+			if lines[k].Key == 0 {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // fuzzView derives a View from a seed: mode picks how keys are seen (all in
@@ -212,6 +262,7 @@ type fuzzView struct {
 	mode  uint8
 	empty bool
 	src   string
+	keys  []uint64 // keys a debt may name (the text's, when set)
 }
 
 func splitmix(x uint64) uint64 {
@@ -242,8 +293,19 @@ func (v fuzzView) Lookup(k uint64) Seen {
 	return Seen{Scope: ScopeSession, Source: v.src}
 }
 
-func (v fuzzView) Owed(h string) bool { return h != "" && v.seed%5 == 0 && h[0] < '4' }
-func (v fuzzView) Empty() bool        { return v.empty }
+// Debts: when the seed says so, the reader is owed the block of every
+// third seen key (a debt whose lines the text may or may not hold).
+func (v fuzzView) Debts() []Debt {
+	if v.seed%5 != 0 || len(v.keys) == 0 {
+		return nil
+	}
+	var ks []uint64
+	for i := 0; i < len(v.keys); i += 3 {
+		ks = append(ks, v.keys[i])
+	}
+	return []Debt{{Handle: "00000000000000aa", Keys: ks}}
+}
+func (v fuzzView) Empty() bool { return v.empty }
 
 // goldenInputs returns the input of every golden case (for fuzz seeds).
 func goldenInputs(tb testing.TB) []string {
@@ -280,6 +342,11 @@ func FuzzDecide(f *testing.F) {
 	f.Add(dtLines("a", 5, 600)+"error: x\n"+dtLines("b", 5, 600), uint64(3), uint8(0))
 	f.Fuzz(func(t *testing.T, text string, seed uint64, flags uint8) {
 		v := fuzzView{seed: seed, mode: flags & 3, empty: flags&4 != 0, src: "cat a.go"}
+		for _, l := range SplitLines(nil, text) {
+			if l.Key != 0 {
+				v.keys = append(v.keys, l.Key)
+			}
+		}
 		if flags&8 != 0 {
 			v.src = "make"
 		}

@@ -31,6 +31,10 @@ type ShortenRequest struct {
 	// --keep-secrets) that credentials be kept, so what the model reads and
 	// what the caller archives are the unredacted bytes.
 	KeepSecrets bool
+	// Owed reports that the reader retrieved a block whose lines Text holds
+	// and is owed them whole once: only redaction (and the structured
+	// guard) runs; nothing is distilled, collapsed or cut (reason "owed").
+	Owed bool
 }
 
 // Block is bytes a marker in ShortenResult.Text names by Handle (HandleOf
@@ -192,10 +196,28 @@ func Shorten(req ShortenRequest) ShortenResult {
 		res.Reason = "structured:" + string(k)
 		if res.Redacted > 0 {
 			// No marker line: it would break the payload's syntax. The
-			// values themselves read [REDACTED].
+			// values themselves read [REDACTED]. A table or YAML document
+			// that the masks made longer than its raw output gets the
+			// marker line after all: output never grows without saying why,
+			// and a line above rows is still read as rows.
 			res.Text, res.Changed = body, true
+			if len(body) > len(raw) && (k == KindCSV || k == KindTSV || k == KindYAML) {
+				res.Text = redactionMarker(res.Redacted) + "\n" + body
+			}
 		}
 		return res
+	}
+
+	// The reader asked for bytes this output holds: they arrive whole.
+	if req.Owed {
+		if tool == "Read" {
+			res.Reason = "owed"
+			if res.Redacted > 0 {
+				res.Text, res.Changed = body, true
+			}
+			return res
+		}
+		return deliver("owed")
 	}
 
 	// 3. Tool arms.

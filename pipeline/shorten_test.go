@@ -415,3 +415,19 @@ func BenchmarkShortenRedactPlain(b *testing.B) {
 		Redact(raw)
 	}
 }
+
+// TestShortenRedactedTableNeverGrowsSilently: a table whose credentials
+// were masked, longer than its raw output, says so in the marker line; a
+// JSON document keeps its syntax (no line added). Red without the marker
+// for tables (the corpus's psf__requests-6028 call grew 267 -> 278 B).
+func TestShortenRedactedTableNeverGrowsSilently(t *testing.T) {
+	raw := "PASS: http://user:pass@host -> ('user', 'pass')\nPASS: http://user@host -> ('', '')\nPASS: http://:pass@host -> ('', 'pass')\n" +
+		"PASS: http://user%40name:pass%40word@host -> ('user@name', 'pass@word')\nPASS: http://host -> ('', '')\nPASS:  -> ('', '')\nPASS: None -> ('', '')\n"
+	r := Shorten(ShortenRequest{Text: raw, Command: "python3 check_edge_cases.py", Tool: "Bash"})
+	if r.Redacted == 0 || !strings.HasPrefix(r.Reason, "structured:") {
+		t.Fatalf("want a redacted structured payload, got %+v", r)
+	}
+	if len(r.Text) > len(raw) && !strings.HasPrefix(r.Text, redactionMarker(r.Redacted)+"\n") {
+		t.Fatalf("grew %d -> %d B without the redaction marker:\n%s", len(raw), len(r.Text), r.Text)
+	}
+}

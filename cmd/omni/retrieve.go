@@ -20,7 +20,8 @@ func newRetrieveCmd(s streams) *cobra.Command {
 		Use:   "retrieve HANDLE",
 		Short: "Print the exact bytes behind a marker's handle",
 		Long: `Prints the archived bytes named by HANDLE (16 hex characters, as printed in an
-[OMNI: ...] marker) to stdout, byte for byte, and a one-line frame to stderr.
+[OMNI: ...] marker) to stdout, byte for byte, and nothing else: a one-line
+frame goes to stderr only when stderr is a terminal.
 Records a Retrieved event: the reader (--session/--agent, or else every reader
 that was shown a marker with this handle) gets the block whole, once, the next
 time it would fold.
@@ -29,7 +30,8 @@ HANDLE may also be written omni_retrieve("HANDLE") or quoted.
 
 Exit codes: 0 printed; 1 unknown handle, a handle whose stored bytes a damaged
 store can no longer read, or the reserved documentation example
-0000000000000000; 2 the store could not be reached.`,
+0000000000000000; 2 the store could not be reached, or the home
+($OMNI_HOME, default ~/.omni) does not exist.`,
 		Example: `  omni retrieve 819dd12d2d605079`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -39,6 +41,9 @@ store can no longer read, or the reserved documentation example
 			}
 			if h == pipeline.ExampleHandle {
 				return failErr(daemon.ErrReservedHandle, fmt.Sprintf("omni retrieve: %s is the documentation example, not a real handle; real handles come from markers in tool output", h))
+			}
+			if err := requireHome("retrieve", omniHome()); err != nil {
+				return err
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
@@ -58,7 +63,12 @@ store can no longer read, or the reserved documentation example
 			if _, err := s.Out.Write(b); err != nil {
 				return err
 			}
-			fmt.Fprintf(s.Err, "omni retrieve %s · %d lines · %d B\n", h, len(pipeline.SplitLines(nil, string(b))), len(b))
+			// The frame goes to a terminal only: run through a host's Bash
+			// tool, stderr is joined to stdout and the frame would be glued
+			// to the block's last line (HOSTS.md §1.13).
+			if s.ErrIsTerminal {
+				fmt.Fprintf(s.Err, "omni retrieve %s · %d lines · %d B\n", h, len(pipeline.SplitLines(nil, string(b))), len(b))
+			}
 			return nil
 		},
 	}

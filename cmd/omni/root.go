@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -24,10 +26,14 @@ type streams struct {
 	Out, Err io.Writer
 	// InIsTerminal reports whether In is a terminal (no pipe mode then).
 	InIsTerminal bool
+	// ErrIsTerminal reports whether Err is a terminal: only then do
+	// commands whose stdout is data (retrieve) write a frame to stderr.
+	ErrIsTerminal bool
 }
 
 func stdStreams() streams {
-	return streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, InIsTerminal: term.IsTerminal(int(os.Stdin.Fd()))}
+	return streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, InIsTerminal: term.IsTerminal(int(os.Stdin.Fd())),
+		ErrIsTerminal: term.IsTerminal(int(os.Stderr.Fd()))}
 }
 
 // exitError carries an explicit exit code through cobra without printing
@@ -90,12 +96,35 @@ func exitCode(err error) int {
 	return 2
 }
 
-// omniHome returns $OMNI_HOME, else ~/.omni.
+// omniHome returns $OMNI_HOME, else ~/.omni, as an absolute path.
 func omniHome() string { return wire.Home() }
+
+// pinHome resolves the home once, at entry: a relative OMNI_HOME (or the
+// ./.omni default when HOME is unset) becomes absolute in the environment,
+// so the daemon this process starts, and every later lookup, name the same
+// directory whatever their working directory (issue 11 §9: a relative
+// home sent every hook to a daemon elsewhere, each waiting 3 s).
+func pinHome() {
+	h := os.Getenv("OMNI_HOME")
+	if _, err := os.UserHomeDir(); (h != "" && !filepath.IsAbs(h)) || (h == "" && err != nil) {
+		os.Setenv("OMNI_HOME", wire.Home())
+	}
+}
+
+// requireHome returns an error naming home when it does not exist: a
+// read-only command (stats, retrieve) reports it instead of creating an
+// empty store there.
+func requireHome(cmd, home string) error {
+	if _, err := os.Stat(home); errors.Is(err, fs.ErrNotExist) {
+		return &exitError{code: 2, msg: fmt.Sprintf("omni %s: no omni home at %s (set OMNI_HOME, or run a hook there first): nothing was recorded there", cmd, home)}
+	}
+	return nil
+}
 
 // run executes one omni command line and returns the process exit code.
 // It is the only place errors become exit codes.
 func run(args []string, s streams) int {
+	pinHome()
 	root := newRootCmd(s)
 	root.SetArgs(args)
 	err := root.Execute()

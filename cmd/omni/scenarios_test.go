@@ -16,8 +16,13 @@ import (
 	"time"
 )
 
-// scenariosDir is the shared scenario suite, relative to cmd/omni.
-const scenariosDir = "../../../shared/scenarios"
+// scenariosDir is the shared scenario suite, relative to cmd/omni;
+// ownScenariosDir the repository's own scenarios (same format, run by the
+// same run.py), written from the real Claude Code 2.1.328 payload shapes.
+const (
+	scenariosDir    = "../../../shared/scenarios"
+	ownScenariosDir = "testdata/scenarios"
+)
 
 // scenarioReport is the JSON report of run.py --json.
 type scenarioReport struct {
@@ -59,7 +64,7 @@ func TestScenarios(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	var stdout, stderr bytes.Buffer
-	run := exec.CommandContext(ctx, python, filepath.Join(scenariosDir, "run.py"), "--omni", bin, "--json", scenariosDir)
+	run := exec.CommandContext(ctx, python, filepath.Join(scenariosDir, "run.py"), "--omni", bin, "--json", scenariosDir, ownScenariosDir)
 	run.Stdout, run.Stderr = &stdout, &stderr
 	// Sample the daemons of bin while the scenarios run, to show the final
 	// check below looks for processes that really appear.

@@ -86,6 +86,9 @@ func statsRun(ctx context.Context, s streams, o statsOptions) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
+	if err := requireHome("stats", omniHome()); err != nil {
+		return err
+	}
 	rep, err := fetchStats(ctx, omniHome(), since)
 	if err != nil {
 		return failErr(err, "omni stats: "+errMsg(err))

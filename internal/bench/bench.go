@@ -109,6 +109,17 @@ type Report struct {
 	// UnrewritableRepeat is the repetition in outputs no hook may rewrite:
 	// the failure path (PostToolUseFailure) and the host's inline cap.
 	UnrewritableRepeat int64 `json:"unrewritable_repeat_bytes"`
+	// UnrewritableByReason splits UnrewritableRepeat: "failed" (the failure
+	// path, whose rewrite Claude Code ignores), "host-cap" (stdout of 30,000
+	// characters or more, persisted by the host) and "host-cap:reply" (a
+	// rewrite that would itself reach the cap).
+	UnrewritableByReason map[string]int64 `json:"unrewritable_repeat_bytes_by_reason"`
+	// RewritableRepeat = RepeatBytes - UnrewritableRepeat: the repetition
+	// in outputs the host lets a hook rewrite. CaptureRewritableAllPct is
+	// the share of it session and project folds saved; capture is a
+	// figure, not a gate (issue 11 §10).
+	RewritableRepeat        int64   `json:"rewritable_repeat_bytes"`
+	CaptureRewritableAllPct float64 `json:"capture_rewritable_all_pct"`
 	// CaptureSessionPct = SessionFoldSaved / RepeatBytes;
 	// CaptureRewritablePct = SessionFoldSaved / (RepeatBytes - UnrewritableRepeat);
 	// CaptureLedgerPct = (SessionFoldSaved + ProjectFoldSaved) / RepeatBytes.
@@ -335,7 +346,7 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 		defer outF.Close() // second close after the checked one below is harmless
 		outW = bufio.NewWriterSize(outF, 1<<20)
 	}
-	rep := &Report{Files: o.Corpus, Home: o.Home, ByTool: map[string]*Bucket{}, BySource: map[string]*Bucket{},
+	rep := &Report{Files: o.Corpus, Home: o.Home, ByTool: map[string]*Bucket{}, BySource: map[string]*Bucket{}, UnrewritableByReason: map[string]int64{},
 		FoldsByKind: map[string]int{}, Uncaptured: map[string]int64{}, LedgerOnly: o.LedgerOnly}
 	var bar *progressbar.ProgressBar
 	if f, ok := progress.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
@@ -399,8 +410,9 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 				}
 			}
 		}
-		if res.Reason == "failed" || res.Reason == "host-cap" {
+		if res.Reason == "failed" || res.Reason == "host-cap" || res.Reason == hooks.ReasonHostCapReply {
 			rep.UnrewritableRepeat += repeat
+			rep.UnrewritableByReason[res.Reason] += repeat
 		}
 		var handles []string
 		var sessSaved, projSaved int64
@@ -491,6 +503,8 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 	rep.CapturePct = pct(rep.All.BytesSaved, rep.All.RepeatBytes)
 	rep.CaptureSessionPct = pct(rep.SessionFoldSaved, rep.All.RepeatBytes)
 	rep.CaptureRewritablePct = pct(rep.SessionFoldSaved, rep.All.RepeatBytes-rep.UnrewritableRepeat)
+	rep.RewritableRepeat = rep.All.RepeatBytes - rep.UnrewritableRepeat
+	rep.CaptureRewritableAllPct = pct(rep.SessionFoldSaved+rep.ProjectFoldSaved, rep.RewritableRepeat)
 	rep.CaptureLedgerPct = pct(rep.SessionFoldSaved+rep.ProjectFoldSaved, rep.All.RepeatBytes)
 	sort.Slice(durs, func(i, j int) bool { return durs[i] < durs[j] })
 	if len(durs) > 0 {
@@ -526,6 +540,9 @@ func Print(w io.Writer, r *Report) {
 	fmt.Fprintf(w, "ledger: session folds saved %d B (%.1f%% of the repetition, %.1f%% of the rewritable repetition); project folds saved %d B more (%.1f%% with both); other stages %d B\n",
 		r.SessionFoldSaved, r.CaptureSessionPct, r.CaptureRewritablePct, r.ProjectFoldSaved, r.CaptureLedgerPct,
 		r.All.BytesSaved-r.SessionFoldSaved-r.ProjectFoldSaved)
+	fmt.Fprintf(w, "capture (a figure, not a gate): the host lets a hook rewrite %d B of the repetition, of which folds saved %.1f%% (session %.1f%%); it does not let one rewrite %d B (failure path %d B, host cap %d B, rewrite over the cap %d B): 0%% there by the host's rules\n",
+		r.RewritableRepeat, r.CaptureRewritableAllPct, r.CaptureRewritablePct, r.UnrewritableRepeat,
+		r.UnrewritableByReason["failed"], r.UnrewritableByReason["host-cap"], r.UnrewritableByReason[hooks.ReasonHostCapReply])
 	row := func(name string, b *Bucket) {
 		fmt.Fprintf(w, "  %-26s %6d calls %11d B raw %6.1f%% saved  repetition %10d B  captured: session %5.1f%%, +project %5.1f%%  folds %d\n",
 			name, b.Calls, b.RawBytes, pct(b.BytesSaved, b.RawBytes), b.RepeatBytes,

@@ -20,6 +20,7 @@ package ledger
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/omnictx/omni/events"
@@ -46,11 +47,13 @@ type holder struct {
 	t int64
 }
 
-// debt is the whole deliveries owed for one handle, and when the last
-// retrieve asked (unix s).
+// debt is the whole deliveries owed for one handle, when the last
+// retrieve asked (unix s), and the keys of the block's non-blank lines (nil
+// when the Retrieved event did not record them).
 type debt struct {
-	n int
-	t int64
+	n    int
+	t    int64
+	keys []uint64
 }
 
 // Block says where an archived handle's bytes live.
@@ -133,7 +136,7 @@ func (l *Ledger) Apply(e events.Event) {
 				if d := m[h]; d.n <= 1 {
 					delete(m, h)
 				} else {
-					m[h] = debt{n: d.n - 1, t: d.t}
+					m[h] = debt{n: d.n - 1, t: d.t, keys: d.keys}
 				}
 			}
 		}
@@ -143,13 +146,16 @@ func (l *Ledger) Apply(e events.Event) {
 		if len(em.Lines) == 0 {
 			return
 		}
+		// No reader identity, no session scope: the lines count for the
+		// project only, so no caller is told another was shown them.
+		anon := e.Session == ""
 		name := em.Source
 		if em.LineSource != "" {
 			name = em.LineSource
 		}
 		src := l.intern(name)
 		rs := l.readers[r]
-		if rs == nil {
+		if rs == nil && !anon {
 			rs = shown{}
 			l.readers[r] = rs
 		}
@@ -160,7 +166,9 @@ func (l *Ledger) Apply(e events.Event) {
 		}
 		cut := now - int64(Window/time.Second)
 		for _, k := range em.Lines {
-			record(rs, k, src, now, cut)
+			if !anon {
+				record(rs, k, src, now, cut)
+			}
 			record(ps, k, src, now, cut)
 		}
 	case events.KindCompacted:
@@ -173,7 +181,9 @@ func (l *Ledger) Apply(e events.Event) {
 		if a := e.Archived; a != nil {
 			// A block archived below the last gc cutoff is stored again by
 			// the gc's own Archived events: the newer copy is the one kept.
-			if b, ok := l.blocks[a.Handle]; !ok || b.Seq < l.purged {
+			// So is a block archived again because its known copy could
+			// not be read back (Archived.Again).
+			if b, ok := l.blocks[a.Handle]; !ok || b.Seq < l.purged || a.Again {
 				l.blocks[a.Handle] = Block{Seq: e.Seq, Index: e.Index, Lines: a.Lines, Bytes: a.Bytes, Ref: max(e.Seq, b.Ref)}
 			} else {
 				l.ref(a.Handle, e.Seq)
@@ -205,12 +215,13 @@ func (l *Ledger) Apply(e events.Event) {
 			return
 		}
 		l.ref(rt.Handle, e.Seq) // the debt names the block: gc keeps it
+		keys := []uint64(rt.Lines)
 		if e.Session != "" {
-			l.owe(r, rt.Handle, now)
+			l.owe(r, rt.Handle, now, keys)
 			return
 		}
 		for _, x := range l.holders[rt.Handle] {
-			l.owe(x.r, rt.Handle, now)
+			l.owe(x.r, rt.Handle, now, keys)
 		}
 	}
 }
@@ -323,13 +334,16 @@ func record(s shown, k uint64, src int32, now, cut int64) {
 	s[k] = entry{src: src, t: now}
 }
 
-func (l *Ledger) owe(r events.Reader, h string, now int64) {
+func (l *Ledger) owe(r events.Reader, h string, now int64, keys []uint64) {
 	m := l.owed[r]
 	if m == nil {
 		m = map[string]debt{}
 		l.owed[r] = m
 	}
-	m[h] = debt{n: m[h].n + 1, t: now}
+	if keys == nil {
+		keys = m[h].keys
+	}
+	m[h] = debt{n: m[h].n + 1, t: now, keys: keys}
 }
 
 // prune drops entries older than Window plus one pruneEvery of slack, so a
@@ -397,10 +411,11 @@ const (
 
 // Lookup returns the scope of line key k for reader r in project p at time
 // now, and the source of its first delivery in that scope. A line in both
-// scopes counts as Session.
+// scopes counts as Session. A reader without a session id has no identity
+// and never gets Session.
 func (l *Ledger) Lookup(r events.Reader, p string, k uint64, now time.Time) (Scope, string) {
 	cut := now.Unix() - int64(Window/time.Second)
-	if x, ok := l.readers[r][k]; ok && x.t >= cut {
+	if x, ok := l.readers[r][k]; ok && x.t >= cut && r.Session != "" {
 		return Session, l.sources[x.src]
 	}
 	if x, ok := l.projects[p][k]; ok && x.t >= cut {
@@ -424,6 +439,29 @@ func (l *Ledger) Holds(r events.Reader, now time.Time) bool {
 
 // Owed reports how many whole deliveries of handle h reader r is owed.
 func (l *Ledger) Owed(r events.Reader, h string) int { return l.owed[r][h].n }
+
+// Debt is one handle a reader retrieved and is owed a whole delivery of.
+type Debt struct {
+	Handle string
+	// Keys are the block's non-blank line keys (nil when not recorded).
+	Keys []uint64
+}
+
+// Debts returns reader r's debts, sorted by handle (nil when none).
+func (l *Ledger) Debts(r events.Reader) []Debt {
+	m := l.owed[r]
+	if len(m) == 0 {
+		return nil
+	}
+	out := make([]Debt, 0, len(m))
+	for h, d := range m {
+		if d.n > 0 {
+			out = append(out, Debt{Handle: h, Keys: d.keys})
+		}
+	}
+	slices.SortFunc(out, func(a, b Debt) int { return strings.Compare(a.Handle, b.Handle) })
+	return out
+}
 
 // Block returns where handle h's bytes are archived, and whether they are.
 func (l *Ledger) Block(h string) (Block, bool) {

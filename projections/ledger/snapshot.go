@@ -52,6 +52,8 @@ type OwedSnapshot struct {
 	Handles []string // sorted
 	N       []int
 	Times   []int64
+	// Keys are each debt's block line keys (nil: not recorded).
+	Keys [][]uint64
 }
 
 func readerCmp(a, b events.Reader) int {
@@ -125,6 +127,7 @@ func (l *Ledger) Snapshot() Snapshot {
 		for _, h := range x.Handles {
 			x.N = append(x.N, m[h].n)
 			x.Times = append(x.Times, m[h].t)
+			x.Keys = append(x.Keys, m[h].keys)
 		}
 		out.Owed = append(out.Owed, x)
 	}
@@ -199,12 +202,15 @@ func FromSnapshot(x Snapshot) (*Ledger, error) {
 		l.holders[x.Handle] = hs
 	}
 	for _, x := range x.Owed {
-		if len(x.Handles) != len(x.N) || len(x.Handles) != len(x.Times) {
+		if len(x.Handles) != len(x.N) || len(x.Handles) != len(x.Times) || (x.Keys != nil && len(x.Keys) != len(x.Handles)) {
 			return nil, fmt.Errorf("ledger snapshot: debt lengths differ")
 		}
 		m := make(map[string]debt, len(x.Handles))
 		for i, h := range x.Handles {
 			m[h] = debt{n: x.N[i], t: x.Times[i]}
+			if x.Keys != nil && len(x.Keys[i]) > 0 {
+				m[h] = debt{n: x.N[i], t: x.Times[i], keys: x.Keys[i]}
+			}
 		}
 		l.owed[x.Reader] = m
 	}

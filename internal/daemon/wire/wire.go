@@ -117,15 +117,22 @@ func (e *RemoteError) Error() string { return e.Method + ": remote: " + e.Msg }
 // Is reports whether target is ErrRemote.
 func (e *RemoteError) Is(target error) bool { return target == ErrRemote }
 
-// Home returns $OMNI_HOME, else ~/.omni.
+// Home returns $OMNI_HOME, else ~/.omni, else (HOME unset) ./.omni, as an
+// absolute path (resolved against the working directory when relative; as
+// given if that fails).
 func Home() string {
-	if h := os.Getenv("OMNI_HOME"); h != "" {
-		return h
+	h := os.Getenv("OMNI_HOME")
+	if h == "" {
+		if u, err := os.UserHomeDir(); err == nil {
+			h = filepath.Join(u, ".omni")
+		} else {
+			h = ".omni"
+		}
 	}
-	if h, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(h, ".omni")
+	if a, err := filepath.Abs(h); err == nil {
+		return a
 	}
-	return ".omni"
+	return h
 }
 
 // Subject returns the versioned RPC name of a daemon method ("v2.hook").

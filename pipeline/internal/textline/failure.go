@@ -1,74 +1,202 @@
 package textline
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
-// IsFailureLine reports whether one line of output states a failure
-// (REFERENCE.md §3, the reference's carries_failure). The line may carry its
-// ending ("\n" or "\r\n"); only the whitespace-trimmed text counts, so equal
-// trimmed lines always get equal verdicts. Matching ignores ASCII case, which
-// for these ASCII patterns is the same as lowercasing first. A line is a
-// failure line if:
+// FailureMarker is one entry of the failure vocabulary: a way a tool states
+// that something failed. Text is matched on the whitespace-trimmed line,
+// ASCII case ignored (glyphs exactly); Source says where the wording comes
+// from, in this repository's words.
+type FailureMarker struct {
+	Text   string
+	At     FailureMatch
+	Source string
+}
+
+// FailureMatch says where a FailureMarker's Text must occur.
+type FailureMatch uint8
+
+// How a FailureMarker matches.
+const (
+	// FailPrefix: the trimmed line starts with Text.
+	FailPrefix FailureMatch = iota
+	// FailAnywhere: Text occurs anywhere in the line.
+	FailAnywhere
+	// FailVerdict: Text is a word used as a verdict: not glued to an
+	// identifier byte [A-Za-z0-9_] on either side and not an option name
+	// after "-" or "--" (so "failure_count" and "--fail-fast" are not
+	// verdicts, while "pdf-failed-diff.png" is), the line does not
+	// start with a pass glyph (✓, ✔, ✅), and the count adjacent to it is not
+	// zero ("0 failures", "failed: 0", "# fail 0" are not verdicts).
+	FailVerdict
+	// FailCounted: Text is a word preceded by a non-zero count ("2 errors",
+	// "1 error generated"); alone it states nothing ("no errors found").
+	FailCounted
+)
+
+// FailureVocabulary is the table IsFailureLine applies, in no particular
+// order. Rule 1 of the brief: a line that states a failure, in any words,
+// is never folded or dropped, so this table is deliberately wider than the
+// reference's carries_failure (REFERENCE.md §3: the fail glyphs, the seven
+// substrings, "error " first and fail/failed as a verdict), which misses
+// "FAILURE: ..." and the tool-specific headers.
+var FailureVocabulary = []FailureMarker{
+	// Glyphs a test runner prints before a failed test.
+	{"✗", FailPrefix, "REFERENCE.md §3 rule 1: TAP-style and many runners mark a failed test with U+2717"},
+	{"✘", FailPrefix, "REFERENCE.md §3 rule 1: U+2718, the heavy ballot X some runners print for a failed test"},
+	{"❌", FailPrefix, "REFERENCE.md §3 rule 1: U+274C, a failed step in CI logs and task runners"},
+	{"✖", FailPrefix, "mocha and eslint's stylish formatter print U+2716 before a failed test or the problem tally"},
+	{"×", FailPrefix, "vitest prints U+00D7 before a failed test"},
+	{"✕", FailPrefix, "jest prints U+2715 before a failed test"},
+	// Compiler, runtime and tool diagnostics.
+	{"error ", FailPrefix, "REFERENCE.md §3 rule 2: a line that opens with the word error (yarn, many CLIs)"},
+	{"error:", FailAnywhere, "REFERENCE.md §3 rule 2: gcc, clang, go vet, Python's TypeError: and every XxxError: exception line"},
+	{"error[", FailAnywhere, "REFERENCE.md §3 rule 2: rustc's coded diagnostics, error[E0308]"},
+	{"fatal:", FailAnywhere, "REFERENCE.md §3 rule 2: git's fatal errors"},
+	{"exception:", FailAnywhere, "REFERENCE.md §3 rule 2: Java and .NET exception lines, java.lang.IllegalStateException: boom"},
+	{"panic:", FailAnywhere, "REFERENCE.md §3 rule 2: a Go panic's first line"},
+	{"build failed", FailAnywhere, "REFERENCE.md §3 rule 2: Gradle's BUILD FAILED, dotnet's Build failed"},
+	{"--- fail", FailAnywhere, "REFERENCE.md §3 rule 2: go test's --- FAIL: TestName line"},
+	{"traceback (most recent call last)", FailAnywhere, "CPython's header above the frames of every uncaught exception"},
+	{"panicked at", FailAnywhere, "Rust's panic message: thread 'main' panicked at src/main.rs:2:5"},
+	{"npm err!", FailAnywhere, "npm (before v9) prefixes every line of a failed command's report with npm ERR!"},
+	{"assertionerror", FailAnywhere, "Python and Node name a failed assert AssertionError, also without a colon (pytest's E   AssertionError)"},
+	{"exception in thread", FailAnywhere, "the JVM's report of an uncaught exception: Exception in thread \"main\" ..."},
+	{"segmentation fault", FailAnywhere, "the shell's report of a process killed by SIGSEGV"},
+	{"command not found", FailAnywhere, "bash and zsh when a command does not exist: bash: foo: command not found"},
+	{"no such file or directory", FailAnywhere, "the C library's text for ENOENT, as coreutils, shells and compilers print it"},
+	{"permission denied", FailAnywhere, "the C library's text for EACCES"},
+	{"undefined reference to", FailAnywhere, "the GNU linker's unresolved-symbol error"},
+	{"*** [", FailAnywhere, "GNU make's failed recipe: make: *** [Makefile:3: all] Error 2"},
+	{"no rule to make target", FailAnywhere, "GNU make when a target cannot be built"},
+	// Verdict words (with the zero-count and identifier exclusions).
+	{"fail", FailVerdict, "REFERENCE.md §3 rule 3; also go test's FAIL lines and TAP's not-ok tallies"},
+	{"failed", FailVerdict, "REFERENCE.md §3 rule 3: pytest's FAILED, cargo's test result: FAILED, 3 failed"},
+	{"failure", FailVerdict, "JUnit and Django's FAILURE: lines; the reference misses it (issue 11: FAILURE: Squashed migration is still marked as applied! was folded)"},
+	{"failures", FailVerdict, "JUnit/Maven tallies, Tests run: 5, Failures: 1; 0 failures is not a verdict"},
+	{"failing", FailCounted, "mocha's tally, 2 failing (alone, failing is prose: Failing that, ...)"},
+	{"error", FailCounted, "clang's 1 error generated, tsc's Found 2 errors"},
+	{"errors", FailCounted, "clang's 2 errors generated, tsc's Found 2 errors, eslint's (3 errors, 0 warnings)"},
+}
+
+// failIndex lists, per lowercase first byte, the FailAnywhere entries'
+// texts; failVerdictSuffix the verdict words after "fail"; failCounted the
+// counted words. Built from FailureVocabulary.
+var (
+	failIndex         [256][]string
+	failPrefixes      []string
+	failVerdictSuffix []string
+	failCounted       []string
+	failCountedFirst  [256]bool
+)
+
+func init() {
+	for _, m := range FailureVocabulary {
+		switch m.At {
+		case FailPrefix:
+			failPrefixes = append(failPrefixes, m.Text)
+		case FailAnywhere:
+			c := m.Text[0]
+			failIndex[c] = append(failIndex[c], m.Text)
+		case FailVerdict:
+			// Every verdict word starts with "fail": the scan finds it once.
+			failVerdictSuffix = append(failVerdictSuffix, strings.TrimPrefix(m.Text, "fail"))
+		case FailCounted:
+			failCounted = append(failCounted, m.Text)
+			failCountedFirst[m.Text[0]] = true
+		}
+	}
+	// Longest suffix first, so "failures" is not read as "failure" + "s".
+	slices.SortFunc(failVerdictSuffix, func(a, b string) int { return len(b) - len(a) })
+	slices.SortFunc(failCounted, func(a, b string) int { return len(b) - len(a) })
+}
+
+// IsFailureLine reports whether one line of output states a failure, by
+// FailureVocabulary. The line may carry its ending ("\n" or "\r\n"); only
+// the whitespace-trimmed text counts, so equal trimmed lines always get
+// equal verdicts. Matching ignores ASCII case.
 //
-//  1. it starts with a fail glyph ✗, ✘ or ❌; or
-//  2. it contains "error:", "error[", "fatal:", "exception:", "panic:",
-//     "build failed" or "--- fail", or starts with "error "; or
-//  3. it uses "fail" or "failed" as a verdict: the line does not start with
-//     a pass glyph ✓, ✔ or ✅; the word is not glued to an identifier byte
-//     [A-Za-z0-9_] on either side ("preserves_failed_lines" is not a
-//     verdict, "failure" is not the word); and the count adjacent to it is not
-//     zero ("0 failed", "failed: 0", "# fail 0", "0 tests failed" are not
-//     verdicts; "3 failed", "FAILED tests/x.py::t" are).
-//
-// The adjacent count is the number after the word when a ":" or "=" follows
-// it ("failed: 0"); otherwise the number just before it, optionally with one
-// unit word between ("0 failed", "0 tests failed"); otherwise the number
-// just after it ("# fail 0"). A number is digits, possibly with "." or ","
-// between them; it is zero when all its digits are 0.
-//
-// Tool-specific markers ("panicked at", "Traceback (most recent call
-// last):", "npm ERR!") are not part of this check (§3 notes). IsFailureLine
-// is pure, allocates nothing and never panics.
+// The count adjacent to a verdict word is the number after the word when a
+// ":" or "=" follows it ("failed: 0"); otherwise the number just before it,
+// optionally with one unit word between ("0 failed", "0 tests failed");
+// otherwise the number just after it ("# fail 0"). A number is digits,
+// possibly with "." or "," between them; it is zero when all its digits
+// are 0. IsFailureLine is pure, allocates nothing and never panics.
 func IsFailureLine(line string) bool {
 	t := strings.TrimSpace(line)
 	if t == "" {
 		return false
 	}
-	if strings.HasPrefix(t, "✗") || strings.HasPrefix(t, "✘") || strings.HasPrefix(t, "❌") {
-		return true
-	}
-	if failHasAt(t, 0, "error ") {
-		return true
+	for _, p := range failPrefixes {
+		if failHasAt(t, 0, p) {
+			return true
+		}
 	}
 	verdicts := !(strings.HasPrefix(t, "✓") || strings.HasPrefix(t, "✔") || strings.HasPrefix(t, "✅"))
-	// One pass over the bytes; every pattern starts with e, f or p, or is
-	// found from the "fail" inside it ("build failed", "--- fail").
-	for i := 0; i+4 <= len(t); i++ {
-		switch t[i] | 0x20 {
-		case 'e':
-			if failHasAt(t, i, "error:") || failHasAt(t, i, "error[") || failHasAt(t, i, "exception:") {
-				return true
-			}
-		case 'p':
-			if failHasAt(t, i, "panic:") {
-				return true
-			}
-		case 'f':
-			if failHasAt(t, i, "fatal:") {
-				return true
-			}
-			if !failHasAt(t, i, "fail") {
-				continue
-			}
-			if (i >= 4 && failFoldEq(t[i-4:i], "--- ")) ||
-				(i >= 6 && failFoldEq(t[i-6:i], "build ") && failHasAt(t, i+4, "ed")) {
-				return true
-			}
-			if verdicts && failIsVerdict(t, i) {
+	// One pass over the bytes, dispatching on the lowercase first byte.
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		for _, p := range failIndex[c] {
+			if failHasAt(t, i, p) {
 				return true
 			}
 		}
+		if c == 'f' && verdicts && failHasAt(t, i, "fail") && failIsVerdict(t, i) {
+			return true
+		}
+		if failCountedFirst[c] && failIsCounted(t, i) {
+			return true
+		}
 	}
 	return false
+}
+
+// failIsCounted reports whether a FailCounted word starts at t[i], stands
+// alone, and has a non-zero count just before it ("2 errors").
+func failIsCounted(t string, i int) bool {
+	if failGluedBefore(t, i) {
+		return false
+	}
+	for _, w := range failCounted {
+		if !failHasAt(t, i, w) {
+			continue
+		}
+		if end := i + len(w); end < len(t) && failIsIdent(t[end]) {
+			continue
+		}
+		k := failSkipBlanksBack(t, i)
+		if k == i {
+			return false
+		}
+		zero, found := failNumberEndingAt(t, k)
+		return found && !zero
+	}
+	return false
+}
+
+// failGluedBefore reports whether the word at t[i] is part of a longer one:
+// an identifier byte before it ("preserves_failed"), or it is the name of a
+// command-line option, after "-" or "--" at the start of a word
+// ("--fail-fast", "--fail-under=100", "-failfast"). A hyphen inside a name
+// ("sync-fail", "pdf-failed-diff.png") does not glue: such a name may well
+// report a failure.
+func failGluedBefore(t string, i int) bool {
+	if i == 0 {
+		return false
+	}
+	if failIsIdent(t[i-1]) {
+		return true
+	}
+	j := i
+	for j > 0 && t[j-1] == '-' && i-j < 2 {
+		j--
+	}
+	return j < i && (j == 0 || failIsHSpace(t[j-1]) || t[j-1] == '=' || t[j-1] == '"' || t[j-1] == '\'')
 }
 
 // failHasAt reports whether t holds the lowercase ASCII pattern p at byte i,
@@ -103,17 +231,21 @@ func failIsIdent(c byte) bool {
 // failIsHSpace is a blank between words.
 func failIsHSpace(c byte) bool { return c == ' ' || c == '\t' }
 
-// failIsVerdict reports whether the "fail" at t[i:i+4] is the word "fail" or
-// "failed", not glued to an identifier byte, whose adjacent count is not zero.
+// failIsVerdict reports whether the "fail" at t[i:i+4] begins a verdict word
+// (FailVerdict: fail, failed, failure, failures, failing), not glued to an
+// identifier byte or a hyphen, whose adjacent count is not zero.
 func failIsVerdict(t string, i int) bool {
-	if i > 0 && failIsIdent(t[i-1]) {
+	if failGluedBefore(t, i) {
 		return false
 	}
-	end := i + 4
-	if failHasAt(t, end, "ed") {
-		end += 2
+	end := -1
+	for _, suf := range failVerdictSuffix {
+		if e := i + 4 + len(suf); failHasAt(t, i+4, suf) && (e == len(t) || !failIsIdent(t[e])) {
+			end = e
+			break
+		}
 	}
-	if end < len(t) && failIsIdent(t[end]) {
+	if end < 0 {
 		return false
 	}
 	// The count after the word: blanks, an optional ":" or "=", blanks.

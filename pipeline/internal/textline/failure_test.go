@@ -51,9 +51,9 @@ var failureCases = []failureCase{
 	{"no errors found", false},
 	{"error", false},
 	{"Errorf is a function", false},
-	{"make: *** [Makefile:3: all] Error 2", false}, // tool-specific; not in §3
-	{"Traceback (most recent call last):", false},  // tool-specific; not in §3
-	{"thread 'main' panicked at src/main.rs:2:5", false},
+	{"make: *** [Makefile:3: all] Error 2", true},
+	{"Traceback (most recent call last):", true},
+	{"thread 'main' panicked at src/main.rs:2:5", true},
 
 	// Rule 3: fail/failed as a verdict.
 	{"FAIL", true},
@@ -79,7 +79,9 @@ var failureCases = []failureCase{
 	{"0.0 failed", false},
 	{"100% tests passed, 0 tests failed out of 12", false},
 	{"failures: 0", false},
-	{"2 failing", false}, // not the word fail/failed
+	{"2 failing", true},
+	{"0 failing", false},
+	{"Failing that, the default is used", false},
 	{"failsafe mode", false},
 	{"mailfailed", false},
 	{"tfail", false},
@@ -87,6 +89,49 @@ var failureCases = []failureCase{
 	{"✅ failed jobs are retried", false},
 	{"ok  \texample.com/orders/internal/store\t0.003s", false},
 	{"test tests::parse ... ok", false},
+
+	// Issue 11: the vocabulary table, both directions.
+	{"FAILURE: Squashed migration is still marked as applied!", true},
+	{"FAILURE: Serialization is incorrect.", true},
+	{"Failures: 2", true},
+	{"Tests run: 5, Failures: 1, Errors: 0", true},
+	{"Tests run: 5, Failures: 0, Errors: 0", false},
+	{"OK (0 failures)", false},
+	{"0 failures", false},
+	{"Ran 12 tests: 0 failures, 0 errors", false},
+	{"failure_count=0", false},
+	{"failure_count=3", false}, // an identifier, not a verdict
+	{"go test --fail-fast ./...", false},
+	{"pytest --maxfail=1 -x", false},
+	{"fail-safe defaults", true}, // a hyphen inside a name does not glue
+	{"result_images/test_image/mask_image_pdf-failed-diff.png", true},
+	{"diff-cover --fail-under=100 --compare-branch=origin/master", false},
+	{"go test -failfast ./...", false},
+	{"tox -e py --fail-fast", false},
+	{"onFailure handler registered", false},
+	{"FAIL src/app.test.js", true},
+	{"✖ 3 problems (3 errors, 0 warnings)", true},
+	{"  ✖ renders the header", true},
+	{"× adds two numbers 4ms", true},
+	{"✕ renders without crashing (12 ms)", true},
+	{"  File \"x.py\", line 3, in <module>", false},
+	{"npm ERR! code ELIFECYCLE", true},
+	{"E   AssertionError", true},
+	{"AssertionError", true},
+	{"Exception in thread \"main\" java.lang.NullPointerException", true},
+	{"error[E0308]: mismatched types", true},
+	{"Segmentation fault (core dumped)", true},
+	{"bash: foo: command not found", true},
+	{"cat: missing.txt: No such file or directory", true},
+	{"ls: cannot open directory '/root': Permission denied", true},
+	{"main.c:(.text+0x5): undefined reference to `foo'", true},
+	{"make: *** No rule to make target 'x'.  Stop.", true},
+	{"1 error generated.", true},
+	{"Found 2 errors in 1 file.", true},
+	{"Found 0 errors. Watching for file changes.", false},
+	{"errors", false},
+	{"3 errorsome things", false},
+	{"handles errors gracefully", false},
 
 	// Line endings and indentation do not matter.
 	{"3 failed\n", true},
@@ -139,4 +184,38 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
+}
+
+// TestFailureVocabularyEntries: every entry of the table has a source and
+// makes a line a failure line on its own; its negated forms do not.
+func TestFailureVocabularyEntries(t *testing.T) {
+	for _, m := range FailureVocabulary {
+		if strings.TrimSpace(m.Source) == "" {
+			t.Errorf("%q has no source", m.Text)
+		}
+		var yes, no []string
+		switch m.At {
+		case FailPrefix:
+			yes = []string{m.Text + "x", "  " + m.Text + " y"}
+			no = []string{"a " + m.Text + "x"}
+		case FailAnywhere:
+			yes = []string{m.Text, "x " + strings.ToUpper(m.Text) + " y"}
+		case FailVerdict:
+			yes = []string{"3 " + m.Text, strings.ToUpper(m.Text) + ": x", m.Text + ": 2"}
+			no = []string{"0 " + m.Text, m.Text + ": 0", m.Text + "_count=1", "x --" + m.Text + "-fast", "-" + m.Text, "✓ " + m.Text}
+		case FailCounted:
+			yes = []string{"2 " + m.Text, "found 1 " + m.Text + "."}
+			no = []string{m.Text, "0 " + m.Text, "no " + m.Text + " found", m.Text + "s1 2"}
+		}
+		for _, l := range yes {
+			if !IsFailureLine(l) {
+				t.Errorf("%q (entry %q) is not a failure line", l, m.Text)
+			}
+		}
+		for _, l := range no {
+			if IsFailureLine(l) {
+				t.Errorf("%q (entry %q) is a failure line", l, m.Text)
+			}
+		}
+	}
 }
