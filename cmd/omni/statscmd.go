@@ -23,7 +23,11 @@ type statsOptions struct {
 	asJSON   bool
 	terminal bool
 	top      int
+	by       string
 }
+
+// statsBy are the values of --by: the breakdown printed instead of the view.
+var statsBy = []string{"machine", "user", "project", "tool", "host", "session"}
 
 // statsViews are the values of --view.
 var statsViews = []string{"summary", "detail", "folds", "projects"}
@@ -52,7 +56,9 @@ local midnight) or an RFC 3339 time.
 --view detail: per tool, command family, host, agent (main or subagent) and
 session; --view folds: per marker kind, folds and how many of their handles
 a reader fetched back (the ledger's calibration; no verdict is printed);
---view projects: per project. --json prints the whole report (all views) with
+--view projects: per project. --by machine (or user, project, tool, host,
+session) prints that one breakdown: on a team sharing one cluster
+(OMNI_NATS_URL), the calls each machine or user recorded. --json prints the whole report (all views) with
 unit-named fields (bytes_saved, raw_bytes, calls, saved_pct).
 
 Exit codes: 0 printed; 2 a bad flag, or the store could not be read.`,
@@ -67,6 +73,7 @@ Exit codes: 0 printed; 2 a bad flag, or the store could not be read.`,
 	cmd.Flags().BoolVar(&o.asJSON, "json", false, "print the whole report as JSON")
 	cmd.Flags().BoolVar(&o.terminal, "terminal", false, "report the terminal rows (read by no model) instead of the agent rows")
 	cmd.Flags().IntVar(&o.top, "top", 15, "rows per breakdown in --view detail (0: all)")
+	cmd.Flags().StringVar(&o.by, "by", "", "print one breakdown: machine, user, project, tool, host or session")
 	return cmd
 }
 
@@ -76,6 +83,9 @@ func statsRun(ctx context.Context, s streams, o statsOptions) error {
 	}
 	if !slices.Contains(statsViews, o.view) {
 		return usageErr("omni stats: --view %q: want one of %s", o.view, strings.Join(statsViews, ", "))
+	}
+	if o.by != "" && !slices.Contains(statsBy, o.by) {
+		return usageErr("omni stats: --by %q: want one of %s", o.by, strings.Join(statsBy, ", "))
 	}
 	var since time.Time
 	if o.since != "" {
@@ -210,12 +220,14 @@ func renderStats(w io.Writer, rep stats.Report, o statsOptions) {
 	}
 	fmt.Fprintf(w, "omni stats · %s\n", span(rep))
 	fmt.Fprintf(w, "%s: %s in %s\n\n", who, plural(p.Calls, "call"), plural(p.Sessions, "session"))
-	switch o.view {
-	case "detail":
+	switch {
+	case o.by != "":
+		renderRows(w, "by "+o.by, byRows(p, o.by), o.top)
+	case o.view == "detail":
 		renderDetail(w, p, o.top)
-	case "folds":
+	case o.view == "folds":
 		renderFolds(w, p)
-	case "projects":
+	case o.view == "projects":
 		renderRows(w, "by project", p.ByProject, 0)
 	default:
 		renderSummary(w, p, o.terminal)
@@ -226,6 +238,23 @@ func renderStats(w io.Writer, rep stats.Report, o statsOptions) {
 	} else {
 		fmt.Fprintln(w, " (--terminal)")
 	}
+}
+
+// byRows returns the breakdown --by names (one of statsBy).
+func byRows(p stats.PartReport, by string) []stats.RowReport {
+	switch by {
+	case "machine":
+		return p.ByMachine
+	case "user":
+		return p.ByUser
+	case "project":
+		return p.ByProject
+	case "tool":
+		return p.ByTool
+	case "host":
+		return p.ByHost
+	}
+	return p.BySession
 }
 
 // plural returns "1 call", "2 calls".

@@ -169,6 +169,15 @@ func TestTeamCrossMachineFoldAndRetrieve(t *testing.T) {
 		t.Fatalf("b's rerun:\n%s", out)
 	}
 
+	// The team view: both machines' calls, told apart, on either machine.
+	rep, err := a.client.Stats(ctx, StatsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Agent.ByMachine) != 2 || rep.Agent.ByMachine[0].Name == rep.Agent.ByMachine[1].Name || len(rep.Agent.ByUser) != 1 {
+		t.Fatalf("by machine %+v, by user %+v", rep.Agent.ByMachine, rep.Agent.ByUser)
+	}
+
 	// Both machines hold the same log and verify every decision, each
 	// made on either machine.
 	for _, mc := range []*teamMachine{a, b} {
