@@ -60,10 +60,9 @@ func (e *Engine) callAt(ctx context.Context, in CallInput, now time.Time, projec
 	t0 := time.Now()
 	reader := events.Reader{Session: in.Session, Agent: in.Agent}
 	res := Result{Tool: "Bash", Reader: reader, Raw: in.Text, Delivered: in.Text}
-	if in.Session == "" && in.Door != events.DoorDistill {
-		res.Reason = "no-session"
-		return res, nil
-	}
+	// Without a session there is no reader: nothing folds and nothing is
+	// recorded as shown (d.noLedger), but redaction and the distillers run
+	// for every door, and whatever they cut is archived like any other cut.
 	inv := events.Event{ID: e.newID(now), Kind: events.KindInvoked, Time: now, Project: project,
 		Session: reader.Session, Agent: reader.Agent}
 	params := map[string]string{"command": in.Command, "exit_code": strconv.Itoa(in.ExitCode)}
@@ -119,6 +118,7 @@ func (e *Engine) callAt(ctx context.Context, in CallInput, now time.Time, projec
 	res.Delivered = dec.Text
 	res.Folds = dec.Folds
 	res.Reason = dec.Reason
+	res.Distiller, res.ShortenReason = distilledOf(evs)
 	res.RepeatBytes = dec.RepeatBytes
 	return res, nil
 }

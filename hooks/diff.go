@@ -117,7 +117,7 @@ func Diff(ctx context.Context, log events.Log, seq events.Seq, base BaseLoader) 
 	switch inv.Invoked.Door {
 	case events.DoorHook, events.DoorBench:
 		hi := HookInput{Stdin: input, Passthrough: p["env_passthrough"] == "1" || p["nofold"] != ""}
-		if res, err = e.hookAt(ctx, hi, inv.Time, &replayCtx{project: inv.Project}); err != nil {
+		if res, err = e.hookAt(ctx, hi, inv.Time, &replayCtx{project: inv.Project, params: p}); err != nil {
 			return r, fmt.Errorf("diff: rerun hook %d: %w", seq, err)
 		}
 		r.Event, printed = res.Event, res.Reply

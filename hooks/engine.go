@@ -292,7 +292,10 @@ type delivery struct {
 	// unrecorded: the host will not show the text (over its cap): record
 	// nothing as delivered.
 	unrecorded bool
-	reason     string
+	// persisted: a Bash output the host persisted, read back whole from its
+	// file (inlinePersisted); delivered inline only under HostOutputCap.
+	persisted bool
+	reason    string
 	// shorten, when set, runs the first-seen stages (redaction, distillers,
 	// collapse, final cut) on req.Text before the ledger; its Text is
 	// ignored (req.Text is used).

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -63,6 +65,11 @@ type Result struct {
 	Folds []pipeline.Fold
 	// Reason says why nothing changed.
 	Reason string
+	// Distiller and ShortenReason are what the first-seen stages reported
+	// (pipeline.ShortenResult's Distiller and Reason) when they ran: the
+	// distiller chosen ("" for none) and why the output passed them
+	// unshortened ("" when they shortened it). Reports group by them.
+	Distiller, ShortenReason string
 	// Reader is who received the text.
 	Reader events.Reader
 	// RepeatBytes is the available repetition in Raw (see pipeline.Decision).
@@ -72,20 +79,30 @@ type Result struct {
 }
 
 type ccPayload struct {
-	SessionID     string          `json:"session_id"`
-	Cwd           string          `json:"cwd"`
-	HookEventName string          `json:"hook_event_name"`
-	AgentID       string          `json:"agent_id"`
-	ToolName      string          `json:"tool_name"`
-	ToolInput     json.RawMessage `json:"tool_input"`
-	ToolResponse  json.RawMessage `json:"tool_response"`
-	Error         json.RawMessage `json:"error"`
-	Source        string          `json:"source"`
-	Trigger       string          `json:"trigger"`
-	Reason        string          `json:"reason"`
-	TurnID        json.RawMessage `json:"turn_id"`
-	Host          string          `json:"host"`
-	Timestamp     json.RawMessage `json:"timestamp"`
+	SessionID      string          `json:"session_id"`
+	Cwd            string          `json:"cwd"`
+	HookEventName  string          `json:"hook_event_name"`
+	AgentID        string          `json:"agent_id"`
+	ToolName       string          `json:"tool_name"`
+	ToolInput      json.RawMessage `json:"tool_input"`
+	ToolResponse   json.RawMessage `json:"tool_response"`
+	Error          json.RawMessage `json:"error"`
+	Source         string          `json:"source"`
+	Trigger        string          `json:"trigger"`
+	Reason         string          `json:"reason"`
+	TurnID         json.RawMessage `json:"turn_id"`
+	Host           string          `json:"host"`
+	Timestamp      json.RawMessage `json:"timestamp"`
+	TranscriptPath string          `json:"transcript_path"`
+	ToolUseID      string          `json:"tool_use_id"`
+	// OriginalRequestName marks a Gemini tail call a hook asked for.
+	OriginalRequestName json.RawMessage `json:"original_request_name"`
+	// hostExit is the command's exit code where the host keeps it outside
+	// the payload (Codex: its session file); nil when unknown.
+	hostExit *int
+	// codexLegacy: a replay of a Codex call recorded before omni read its
+	// exit code (no host_exit_code param); decided as then.
+	codexLegacy bool
 }
 
 // Hook handles one Claude Code hook payload and returns what to print (nil
@@ -110,15 +127,90 @@ func (e *Engine) HookResult(ctx context.Context, in HookInput) (res Result, err 
 			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
 		}
 	}()
+	in.Stdin = inlinePersisted(in.Stdin)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.hookAt(ctx, in, e.opt.Now().UTC(), nil)
+}
+
+// distilledOf returns the Distilled event's distiller and reason in a
+// batch, or "".
+func distilledOf(evs []events.Event) (string, string) {
+	for _, ev := range evs {
+		if ev.Distilled != nil {
+			return ev.Distilled.Distiller, ev.Distilled.Reason
+		}
+	}
+	return "", ""
+}
+
+// persistedFromKey marks a Bash tool_response whose stdout omni read back
+// from the host's persisted file (inlinePersisted); its value is the path.
+// It is recorded with the payload, so a replay decides the same way, and
+// never echoed to the host.
+const persistedFromKey = "omniPersistedFrom"
+
+// inlinePersisted rewrites a Claude Code Bash PostToolUse payload whose
+// output the host persisted (over HostOutputCap: tool_response.stdout is cut
+// at 30,000 characters and persistedOutputPath names the whole output,
+// HOSTS.md §1.13): stdout becomes the file's content, the two persisted keys
+// go, and persistedFromKey records the path. The pipeline then sees the
+// whole output; the reply is inline only when what it delivers is under the
+// cap (hookAt). Any other payload, an unreadable file, or one over MaxInput
+// is returned unchanged.
+func inlinePersisted(stdin []byte) []byte {
+	if !bytes.Contains(stdin, []byte(`"persistedOutputPath"`)) {
+		return stdin
+	}
+	var top map[string]json.RawMessage
+	if json.Unmarshal(stdin, &top) != nil {
+		return stdin
+	}
+	var name, event string
+	_ = json.Unmarshal(top["tool_name"], &name)
+	_ = json.Unmarshal(top["hook_event_name"], &event)
+	if name != "Bash" || event != "PostToolUse" {
+		return stdin
+	}
+	var resp map[string]json.RawMessage
+	if json.Unmarshal(top["tool_response"], &resp) != nil {
+		return stdin
+	}
+	var path string
+	if json.Unmarshal(resp["persistedOutputPath"], &path) != nil || !filepath.IsAbs(path) {
+		return stdin
+	}
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > MaxInput {
+		return stdin
+	}
+	full, err := os.ReadFile(path)
+	if err != nil || !utf8.Valid(full) {
+		return stdin
+	}
+	if resp["stdout"], err = marshal(string(full)); err != nil {
+		return stdin
+	}
+	delete(resp, "persistedOutputPath")
+	delete(resp, "persistedOutputSize")
+	if resp[persistedFromKey], err = marshal(path); err != nil {
+		return stdin
+	}
+	if top["tool_response"], err = marshal(resp); err != nil {
+		return stdin
+	}
+	out, err := json.Marshal(top)
+	if err != nil || len(out) > MaxInput {
+		return stdin
+	}
+	return out
 }
 
 // replayCtx carries what a replay takes from the recorded events instead of
 // the environment.
 type replayCtx struct {
 	project string
+	params  map[string]string // the Invoked event's params
 }
 
 func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *replayCtx) (Result, error) {
@@ -136,7 +228,7 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 	if p.HookEventName == "" {
 		return Result{}, fmt.Errorf("payload has no hook_event_name")
 	}
-	host := detectHost(hostPayload{HookEventName: p.HookEventName, TurnID: p.TurnID, Host: p.Host, Timestamp: p.Timestamp})
+	host := detectHost(hostPayload{HookEventName: p.HookEventName, TurnID: p.TurnID, Host: p.Host, Timestamp: p.Timestamp, TranscriptPath: p.TranscriptPath})
 	event := normalizeEvent(host, p.HookEventName)
 	reader := events.Reader{Session: p.SessionID, Agent: p.AgentID}
 	project := ""
@@ -152,6 +244,27 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 		Input: e.compress(in.Stdin), InputBytes: len(in.Stdin)}
 	if in.Passthrough {
 		inv.Invoked.Params = map[string]string{"env_passthrough": "1"}
+	}
+	if host == HostCodex && event == "PostToolUse" && p.ToolName == "Bash" {
+		// The exit code lives in Codex's session file; it is read once, live,
+		// and recorded, so a replay uses the recorded value.
+		v := exitUnknown
+		if rc != nil {
+			var recorded bool
+			if v, recorded = rc.params[paramHostExit]; !recorded {
+				// Recorded before omni read Codex's exit code: replay the
+				// decision as it was made then.
+				p.codexLegacy = true
+			}
+		} else {
+			if code, ok := codexExitCode(p.TranscriptPath, p.ToolUseID); ok {
+				v = strconv.Itoa(code)
+			}
+			inv.Invoked.Params = withParam(inv.Invoked.Params, paramHostExit, v)
+		}
+		if code, err := strconv.Atoi(v); err == nil {
+			p.hostExit = &code
+		}
 	}
 	base := events.Event{Time: now, Project: project, Session: reader.Session, Agent: reader.Agent, Call: inv.ID}
 	simple := func(k events.Kind, set func(*events.Event)) (Result, error) {
@@ -248,7 +361,12 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 	var err error
 	for round := 0; ; round++ {
 		dec, evs = e.decide(d, inv.ID)
-		if host == HostClaudeCode && dec.Text != res.Raw && render != nil && d.req.NoFold == "" && utf8.RuneCountInString(dec.Text) >= HostOutputCap {
+		if d.persisted && utf8.RuneCountInString(dec.Text) >= HostOutputCap {
+			// Even shortened, the host would persist it again: leave the
+			// preview and its file alone, and record nothing as delivered.
+			d.unrecorded, d.reason, render = true, "host-cap", nil
+			dec, evs = e.decide(d, inv.ID)
+		} else if host == HostClaudeCode && dec.Text != res.Raw && render != nil && d.req.NoFold == "" && utf8.RuneCountInString(dec.Text) >= HostOutputCap {
 			d.req.NoFold = ReasonHostCapReply
 			dec, evs = e.decide(d, inv.ID)
 		}
@@ -290,6 +408,7 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 	res.Delivered = dec.Text
 	res.Folds = dec.Folds
 	res.Reason = dec.Reason
+	res.Distiller, res.ShortenReason = distilledOf(evs)
 	res.RepeatBytes = dec.RepeatBytes
 	if reply == nil {
 		res.Delivered = res.Raw
@@ -354,7 +473,8 @@ func (e *Engine) toolDelivery(d delivery, p ccPayload, in HookInput) (delivery, 
 		d.source = cmd
 		d.lineSource = shellcmd.FileRead(cmd) // a plain file read: the file is the lines' source
 		d.req = pipeline.Request{Text: text, Source: lineSourceOr(d.lineSource, cmd)}
-		if overHostCap(stdout, resp) {
+		_, d.persisted = resp[persistedFromKey]
+		if !d.persisted && overHostCap(stdout, resp) {
 			d.unrecorded, d.reason = true, "host-cap"
 			return d, nil, true
 		}
@@ -365,6 +485,7 @@ func (e *Engine) toolDelivery(d delivery, p ccPayload, in HookInput) (delivery, 
 			for k, v := range resp {
 				out[k] = v
 			}
+			delete(out, persistedFromKey)
 			var err error
 			if out["stdout"], err = marshal(t); err != nil {
 				return nil, err

@@ -7,10 +7,16 @@ package hooks
 // shared with Claude Code.
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/omnictx/omni/internal/shellcmd"
 )
@@ -27,10 +33,11 @@ const (
 
 // hostPayload holds the keys that tell the hosts apart.
 type hostPayload struct {
-	HookEventName string          `json:"hook_event_name"`
-	TurnID        json.RawMessage `json:"turn_id"`
-	Host          string          `json:"host"`
-	Timestamp     json.RawMessage `json:"timestamp"`
+	HookEventName  string          `json:"hook_event_name"`
+	TurnID         json.RawMessage `json:"turn_id"`
+	Host           string          `json:"host"`
+	Timestamp      json.RawMessage `json:"timestamp"`
+	TranscriptPath string          `json:"transcript_path"`
 }
 
 // geminiEvents are hook event names only Gemini CLI sends.
@@ -59,6 +66,8 @@ func detectHost(p hostPayload) string {
 		return HostGemini
 	case len(p.TurnID) > 0 && string(p.TurnID) != "null":
 		return HostCodex
+	case strings.HasPrefix(filepath.Base(p.TranscriptPath), "rollout-") && strings.HasSuffix(p.TranscriptPath, ".jsonl"):
+		return HostCodex
 	case len(p.Timestamp) > 0 && !claudeToolEvents[p.HookEventName]:
 		// Gemini's tool events have names of their own; a timestamp on a
 		// Claude-named tool event never switches the reply shape.
@@ -79,9 +88,10 @@ func normalizeEvent(host, ev string) string {
 			return "PostToolUse"
 		case "BeforeTool":
 			return "PreToolUse"
-		case "PreCompress":
-			return "PreCompact"
 		}
+		// PreCompress is not mapped: Gemini CLI 0.61.0 fires it before every
+		// model request, compression or not, so it says nothing about what
+		// the model still holds (HOSTS.md §3.1).
 	}
 	return ev
 }
@@ -102,13 +112,18 @@ func (e *Engine) hostDelivery(host string, d delivery, p ccPayload, in HookInput
 }
 
 // codexDelivery: Codex reports every shell tool as tool_name "Bash" with
-// tool_input {"command": …}; tool_response is untyped (a string of output
-// in the versions checked; an object with stdout/stderr/output and
-// exit_code is accepted too). The only replacement Codex applies is
-// {"decision":"block","reason":TEXT}: the reason becomes the tool result the
-// model reads. Caveats (HOSTS.md §2): some Codex versions frame it as a
-// failed call, the TUI marks the hook "Blocked" and still shows the raw
-// output, nested code-mode calls ignore it.
+// tool_input {"command": …}; tool_response is untyped (a bare string of
+// stdout and stderr merged, with no exit code, on 0.169.0; an object with
+// stdout/stderr/output and exit_code is accepted too). A failing command
+// fires the same PostToolUse, so a string result is shortened only when
+// the exit code was found where Codex keeps it (p.hostExit, from its
+// session file) and is 0; unknown means the output may be failing and it
+// passes whole. The only replacement Codex applies is
+// {"decision":"block","reason":TEXT}: TEXT becomes the whole tool result
+// the model reads, replacing Codex's own "Process exited with code N"
+// header, so the reply writes that header itself. Caveats (HOSTS.md §2):
+// the TUI marks the hook "Blocked" and still shows the raw output; nested
+// code-mode calls ignore it.
 func codexDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(string) ([]byte, error), bool) {
 	if p.ToolName != "Bash" {
 		return d, nil, false
@@ -116,6 +131,11 @@ func codexDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(string
 	text, failed, ok := shellText(p.ToolResponse)
 	if !ok {
 		return d, nil, false
+	}
+	code, known := 0, false
+	if p.hostExit != nil {
+		code, known = *p.hostExit, true
+		failed = failed || code != 0
 	}
 	cmd := sourceOf("Bash", p.ToolInput)
 	d.source = cmd
@@ -127,11 +147,74 @@ func codexDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(string
 		return d, nil, false
 	}
 	d.req.NoFold = noFoldReason(cmd, in.Passthrough, text, p.ToolResponse)
-	return d, codexReply, true
+	if p.codexLegacy {
+		return d, legacyCodexReply, true
+	}
+	var s string
+	if d.req.NoFold == "" && json.Unmarshal(p.ToolResponse, &s) == nil && !known {
+		d.req.NoFold = "exit-unknown"
+	}
+	return d, codexReply(code), true
 }
 
-// codexReply renders Codex's replacement: {"decision":"block","reason":t}.
-func codexReply(t string) ([]byte, error) {
+// codexExitCode finds the exit code Codex recorded for the call callID in
+// its session file (transcript_path, JSON lines): the "item_completed"
+// event whose item has that id and an exit_code. Codex writes it before
+// the PostToolUse hook runs (10 of 10 calls on 0.169.0, undocumented). Only
+// the file's last 8 MiB are read; ok is false when nothing is found.
+func codexExitCode(path, callID string) (code int, ok bool) {
+	if path == "" || callID == "" {
+		return 0, false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	const window = 8 << 20
+	if st, err := f.Stat(); err == nil && st.Size() > window {
+		if _, err := f.Seek(st.Size()-window, io.SeekStart); err != nil {
+			return 0, false
+		}
+	}
+	b, err := io.ReadAll(io.LimitReader(f, window))
+	if err != nil {
+		return 0, false
+	}
+	id, _ := json.Marshal(callID)
+	lines := bytes.Split(b, []byte{'\n'})
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := lines[i]
+		if !bytes.Contains(l, id) || !bytes.Contains(l, []byte(`"exit_code"`)) {
+			continue
+		}
+		var ev struct {
+			Payload struct {
+				Type string `json:"type"`
+				Item struct {
+					ID       string `json:"id"`
+					ExitCode *int   `json:"exit_code"`
+				} `json:"item"`
+			} `json:"payload"`
+		}
+		if json.Unmarshal(l, &ev) == nil && ev.Payload.Item.ID == callID && ev.Payload.Item.ExitCode != nil {
+			return *ev.Payload.Item.ExitCode, true
+		}
+	}
+	return 0, false
+}
+
+// paramHostExit names the Invoked param that records an exit code read
+// outside the payload (codexExitCode), for replays: the code, or
+// exitUnknown.
+const (
+	paramHostExit = "host_exit_code"
+	exitUnknown   = "unknown"
+)
+
+// legacyCodexReply is the reply of omni before it read Codex's exit code
+// (no header), for replays of calls recorded then.
+func legacyCodexReply(t string) ([]byte, error) {
 	b, err := marshal(struct {
 		Decision string `json:"decision"`
 		Reason   string `json:"reason"`
@@ -140,6 +223,21 @@ func codexReply(t string) ([]byte, error) {
 		return nil, err
 	}
 	return append(b, '\n'), nil
+}
+
+// codexReply renders Codex's replacement {"decision":"block","reason":R},
+// R being Codex's own exit header for code then t.
+func codexReply(code int) func(string) ([]byte, error) {
+	return func(t string) ([]byte, error) {
+		b, err := marshal(struct {
+			Decision string `json:"decision"`
+			Reason   string `json:"reason"`
+		}{"block", "Process exited with code " + strconv.Itoa(code) + "\nOutput:\n" + t})
+		if err != nil {
+			return nil, err
+		}
+		return append(b, '\n'), nil
+	}
 }
 
 // shellText reads a shell result that is a string, or an object with
@@ -191,7 +289,10 @@ var geminiExit = regexp.MustCompile(`(?m)^Exit Code: (-?\d+)\s*$`)
 // geminiDelivery: AfterTool's tool_response is {llmContent, returnDisplay,
 // error?}; llmContent (a string) is what the model reads. A set error, or a
 // shell result stating a non-zero exit code, is the failure path. The
-// replacement is hookSpecificOutput.tool_output (plain text).
+// replacement is a deny with the text as reason (geminiReply). A result
+// over GeminiOutputCap characters is recorded as not shown: Gemini keeps
+// only its head and tail after the hook ran. A tail call a hook asked for
+// (original_request_name set) is left alone.
 func geminiDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(string) ([]byte, error), bool) {
 	kind, known := geminiTools[p.ToolName]
 	if !known {
@@ -207,6 +308,9 @@ func geminiDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(strin
 	var text string
 	if json.Unmarshal(resp.LLMContent, &text) != nil {
 		return d, nil, false // parts arrays and other shapes are left alone
+	}
+	if len(p.OriginalRequestName) > 0 {
+		return d, nil, false
 	}
 	src := sourceOf(p.ToolName, p.ToolInput)
 	d.source = src
@@ -229,18 +333,28 @@ func geminiDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(strin
 		}
 	}
 	d.req.NoFold = noFoldReason(cmd, in.Passthrough, text, p.ToolResponse)
+	if utf8.RuneCountInString(text) > GeminiOutputCap {
+		d.unrecorded, d.reason = true, "host-cap"
+	}
 	return d, geminiReply, true
 }
 
-// geminiReply renders {"hookSpecificOutput":{"hookEventName":"AfterTool","tool_output":t}}.
+// GeminiOutputCap is the longest tool result, in characters, Gemini CLI
+// hands the model whole: above it, 0.61.0 keeps the first 8,000 and the
+// last 32,000 characters and saves the rest to a file, after the AfterTool
+// hook has seen the whole text (measured, HOSTS.md §3.1).
+const GeminiOutputCap = 40000
+
+// geminiReply renders {"decision":"deny","reason":t}: Gemini CLI 0.61.0
+// hands the model {"error": t} in place of the tool's output. Its AfterTool
+// reads no tool_output key (measured: the reply was ignored); a deny is the
+// one reply that replaces the text without a second tool call, at the cost
+// of framing it as a failed call.
 func geminiReply(t string) ([]byte, error) {
-	type hso struct {
-		HookEventName string `json:"hookEventName"`
-		ToolOutput    string `json:"tool_output"`
-	}
 	b, err := marshal(struct {
-		HookSpecificOutput hso `json:"hookSpecificOutput"`
-	}{hso{"AfterTool", t}})
+		Decision string `json:"decision"`
+		Reason   string `json:"reason"`
+	}{"deny", t})
 	if err != nil {
 		return nil, err
 	}
@@ -284,7 +398,120 @@ func openCodeDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(str
 		}
 	}
 	d.req.NoFold = noFoldReason(cmd, in.Passthrough, text, p.ToolResponse)
+	if p.ToolName == "grep" && strings.HasPrefix(text, "Found ") {
+		// OpenCode puts a blank line after every match; the ledger and its
+		// markers count the matches only (a reply drops the blank lines).
+		d.req.Text = dropBlankLines(text)
+	}
+	if p.ToolName == "read" {
+		if r, ok := parseOpenCodeRead(text); ok {
+			// The ledger sees the file's own lines: a re-read folds, and so
+			// does a read of a file an earlier cat showed.
+			d.req.Text = r.body()
+			return d, func(t string) ([]byte, error) {
+				out, err := r.render(t)
+				if err != nil {
+					return nil, err
+				}
+				return openCodeReply(out)
+			}, true
+		}
+	}
 	return d, openCodeReply, true
+}
+
+// openCodeRead is an OpenCode 1.18.33 read result taken apart:
+// "<path>P</path>\n<type>file</type>\n<content>\n" (head), lines numbered
+// "N: " (the numbers in num, the text in lines), then the rest (tail:
+// "\n(End of file - total N lines)\n</content>" or a "use offset"
+// note). Measured, HOSTS.md §4.1.
+type openCodeRead struct {
+	head, tail string
+	num        []int
+	lines      []string
+}
+
+// parseOpenCodeRead takes a read result apart; ok is false for any other
+// shape (left whole by the caller's plain reply).
+func parseOpenCodeRead(text string) (openCodeRead, bool) {
+	var r openCodeRead
+	const open = "<content>\n"
+	i := strings.Index(text, open)
+	if !strings.HasPrefix(text, "<path>") || i < 0 {
+		return r, false
+	}
+	r.head = text[:i+len(open)]
+	rest := text[i+len(open):]
+	for rest != "" {
+		line, after, found := strings.Cut(rest, "\n")
+		n, body, ok := numberedLine(line)
+		if !ok || !found || (len(r.num) > 0 && n != r.num[len(r.num)-1]+1) {
+			break
+		}
+		r.num = append(r.num, n)
+		r.lines = append(r.lines, body)
+		rest = after
+	}
+	r.tail = rest
+	return r, len(r.lines) > 0
+}
+
+// numberedLine splits "N: text" (N decimal, at least 1).
+func numberedLine(l string) (int, string, bool) {
+	d := 0
+	for d < len(l) && l[d] >= '0' && l[d] <= '9' {
+		d++
+	}
+	if d == 0 || d > 9 || !strings.HasPrefix(l[d:], ":") {
+		return 0, "", false
+	}
+	n, err := strconv.Atoi(l[:d])
+	if err != nil || n < 1 {
+		return 0, "", false
+	}
+	body := strings.TrimPrefix(l[d+1:], " ")
+	return n, body, true
+}
+
+// body is the file's text as the ledger sees it: the lines, unnumbered.
+func (r openCodeRead) body() string {
+	return strings.Join(r.lines, "\n") + "\n"
+}
+
+// markerCount reads the line count a ledger marker states.
+var markerCount = regexp.MustCompile(`^\[OMNI: (?:identical to (?:the )?)?(\d+) lines `)
+
+// render puts a decision over body() back in OpenCode's frame: kept lines
+// get their own numbers again, a marker stands unnumbered in place of the
+// lines it counts, head and tail are kept. A decided text that does not
+// line up with the original is an error (the caller fails open).
+func (r openCodeRead) render(t string) (string, error) {
+	var b strings.Builder
+	b.WriteString(r.head)
+	i := 0
+	for _, l := range strings.Split(strings.TrimSuffix(t, "\n"), "\n") {
+		if i < len(r.lines) && l == r.lines[i] {
+			b.WriteString(strconv.Itoa(r.num[i]))
+			b.WriteString(": ")
+			b.WriteString(l)
+			b.WriteByte('\n')
+			i++
+			continue
+		}
+		m := markerCount.FindStringSubmatch(l)
+		if m == nil {
+			return "", fmt.Errorf("opencode read: line %q is neither the file's line %d nor a marker", l, i+1)
+		}
+		n, _ := strconv.Atoi(m[1])
+		b.WriteString(l)
+		b.WriteByte('\n')
+		i += n
+	}
+	if i != len(r.lines) {
+		return "", fmt.Errorf("opencode read: the decision accounts for %d of %d lines", i, len(r.lines))
+	}
+	b.WriteString(r.tail)
+	return b.String(), nil
 }
 
 // openCodeReply renders {"output":t} for the plugin shim.
@@ -380,4 +607,16 @@ func PreToolRewrite(stdin []byte, omni string) []byte {
 		return nil
 	}
 	return append(reply, '\n')
+}
+
+// dropBlankLines removes the lines that hold only whitespace.
+func dropBlankLines(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, l := range strings.SplitAfter(s, "\n") {
+		if strings.TrimSpace(l) != "" {
+			b.WriteString(l)
+		}
+	}
+	return b.String()
 }

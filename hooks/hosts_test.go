@@ -5,9 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/events/memlog"
@@ -343,27 +346,21 @@ func checkCodex(reply []byte, _ map[string]any) error {
 	return nil
 }
 
-// checkGemini: hookSpecificOutput{hookEventName: AfterTool, tool_output: string}.
+// checkGemini: {"decision":"deny","reason":string}, the one replacement
+// Gemini CLI 0.61.0 applies without a tail call (HOSTS.md §3.1).
 func checkGemini(reply []byte, _ map[string]any) error {
 	m, err := decodeObj(reply)
 	if err != nil {
 		return err
 	}
-	if err := onlyKeys(m, "hookSpecificOutput"); err != nil {
+	if err := onlyKeys(m, "decision", "reason"); err != nil {
 		return err
 	}
-	h, ok := m["hookSpecificOutput"].(map[string]any)
-	if !ok {
-		return fmt.Errorf("hookSpecificOutput is not an object")
+	if m["decision"] != "deny" {
+		return fmt.Errorf("decision %v", m["decision"])
 	}
-	if err := onlyKeys(h, "hookEventName", "tool_output"); err != nil {
-		return err
-	}
-	if h["hookEventName"] != "AfterTool" {
-		return fmt.Errorf("hookEventName %v", h["hookEventName"])
-	}
-	if _, ok := h["tool_output"].(string); !ok {
-		return fmt.Errorf("tool_output is not a string")
+	if _, ok := m["reason"].(string); !ok {
+		return fmt.Errorf("reason is not a string")
 	}
 	return nil
 }
@@ -385,6 +382,7 @@ func checkOpenCode(reply []byte, _ map[string]any) error {
 
 func TestHostRepliesMatchSchemas(t *testing.T) {
 	long := longText("row", 60)
+	codexOK, codexFile := codexWithExit(t, hostsCodexBash, 0)
 	globNames := strings.Split(strings.TrimSuffix(longText("/home/u/proj/pkg/file", 60), "\n"), "\n")
 	cases := []struct {
 		name, payload, path string
@@ -417,10 +415,16 @@ func TestHostRepliesMatchSchemas(t *testing.T) {
 			func(r map[string]any) string {
 				return r["hookSpecificOutput"].(map[string]any)["updatedToolOutput"].(map[string]any)["result"].(string)
 			}},
-		{"codex-bash", hostsCodexBash, "tool_response", long, HostCodex, checkCodex,
-			func(r map[string]any) string { return r["reason"].(string) }},
+		{"codex-bash", codexOK, "tool_response", long, HostCodex, checkCodex,
+			func(r map[string]any) string {
+				reason := r["reason"].(string)
+				if !strings.HasPrefix(reason, "Process exited with code 0\nOutput:\n") {
+					t.Errorf("the Codex reply lost the exit header: %q", reason)
+				}
+				return reason
+			}},
 		{"gemini-shell", hostsGeminiShell, "tool_response.llmContent", long, HostGemini, checkGemini,
-			func(r map[string]any) string { return r["hookSpecificOutput"].(map[string]any)["tool_output"].(string) }},
+			func(r map[string]any) string { return r["reason"].(string) }},
 		{"opencode-bash", hostsOpenCodeBash, "tool_response.output", long, HostOpenCode, checkOpenCode,
 			func(r map[string]any) string { return r["output"].(string) }},
 	}
@@ -467,6 +471,10 @@ func TestHostRepliesMatchSchemas(t *testing.T) {
 			if batch[0].Invoked == nil || batch[0].Invoked.Host != c.host {
 				t.Fatalf("Invoked %+v", batch[0].Invoked)
 			}
+			// A replay reads the recorded exit code, not Codex's file.
+			if c.host == HostCodex {
+				_ = os.Remove(codexFile)
+			}
 			s, err := Verify(context.Background(), log, nil, nil)
 			if err != nil || s.Identical != s.Compared {
 				t.Fatalf("verify %+v %v", s, err)
@@ -499,7 +507,8 @@ func TestWrongShapesFailChecks(t *testing.T) {
 		{"codex extra key", `{"decision":"block","reason":"short","additionalContext":"x"}`, checkCodex, nil},
 		{"codex approve", `{"decision":"approve","reason":"short"}`, checkCodex, nil},
 		{"gemini claude shape", `{"hookSpecificOutput":{"hookEventName":"AfterTool","updatedToolOutput":"short"}}`, checkGemini, nil},
-		{"gemini deny", `{"decision":"deny","reason":"short"}`, checkGemini, nil},
+		{"gemini tool_output", `{"hookSpecificOutput":{"hookEventName":"AfterTool","tool_output":"short"}}`, checkGemini, nil},
+		{"gemini block", `{"decision":"block"}`, checkGemini, nil},
 		{"opencode object", `{"output":{"text":"short"}}`, checkOpenCode, nil},
 		{"two values", `{"output":"a"}` + "\n" + `{"output":"b"}`, checkOpenCode, nil},
 	}
@@ -520,6 +529,9 @@ func TestHostFailuresNeverAnswered(t *testing.T) {
 		{"claude failure event", []byte(hostsClaudeFailure)},
 		{"claude bare string", withValue(t, hostsClaudeBash, "tool_response", "Error: Exit code 1\n"+long)},
 		{"codex exit code", withValue(t, hostsCodexBash, "tool_response", map[string]any{"stdout": long, "stderr": "", "exit_code": 2})},
+		// Codex 0.169.0: a bare string, the exit code only in its session file.
+		{"codex session file exit code", withValue(t, string(codexPayload(t, 3)), "tool_response", long)},
+		{"codex exit code unknown", withValue(t, hostsCodexBash, "tool_response", long)},
 		{"gemini error", withValue(t, hostsGeminiShell, "tool_response", map[string]any{"llmContent": long, "returnDisplay": "", "error": map[string]any{"message": "boom"}})},
 		{"gemini exit code", withValue(t, hostsGeminiShell, "tool_response.llmContent", long+"Exit Code: 1\n")},
 		{"opencode exit", withValue(t, hostsOpenCodeBash, "tool_response", map[string]any{"output": long, "exit": 1})},
@@ -592,7 +604,8 @@ func TestLifecycleEvents(t *testing.T) {
 		{`{"session_id":"s","hook_event_name":"PreCompact","trigger":"auto","custom_instructions":null}`, events.KindCompacted},
 		{`{"session_id":"s","hook_event_name":"PostCompact","trigger":"manual","compact_summary":"x"}`, events.KindCompacted},
 		{`{"session_id":"s","turn_id":"t","hook_event_name":"PostCompact","trigger":"auto"}`, events.KindCompacted},
-		{`{"session_id":"s","hook_event_name":"PreCompress","trigger":"auto","timestamp":"2026-11-01T12:00:00Z"}`, events.KindCompacted},
+		// Gemini 0.61.0 fires PreCompress before every model request.
+		{`{"session_id":"s","hook_event_name":"PreCompress","trigger":"auto","timestamp":"2026-11-01T12:00:00Z"}`, ""},
 		{`{"session_id":"s","hook_event_name":"SessionStart","source":"clear","timestamp":"2026-11-01T12:00:00Z"}`, events.KindCompacted},
 		{`{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`, ""},
 	}
@@ -620,9 +633,14 @@ func TestLifecycleEvents(t *testing.T) {
 // reader: the next delivery is whole again.
 func TestHostCompactionForgets(t *testing.T) {
 	long := longText("c", 60)
-	for _, c := range []struct{ payload, compact string }{
-		{hostsGeminiShell, `{"session_id":"gem-1","hook_event_name":"PreCompress","trigger":"auto","timestamp":"t"}`},
-		{hostsCodexBash, `{"session_id":"019a-codex","turn_id":"t","hook_event_name":"PreCompact","trigger":"auto"}`},
+	for _, c := range []struct {
+		payload, compact string
+		forgets          bool
+	}{
+		// Gemini CLI 0.61.0 fires PreCompress before every model request,
+		// compression or not: it empties nothing.
+		{hostsGeminiShell, `{"session_id":"gem-1","hook_event_name":"PreCompress","trigger":"auto","timestamp":"t"}`, false},
+		{string(codexPayload(t, 0)), `{"session_id":"019a-codex","turn_id":"t","hook_event_name":"PreCompact","trigger":"auto"}`, true},
 	} {
 		e, _ := newTestEngine(t)
 		path := "tool_response.llmContent"
@@ -635,9 +653,43 @@ func TestHostCompactionForgets(t *testing.T) {
 			t.Fatal(err)
 		}
 		r, err := e.HookResult(context.Background(), HookInput{Stdin: p})
-		if err != nil || r.Reply != nil {
-			t.Fatalf("after compaction: reply %s err %v", r.Reply, err)
+		if err != nil || (r.Reply == nil) != c.forgets {
+			t.Fatalf("after %s: reply %s err %v, want forgotten=%v", c.compact, r.Reply, err, c.forgets)
 		}
+	}
+}
+
+// Gemini keeps only the head and tail of a result over GeminiOutputCap
+// after the hook saw it: such a result is not recorded as shown, so its
+// repeat is never claimed "already shown".
+func TestGeminiOverCapNotRecorded(t *testing.T) {
+	e, _ := newTestEngine(t)
+	huge := longText("g", 1200)
+	if len(huge) <= GeminiOutputCap {
+		t.Fatalf("test text of %d chars is not over the cap", len(huge))
+	}
+	p := withValue(t, hostsGeminiShell, "tool_response.llmContent", huge)
+	for i := 0; i < 2; i++ {
+		r, err := e.HookResult(context.Background(), HookInput{Stdin: p})
+		if err != nil || r.Reply != nil {
+			t.Fatalf("call %d: reply %.200s err %v", i, r.Reply, err)
+		}
+	}
+}
+
+// A tail call that a hook asked for fires AfterTool again with
+// original_request_name: omni leaves it alone.
+func TestGeminiTailCallLeftAlone(t *testing.T) {
+	e, log := newTestEngine(t)
+	p := withValue(t, hostsGeminiShell, "tool_response.llmContent", longText("t", 60))
+	p = withValue(t, string(p), "original_request_name", "run_shell_command")
+	for i := 0; i < 2; i++ {
+		if r, err := e.HookResult(context.Background(), HookInput{Stdin: p}); err != nil || r.Reply != nil {
+			t.Fatalf("call %d: reply %s err %v", i, r.Reply, err)
+		}
+	}
+	if last, _ := log.Last(context.Background()); last != 0 {
+		t.Fatalf("a tail call was recorded (last sequence %d)", last)
 	}
 }
 
@@ -686,5 +738,254 @@ func TestPreToolRewrite(t *testing.T) {
 	}
 	if PreToolRewrite([]byte(hostsClaudeBash), "omni") != nil {
 		t.Error("a PostToolUse payload was rewritten")
+	}
+}
+
+// codexWithExit returns payload with transcript_path naming a Codex session
+// file (rollout-*.jsonl, the shape Codex 0.169.0 writes) that records exit
+// code for the payload's call, and the file's path.
+func codexWithExit(t *testing.T, payload string, code int) (string, string) {
+	t.Helper()
+	var p struct {
+		ToolUseID string `json:"tool_use_id"`
+	}
+	if err := json.Unmarshal([]byte(payload), &p); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "rollout-2026-12-01T14-08-30-019a.jsonl")
+	item := map[string]any{"timestamp": "2026-12-01T14:08:31Z", "type": "event_msg", "payload": map[string]any{
+		"type": "item_completed", "item": map[string]any{"type": "CommandExecution", "id": p.ToolUseID,
+			"status": "completed", "aggregated_output": "…", "exit_code": code}}}
+	other := map[string]any{"type": "response_item", "payload": map[string]any{"type": "function_call_output", "call_id": p.ToolUseID, "output": "x"}}
+	var b []byte
+	for _, v := range []any{item, other} {
+		line, _ := json.Marshal(v)
+		b = append(append(b, line...), '\n')
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return string(withValue(t, payload, "transcript_path", path)), path
+}
+
+func codexPayload(t *testing.T, code int) []byte {
+	p, _ := codexWithExit(t, hostsCodexBash, code)
+	return []byte(p)
+}
+
+// Codex's SessionStart and SessionEnd carry no turn_id (0.169.0); its
+// session file's name tells it from Claude Code.
+func TestDetectCodexWithoutTurnID(t *testing.T) {
+	for _, f := range []string{"session-start.startup.json", "session-start.compact.json", "session-end.json"} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "shared", "hosts", "codex-cli-0.169.0", f))
+		if err != nil {
+			t.Skipf("../shared/hosts/codex-cli-0.169.0 is absent: %v", err)
+		}
+		if got := DetectHost(b); got != HostCodex {
+			t.Errorf("%s: DetectHost = %s, want %s", f, got, HostCodex)
+		}
+	}
+	claude := `{"session_id":"d7a1","transcript_path":"/home/u/.claude/projects/-home-u-proj/d7a1.jsonl","cwd":"/home/u/proj","hook_event_name":"SessionStart","source":"startup"}`
+	if got := DetectHost([]byte(claude)); got != HostClaudeCode {
+		t.Errorf("Claude SessionStart: DetectHost = %s", got)
+	}
+}
+
+// The exit code is read from the last matching record of Codex's session
+// file; none, or a file that is not there, is unknown.
+func TestCodexExitCode(t *testing.T) {
+	_, path := codexWithExit(t, hostsCodexBash, 3)
+	if code, ok := codexExitCode(path, "call_01"); !ok || code != 3 {
+		t.Errorf("codexExitCode = %d %v, want 3 true", code, ok)
+	}
+	for _, c := range [][2]string{{path, "call_02"}, {path, ""}, {"", "call_01"}, {path + ".gone", "call_01"}} {
+		if code, ok := codexExitCode(c[0], c[1]); ok {
+			t.Errorf("codexExitCode(%q, %q) = %d, want unknown", c[0], c[1], code)
+		}
+	}
+}
+
+// OpenCode 1.18.33 read results (real samples in ../shared/hosts): a
+// re-read folds with OpenCode's path and end-of-file lines kept and the
+// file's own line count; a read of a file a cat showed folds too.
+func TestOpenCodeReadFrame(t *testing.T) {
+	dir := filepath.Join("..", "..", "shared", "hosts", "opencode-1.18.33")
+	load := func(name string) []byte {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Skipf("../shared/hosts/opencode-1.18.33 is absent: %v", err)
+		}
+		return b
+	}
+	read := load("omni-tee.02.read-first.hook-in.json")
+	cat := load("omni-tee.00.bash-cat-first.hook-in.json")
+	var in struct {
+		ToolResponse struct {
+			Output string `json:"output"`
+		} `json:"tool_response"`
+	}
+	if err := json.Unmarshal(read, &in); err != nil {
+		t.Fatal(err)
+	}
+	orig := in.ToolResponse.Output
+	check := func(t *testing.T, reply []byte) {
+		t.Helper()
+		var r struct{ Output string }
+		if err := json.Unmarshal(reply, &r); err != nil {
+			t.Fatalf("reply %s: %v", reply, err)
+		}
+		for _, want := range []string{"<path>/home/dev/proj/big.txt</path>\n<type>file</type>\n<content>\n",
+			"[OMNI: identical to the 120 lines already shown", "\n(End of file - total 120 lines)\n</content>"} {
+			if !strings.Contains(r.Output, want) {
+				t.Errorf("the folded read lost %q:\n%s", want, r.Output)
+			}
+		}
+		if len(r.Output) > len(orig)/10 {
+			t.Errorf("the folded read is %d chars of %d", len(r.Output), len(orig))
+		}
+	}
+	t.Run("re-read", func(t *testing.T) {
+		e, _ := newTestEngine(t)
+		check(t, twice(t, e, read).Reply)
+	})
+	t.Run("read after cat", func(t *testing.T) {
+		e, _ := newTestEngine(t)
+		if r, err := e.HookResult(context.Background(), HookInput{Stdin: cat}); err != nil || r.Reply != nil {
+			t.Fatalf("cat: reply %s err %v", r.Reply, err)
+		}
+		r, err := e.HookResult(context.Background(), HookInput{Stdin: read})
+		if err != nil || r.Reply == nil {
+			t.Fatalf("read after cat: no reply (reason %q) err %v", r.Reason, err)
+		}
+		check(t, r.Reply)
+	})
+}
+
+// A partly new read keeps each kept line's own number and counts the
+// folded ones, so the numbers after a marker stay right.
+func TestOpenCodeReadRender(t *testing.T) {
+	text := "<path>/p/f</path>\n<type>file</type>\n<content>\n1: a\n2: b\n3: c\n4: d\n\n(End of file - total 4 lines)\n</content>"
+	r, ok := parseOpenCodeRead(text)
+	if !ok || r.body() != "a\nb\nc\nd\n" {
+		t.Fatalf("parse: %v %q", ok, r.body())
+	}
+	got, err := r.render("a\n[OMNI: 2 lines already shown, omni retrieve 0123456789abcdef]\nd\n")
+	want := "<path>/p/f</path>\n<type>file</type>\n<content>\n1: a\n[OMNI: 2 lines already shown, omni retrieve 0123456789abcdef]\n4: d\n\n(End of file - total 4 lines)\n</content>"
+	if err != nil || got != want {
+		t.Fatalf("render = %q, %v\nwant %q", got, err, want)
+	}
+	if _, err := r.render("a\nx\n"); err == nil {
+		t.Fatal("a decision that does not line up rendered")
+	}
+	if _, ok := parseOpenCodeRead("plain text\n"); ok {
+		t.Fatal("parsed a text without OpenCode's frame")
+	}
+}
+
+// OpenCode's grep (real sample, 99 matches, a blank line after each): the
+// repeat's marker counts the matches and their header lines, not the blank
+// separators.
+func TestOpenCodeGrepCount(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "shared", "hosts", "opencode-1.18.33", "omni-tee.09.grep-first.hook-in.json"))
+	if err != nil {
+		t.Skipf("../shared/hosts/opencode-1.18.33 is absent: %v", err)
+	}
+	e, _ := newTestEngine(t)
+	r := twice(t, e, b)
+	var out struct{ Output string }
+	if err := json.Unmarshal(r.Reply, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.Output, "identical to the 101 lines already shown") {
+		t.Fatalf("marker %q: want the 99 matches, the count line and the file line", out.Output)
+	}
+}
+
+// A Codex call recorded before omni read the exit code (no host_exit_code
+// param) replays as it was decided then; one recorded since replays with
+// its recorded code, the session file gone.
+func TestCodexReplayRecordedExit(t *testing.T) {
+	long := longText("r", 60)
+	p := withValue(t, hostsCodexBash, "tool_response", long)
+	ctx := context.Background()
+	e, _ := newTestEngine(t)
+	for i := 0; i < 2; i++ {
+		r, err := e.hookAt(ctx, HookInput{Stdin: p}, fixedClock()(), &replayCtx{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 1 && !bytes.HasPrefix(r.Reply, []byte(`{"decision":"block","reason":"[OMNI: `)) {
+			t.Fatalf("legacy replay: reply %s (reason %q)", r.Reply, r.Reason)
+		}
+	}
+	e, _ = newTestEngine(t)
+	for i := 0; i < 2; i++ {
+		r, err := e.hookAt(ctx, HookInput{Stdin: p}, fixedClock()(), &replayCtx{params: map[string]string{paramHostExit: exitUnknown}})
+		if err != nil || r.Reply != nil {
+			t.Fatalf("call %d with the exit code recorded unknown: reply %s err %v", i, r.Reply, err)
+		}
+	}
+}
+
+// A Bash output the host persisted (over its cap) is read back whole from
+// persistedOutputPath and run through the pipeline; when the result is under
+// the cap the reply is inline, without the persisted keys (HOSTS.md §1.13,
+// issue 15 item 4). An output that stays over the cap is left alone and
+// nothing of it counts as shown; a replay decides the same.
+func TestClaudePersistedOutputInlined(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 900; i++ {
+		fmt.Fprintf(&b, "=== RUN   TestCase%03d\n--- PASS: TestCase%03d (0.00s)\n", i, i)
+	}
+	b.WriteString("PASS\nok  \texample.com/big\t0.412s\n")
+	full := b.String()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "persisted.txt")
+	if err := os.WriteFile(path, []byte(full), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	payload := func(p string) []byte {
+		x := withValue(t, hostsClaudeBash, "tool_input.command", "go test -v ./...")
+		x = withValue(t, string(x), "tool_response.stdout", full[:30000])
+		x = withValue(t, string(x), "tool_response.persistedOutputPath", p)
+		return withValue(t, string(x), "tool_response.persistedOutputSize", len(full))
+	}
+	e, log := newTestEngine(t)
+	r, err := e.HookResult(context.Background(), HookInput{Stdin: payload(path)})
+	if err != nil || r.Reply == nil {
+		t.Fatalf("no inline reply: %v", err)
+	}
+	for _, k := range []string{"persistedOutputPath", "persistedOutputSize", persistedFromKey} {
+		if bytes.Contains(r.Reply, []byte(k)) {
+			t.Fatalf("reply keeps %s: %s", k, r.Reply)
+		}
+	}
+	if !strings.Contains(r.Delivered, "ok  \texample.com/big\t0.412s") || utf8.RuneCountInString(r.Delivered) >= HostOutputCap {
+		t.Fatalf("delivered %d chars: %.300q", len(r.Delivered), r.Delivered)
+	}
+	// The file may be gone by now: the recorded payload holds the output.
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := Verify(context.Background(), log, nil, nil); err != nil || len(rep.Mismatches) != 0 || rep.Identical != rep.Compared {
+		t.Fatalf("replay: %+v %v", rep, err)
+	}
+
+	// Unique lines do not shorten under the cap: no reply.
+	uniq := longText("u", 700)
+	if err := os.WriteFile(path, []byte(uniq), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	x := withValue(t, hostsClaudeBash, "tool_input.command", "./gen")
+	x = withValue(t, string(x), "tool_response.stdout", uniq[:30000])
+	x = withValue(t, string(x), "tool_response.persistedOutputPath", path)
+	r, err = e.HookResult(context.Background(), HookInput{Stdin: x})
+	if err != nil || r.Reply != nil {
+		t.Fatalf("over the cap after the pipeline, yet replied: %s %v", r.Reply, err)
+	}
+	// A missing file: left alone.
+	r, err = e.HookResult(context.Background(), HookInput{Stdin: payload(filepath.Join(dir, "gone.txt"))})
+	if err != nil || r.Reply != nil {
+		t.Fatalf("missing file, yet replied: %s %v", r.Reply, err)
 	}
 }

@@ -237,7 +237,7 @@ func (e *Engine) rerun(ctx context.Context, batch []events.Event) (Replayed, err
 		if p["nofold"] != "" {
 			hi.Passthrough = true // the recorded delivery was unfolded
 		}
-		res, err := e.hookAt(ctx, hi, now, &replayCtx{project: inv.Project})
+		res, err := e.hookAt(ctx, hi, now, &replayCtx{project: inv.Project, params: p})
 		if err != nil {
 			return r, fmt.Errorf("batch %d: rerun hook: %w", inv.Seq, err)
 		}

@@ -45,7 +45,7 @@ func (v *fakeView) Debts() []Debt {
 	sort.Slice(out, func(i, j int) bool { return out[i].Handle < out[j].Handle })
 	return out
 }
-func (v *fakeView) clone() *fakeView     { c := newFakeView(); c.empty = v.empty; return c.merge(v) }
+func (v *fakeView) clone() *fakeView { c := newFakeView(); c.empty = v.empty; return c.merge(v) }
 func (v *fakeView) merge(o *fakeView) *fakeView {
 	for k, s := range o.seen {
 		v.seen[k] = s

@@ -254,6 +254,7 @@ func Shorten(req ShortenRequest) ShortenResult {
 	lines := SplitLines(make([]Line, 0, 64), body)
 	candidate, kept := body, len(lines)
 	reason := ""
+	distilledVerbose := false
 
 	// 5. The distiller.
 	if d := distill.Pick(ci); d != nil {
@@ -272,14 +273,17 @@ func Shorten(req ShortenRequest) ShortenResult {
 			}
 		default:
 			candidate, kept = out, k
+			distilledVerbose = verboseAsked(ci.Args)
 		}
 	} else {
 		reason = "no-distiller"
 	}
 
 	// 6. Collapse fallback: over the raw output, and over a distillation
-	// that did not earn its keep; the shorter wins.
-	if !distillerEarnsKeep(len(candidate), len(body)) {
+	// that did not earn its keep; the shorter wins. A recognised run of a
+	// command that asked for verbose output (-v, --verbose) keeps what its
+	// distiller kept: the per-test lines were asked for.
+	if !distilledVerbose && !distillerEarnsKeep(len(candidate), len(body)) {
 		if c, folded, ok := distill.Collapse(body, lines); ok && len(c) < len(candidate) {
 			distilled, distilledKept := candidate, kept
 			candidate, kept = c, len(lines)-folded
@@ -494,4 +498,18 @@ func utf8Ceil(s string, i int) int {
 		i++
 	}
 	return i
+}
+
+// verboseAsked reports a verbose flag among a command's arguments: -v, -vv,
+// -vvv or --verbose (before a "--").
+func verboseAsked(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-v", "-vv", "-vvv", "--verbose":
+			return true
+		}
+	}
+	return false
 }

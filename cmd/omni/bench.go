@@ -45,6 +45,7 @@ type benchFlags struct {
 	home       string
 	out        string
 	ledgerOnly bool
+	persisted  bool
 	asJSON     bool
 	limit      int
 	latency    bool
@@ -101,6 +102,13 @@ prints the hook process's peak RSS (ru_maxrss) and the daemon's (VmHWM).
 --ledger-only runs the guard and the ledger only; without it the first-seen
 stages (redaction, distillers, collapse, the final cut) run before the ledger.
 
+--persisted replays a Bash output of 30,000 characters or more as Claude Code
+delivers it: stdout cut at 30,000 characters, the whole output in a file
+under the home named by persistedOutputPath. The hook then reads the file
+and replies inline when the pipeline brings it under the cap; the report's
+"over-cap" line counts those calls and their bytes against the whole output
+(the model would otherwise read a ~2 KB preview, then the file in pieces).
+
 Exit codes: 0 done; 2 a corpus file or the store could not be read.`,
 		Example: `  omni bench --corpus ../shared/corpus/*.jsonl
   omni bench --corpus ../shared/corpus/*.jsonl --ledger-only --out /tmp/out.jsonl --home /tmp/h`,
@@ -139,7 +147,7 @@ Exit codes: 0 done; 2 a corpus file or the store could not be read.`,
 				fmt.Fprintf(s.Out, "first call (spawns the daemon): %.1f ms; floor: %s, p50 %.2f ms p99 %.2f ms\n", rep.ColdFirst, rep.Floor, rep.FloorP50, rep.FloorP99)
 				return nil
 			}
-			rep, err := bench.Run(context.Background(), bench.Options{Corpus: o.corpus, Home: o.home, Out: o.out, LedgerOnly: o.ledgerOnly, Limit: o.limit,
+			rep, err := bench.Run(context.Background(), bench.Options{Corpus: o.corpus, Home: o.home, Out: o.out, LedgerOnly: o.ledgerOnly, Persisted: o.persisted, Limit: o.limit,
 				OpenStore: openBenchStore, MarkBusy: daemon.MarkBusy, Logf: homeLogf}, s.Err)
 			if err != nil {
 				return &exitError{code: 2, msg: "omni bench: " + err.Error()}
@@ -157,6 +165,7 @@ Exit codes: 0 done; 2 a corpus file or the store could not be read.`,
 	cmd.Flags().StringVar(&o.home, "home", "", "keep the store in this directory (default: a temporary one, removed afterwards)")
 	cmd.Flags().StringVar(&o.out, "out", "", "write one JSON line per call (session, agent, seq, tool, input, host_tool, raw, delivered)")
 	cmd.Flags().BoolVar(&o.ledgerOnly, "ledger-only", false, "guard and ledger only")
+	cmd.Flags().BoolVar(&o.persisted, "persisted", false, "replay over-cap Bash outputs with persistedOutputPath, as Claude Code does")
 	cmd.Flags().BoolVar(&o.asJSON, "json", false, "print the report as JSON")
 	cmd.Flags().IntVar(&o.limit, "limit", 0, "stop after this many calls (0: all)")
 	cmd.Flags().BoolVar(&o.latency, "latency", false, "time hook processes (omni hook, and omni-hook when it sits beside omni) against a warm daemon, 0.5 KB to 15 MiB payloads from the corpus, beside a trivial Go binary, with peak RSS")

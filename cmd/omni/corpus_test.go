@@ -700,3 +700,25 @@ func TestCorpusOracleCatches(t *testing.T) {
 		}
 	}
 }
+
+// TestCorpusBenchExplainsItself: the per-family, per-door and per-reason rows
+// each partition the run (issue 15 item 6): their calls, raw and delivered
+// bytes add up to the totals.
+func TestCorpusBenchExplainsItself(t *testing.T) {
+	r := sharedBench(t).rep
+	for name, m := range map[string]map[string]*bench.Bucket{"family": r.ByFamily, "door": r.ByDoor, "reason": r.ByReason} {
+		var calls int
+		var raw, del int64
+		for _, b := range m {
+			calls += b.Calls
+			raw += b.RawBytes
+			del += b.DeliveredBytes
+		}
+		if calls != r.All.Calls || raw != r.All.RawBytes || del != r.All.DeliveredBytes {
+			t.Errorf("by %s: %d calls, %d B raw, %d B delivered; totals %d, %d, %d", name, calls, raw, del, r.All.Calls, r.All.RawBytes, r.All.DeliveredBytes)
+		}
+	}
+	if r.ByFamily["none"] == nil || r.ByReason["ledger:failed"] == nil {
+		t.Errorf("expected rows missing: families %d, reasons %d", len(r.ByFamily), len(r.ByReason))
+	}
+}

@@ -35,7 +35,8 @@ was already shown fold into markers. Every cut is archived first (see
 recognised and every failure line survives; otherwise its output is printed
 unchanged, and it never folds. If omni is interrupted (SIGINT, SIGTERM,
 SIGHUP) the signal goes to CMD and what it printed is delivered raw. Without
-a session nothing is recorded. omni exec exits with the
+a session there is no reader: nothing folds and nothing counts as shown, but
+redaction and the distiller still run. omni exec exits with the
 command's own exit code; a one-line footer on stderr says what was saved
 (OMNI_QUIET=1 or --quiet hides it).
 
@@ -137,7 +138,7 @@ func runExec(ctx context.Context, s streams, session, agent string, quiet, keepS
 // deliverCall runs one exec/pipe output through the daemon (or in-process)
 // and returns the text to print; on any error, the raw text (fail open).
 func deliverCall(ctx context.Context, in hooks.CallInput) string {
-	if in.Session == "" || in.Text == "" || !utf8.ValidString(in.Text) {
+	if in.Text == "" || !utf8.ValidString(in.Text) {
 		// Invalid UTF-8 cannot cross the JSON request byte for byte: pass it.
 		return in.Text
 	}

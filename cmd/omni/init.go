@@ -40,10 +40,11 @@ func newInitCmd(s streams) *cobra.Command {
                Codex applies a replacement only as {"decision":"block",
                "reason":TEXT}: some versions show it as a blocked or failed call
                although the model reads the shortened text.
-  Gemini CLI   hooks (AfterTool on Gemini's own tool names, PreCompress,
-               SessionStart, SessionEnd; timeouts in milliseconds) and
-               mcpServers in ~/.gemini/settings.json (--project: .gemini/).
-               The reply is hookSpecificOutput.tool_output.
+  Gemini CLI   hooks (AfterTool on Gemini's own tool names, SessionStart,
+               SessionEnd; timeouts in milliseconds) and mcpServers in
+               ~/.gemini/settings.json (--project: .gemini/). The reply is
+               a deny whose reason the model reads in place of the output
+               (framed as a failed call).
   OpenCode     a plugin shim, ~/.config/opencode/plugins/omni.js (--project:
                .opencode/plugins/), that runs 'omni hook' after each tool call
                and assigns the shortened text; MCP in opencode.json "mcp".

@@ -415,7 +415,7 @@ func TestInitCodexGeminiOpenCode(t *testing.T) {
 	if len(ch) != 5 || ch["PostToolUse"][0]["matcher"] != "Bash" {
 		t.Fatalf("codex hooks: %v", ch)
 	}
-	if got, want := readFile(t, toml), origTOML+"\n[mcp_servers.omni]\ncommand = \"/opt/omni/bin/omni\"\nargs = [\"mcp\"]\n"; got != want {
+	if got, want := readFile(t, toml), origTOML+"\n[mcp_servers.omni]\ncommand = \"/opt/omni/bin/omni\"\nargs = [\"mcp\"]\nenv_vars = [\"OMNI_HOME\"]\n"; got != want {
 		t.Fatalf("config.toml:\n%s", got)
 	}
 	// Gemini: its own tool names, millisecond timeouts, the comment kept.
@@ -427,10 +427,13 @@ func TestInitCodexGeminiOpenCode(t *testing.T) {
 	if m := gh["AfterTool"][0]; !strings.Contains(m["matcher"].(string), "run_shell_command") || m["timeout"] != 30000.0 {
 		t.Fatalf("gemini AfterTool: %v", m)
 	}
-	for _, ev := range []string{"PreCompress", "SessionStart", "SessionEnd"} {
+	for _, ev := range []string{"SessionStart", "SessionEnd"} {
 		if len(gh[ev]) != 1 || gh[ev][0]["timeout"] != 10000.0 {
 			t.Fatalf("gemini %s: %v", ev, gh[ev])
 		}
+	}
+	if gh["PreCompress"] != nil {
+		t.Fatal("gemini PreCompress registered: 0.61.0 fires it before every request")
 	}
 	if gh["PostToolUse"] != nil || gh["BeforeTool"] != nil {
 		t.Fatal("Claude event names in Gemini settings")

@@ -190,6 +190,7 @@ differed; 2 usage or store errors.`,
 	root.AddCommand(newHookCmd(s), newExecCmd(s), newRetrieveCmd(s), newReplayCmd(s), newBenchCmd(s), newDaemonCmd(daemon.ServiceHandler), newDistillCmd(s), newGCCmd(s),
 		newInitCmd(s), newDoctorCmd(s), newMCPCmd(s), newPretoolCmd(s),
 		newStatsCmd(s), newDiffCmd(s), newExplainCmd(s), newDashboardCmd(s), newGoalCmd(s), newRememberCmd(s), newSessionCmd(s))
+	root.AddCommand(newVersionCmd(s), newEnvironmentTopic())
 	return root
 }
 

@@ -10,10 +10,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
@@ -101,6 +103,21 @@ type Report struct {
 	BySource    map[string]*Bucket `json:"by_source"`
 	FoldsByKind map[string]int     `json:"folds_by_marker"`
 	Uncaptured  map[string]int64   `json:"uncaptured_repeat_bytes_by_reason"`
+	// ByFamily groups calls by the distiller the command chose ("none":
+	// no distiller); ByDoor by host event and tool ("PostToolUse Bash",
+	// "PostToolUseFailure Bash", …); ByReason by how an output was shortened
+	// ("distilled", "folded", "shortened") or why it was left as it was: the
+	// first-seen stages' reason ("left:enumeration", "left:no-distiller",
+	// "left:structured", …) or the ledger's ("ledger:host-cap",
+	// "ledger:failed", …).
+	ByFamily map[string]*Bucket `json:"by_family"`
+	ByDoor   map[string]*Bucket `json:"by_door"`
+	ByReason map[string]*Bucket `json:"by_reason"`
+	// OverCap counts the Options.Persisted calls (outputs of 30,000
+	// characters or more), raw being the whole output; OverCapInline those
+	// replied inline.
+	OverCap       Bucket `json:"over_cap"`
+	OverCapInline int    `json:"over_cap_inline"`
 	// SessionFoldSaved and ProjectFoldSaved are the bytes the ledger's
 	// session and project folds removed, net of their markers; the rest of
 	// BytesSaved comes from the first-seen stages (distillers, collapse).
@@ -143,6 +160,10 @@ type Options struct {
 	Out string
 	// LedgerOnly runs the guard and the ledger only.
 	LedgerOnly bool
+	// Persisted replays a Bash output of 30,000 characters or more as
+	// Claude Code delivers it: stdout cut at 30,000 characters, the whole
+	// output in a file under the home named by persistedOutputPath.
+	Persisted bool
 	// Limit stops after this many calls (0: all).
 	Limit int
 	// OpenStore opens the store of home for the bench alone (cmd/omni: the
@@ -347,6 +368,7 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 		outW = bufio.NewWriterSize(outF, 1<<20)
 	}
 	rep := &Report{Files: o.Corpus, Home: o.Home, ByTool: map[string]*Bucket{}, BySource: map[string]*Bucket{}, UnrewritableByReason: map[string]int64{},
+		ByFamily: map[string]*Bucket{}, ByDoor: map[string]*Bucket{}, ByReason: map[string]*Bucket{},
 		FoldsByKind: map[string]int{}, Uncaptured: map[string]int64{}, LedgerOnly: o.LedgerOnly}
 	var bar *progressbar.ProgressBar
 	if f, ok := progress.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
@@ -377,6 +399,24 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 			}
 		}
 		payload, hostTool := Payload(r, project)
+		overCap := false
+		if o.Persisted && hostTool == "Bash" && payload["hook_event_name"] == "PostToolUse" && utf8.RuneCountInString(r.Output) >= hooks.HostOutputCap {
+			overCap = true
+			dir := filepath.Join(home, "persisted")
+			if err := os.MkdirAll(dir, 0o700); err != nil {
+				return nil, err
+			}
+			path := filepath.Join(dir, fmt.Sprintf("%d.txt", rep.All.Calls))
+			if err := os.WriteFile(path, []byte(r.Output), 0o600); err != nil {
+				return nil, err
+			}
+			cut := r.Output
+			if rs := []rune(cut); len(rs) > hooks.HostOutputCap {
+				cut = string(rs[:hooks.HostOutputCap])
+			}
+			tr := payload["tool_response"].(map[string]any)
+			tr["stdout"], tr["persistedOutputPath"], tr["persistedOutputSize"] = cut, path, len(r.Output)
+		}
 		stdin, _ := json.Marshal(payload)
 		t0 := time.Now()
 		res, err := eng.HookResult(ctx, hooks.HookInput{Stdin: stdin})
@@ -444,6 +484,27 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 		rep.ProjectFoldSaved += projSaved
 		raw, del := int64(len(res.Raw)), int64(len(res.Delivered))
 		rep.All.add(raw, del, repeat, len(res.Folds))
+		if overCap {
+			rep.OverCap.add(raw, del, repeat, len(res.Folds))
+			if res.Reply != nil {
+				rep.OverCapInline++
+			}
+		}
+		bucketOf := func(m map[string]*Bucket, k string) *Bucket {
+			b := m[k]
+			if b == nil {
+				b = &Bucket{}
+				m[k] = b
+			}
+			return b
+		}
+		fam := res.Distiller
+		if fam == "" {
+			fam = "none"
+		}
+		bucketOf(rep.ByFamily, fam).add(raw, del, repeat, len(res.Folds))
+		bucketOf(rep.ByDoor, strings.TrimSpace(res.Event+" "+hostTool)).add(raw, del, repeat, len(res.Folds))
+		bucketOf(rep.ByReason, reasonOf(res, raw, del)).add(raw, del, repeat, len(res.Folds))
 		tb := rep.ByTool[r.Tool]
 		if tb == nil {
 			tb = &Bucket{}
@@ -556,6 +617,22 @@ func Print(w io.Writer, r *Report) {
 	for _, k := range sortedKeys(r.BySource) {
 		row(k, r.BySource[k])
 	}
+	if r.OverCap.Calls > 0 {
+		fmt.Fprintf(w, "over-cap (--persisted): %d calls, %d inline under the cap; whole outputs %d B, delivered %d B (%.1f%% saved against the whole output)\n",
+			r.OverCap.Calls, r.OverCapInline, r.OverCap.RawBytes, r.OverCap.DeliveredBytes, pct(r.OverCap.BytesSaved, r.OverCap.RawBytes))
+	}
+	left := func(title string, m map[string]*Bucket) {
+		fmt.Fprintln(w, title)
+		keys := sortedKeys(m)
+		sort.SliceStable(keys, func(i, j int) bool { return m[keys[i]].DeliveredBytes > m[keys[j]].DeliveredBytes })
+		for _, k := range keys {
+			b := m[k]
+			fmt.Fprintf(w, "  %-34s %6d calls %11d B raw %11d B left %6.1f%% saved\n", k, b.Calls, b.RawBytes, b.DeliveredBytes, pct(b.BytesSaved, b.RawBytes))
+		}
+	}
+	left("by family (the distiller the command chose):", r.ByFamily)
+	left("by door (host event, tool):", r.ByDoor)
+	left("by reason (how an output was shortened, or why it was left):", r.ByReason)
 	fmt.Fprintln(w, "  (captured: the bytes folds saved, as a share of the row's repetition. \"+project\" adds project folds, which take")
 	fmt.Fprintln(w, "  lines this reader never received, so it is not a share of them and can pass 100%.)")
 	fmt.Fprintln(w, "folds by marker kind:")
@@ -579,6 +656,30 @@ func Print(w io.Writer, r *Report) {
 	if r.HookFailures > 0 {
 		fmt.Fprintf(w, "hook errors: %d (see omni.log in the home)\n", r.HookFailures)
 	}
+}
+
+// reasonOf names how one call's output was shortened, or why it was left
+// as it was (Report.ByReason).
+func reasonOf(res hooks.Result, raw, del int64) string {
+	why := "unchanged"
+	switch {
+	case res.Reason == "host-cap" || strings.HasPrefix(res.Reason, "failed"):
+		why = "ledger:" + res.Reason
+	case res.ShortenReason == "" && res.Distiller != "" && del < raw && len(res.Folds) == 0:
+		why = "distilled"
+	case del < raw && len(res.Folds) > 0:
+		why = "folded"
+	case del < raw:
+		why = "shortened"
+	case res.ShortenReason != "":
+		why = "left:" + res.ShortenReason
+	case res.Reason != "":
+		why = "ledger:" + res.Reason
+	}
+	if i := strings.IndexByte(why, ':'); i >= 0 && strings.HasPrefix(why[i+1:], "structured:") {
+		why = "left:structured"
+	}
+	return why
 }
 
 func sortedKeys(m map[string]*Bucket) []string {

@@ -125,10 +125,11 @@ var codexEntries = []hookEntry{
 }
 
 // geminiEntries: Gemini's own tool names and event names; timeouts in
-// milliseconds.
+// milliseconds. No PreCompress: Gemini CLI 0.61.0 fires it before every
+// model request, compression or not (docs/HOSTS.md), so it would cost a
+// hook process per request and say nothing.
 var geminiEntries = []hookEntry{
 	{event: "AfterTool", matcher: "run_shell_command|read_file|read_many_files|search_file_content|grep_search|glob|web_fetch", sub: "hook", timeout: 30000},
-	{event: "PreCompress", sub: "hook", timeout: 10000},
 	{event: "SessionStart", sub: "hook", timeout: 10000},
 	{event: "SessionEnd", sub: "hook", timeout: 10000},
 }

@@ -98,10 +98,13 @@ func isOmniServer(src []byte, v *jnode, omni string) bool {
 
 var tomlHeader = regexp.MustCompile(`^\s*\[\s*([^\]]*?)\s*\]\s*(#.*)?$`)
 
-// codexBlock renders omni's [mcp_servers.omni] table.
+// codexBlock renders omni's [mcp_servers.omni] table. Codex starts MCP
+// servers with a filtered environment, so OMNI_HOME is passed on by name
+// (env_vars), or `omni mcp` would read ~/.omni (measured on Codex 0.169.0,
+// docs/HOSTS.md).
 func codexBlock(omni string) string {
 	q := strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(omni)
-	return "[mcp_servers.omni]\ncommand = \"" + q + "\"\nargs = [\"mcp\"]\n"
+	return "[mcp_servers.omni]\ncommand = \"" + q + "\"\nargs = [\"mcp\"]\nenv_vars = [\"OMNI_HOME\"]\n"
 }
 
 // applyCodexTOML installs (or removes) the [mcp_servers.omni] table (and its

@@ -1,7 +1,10 @@
 package distill
 
 import (
+	"strconv"
 	"strings"
+
+	"github.com/omnictx/omni/pipeline/internal/textline"
 )
 
 // Build, package-manager and infrastructure distillers (issue 3 §1). They
@@ -46,7 +49,11 @@ func distillMake(d *dctx) bool { return distillMakeRun(d, false) }
 func distillCompiler(d *dctx) bool { return distillMakeRun(d, true) }
 
 func distillMakeRun(d *dctx, compiler bool) bool {
+	if !compiler && makeDryRun(d.args) {
+		return false // the echoed commands are what was asked for
+	}
 	verdict, failing := false, false
+	ran := false // make echoed a compiler run
 	for i := 0; i < d.n(); i++ {
 		t := d.trim(i)
 		l := d.line(i)
@@ -68,6 +75,7 @@ func distillMakeRun(d *dctx, compiler bool) bool {
 			verdict = true
 		case hasPrefixAny(l, ccPrograms...):
 			d.drop(i)
+			ran = true
 		case strings.HasPrefix(t, "make[") && (strings.Contains(t, "Entering directory") || strings.Contains(t, "Leaving directory")),
 			strings.HasPrefix(t, "make: Entering directory"), strings.HasPrefix(t, "make: Leaving directory"),
 			strings.HasPrefix(t, "make: Nothing to be done"):
@@ -80,7 +88,114 @@ func distillMakeRun(d *dctx, compiler bool) bool {
 			d.drop(i)
 		}
 	}
+	// A plain Makefile prints no verdict of its own: a successful run
+	// that echoed its compiler runs is recognised by them and its exit code.
+	if !compiler && d.exit == 0 && ran {
+		verdict = true
+	}
+	foldRepeatedWarnings(d)
 	return d.recognised(verdict, failing)
+}
+
+// makeDryRun reports a make or ninja run that only prints its commands
+// (-n, --dry-run, --just-print, --recon, or -n among combined short flags
+// such as -nB): its output is the command lines the user asked to see.
+func makeDryRun(args []string) bool {
+	for _, a := range args {
+		switch {
+		case a == "--dry-run", a == "--just-print", a == "--recon":
+			return true
+		case len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a[1:], 'n'):
+			return true
+		}
+	}
+	return false
+}
+
+// warningFlag returns the flag a gcc/clang warning names at its end
+// ("… [-Wunused-variable]" → "-Wunused-variable"), or "".
+func warningFlag(t string) string {
+	if !cDiagnostic(t, "warning") || !strings.HasSuffix(t, "]") {
+		return ""
+	}
+	k := strings.LastIndex(t, "[-W")
+	if k < 0 {
+		return ""
+	}
+	return t[k+1 : len(t)-1]
+}
+
+// foldRepeatedWarnings folds compiler warnings that repeat one flag three
+// times or more: the first such warning stays with its code frame and
+// notes; each later one, with its frame and notes, goes, and one marker
+// where the second one stood counts them:
+//
+//	[23 more -Wunused-variable diagnostics folded]
+//
+// An error is never folded, and neither is a warning that is a failure
+// line. A "file: In function 'f':" context line goes when every diagnostic
+// under it went.
+func foldRepeatedWarnings(d *dctx) {
+	type block struct{ a, b int } // lines [a, b): diagnostic, frame, notes
+	byFlag := map[string][]block{}
+	var order []string
+	for i := 0; i < d.n(); i++ {
+		f := warningFlag(d.trim(i))
+		if f == "" || textline.IsFailureLine(d.raw(i)) {
+			continue
+		}
+		j := i + 1
+		for j < d.n() && !d.blank(j) && (jsFrameLine(d.raw(j)) || cDiagnostic(d.trim(j), "note")) {
+			j++
+		}
+		if _, ok := byFlag[f]; !ok {
+			order = append(order, f)
+		}
+		byFlag[f] = append(byFlag[f], block{i, j})
+		i = j - 1
+	}
+	folded := false
+	for _, f := range order {
+		bs := byFlag[f]
+		if len(bs) < minGroupSize {
+			continue
+		}
+		for _, b := range bs[1:] {
+			for k := b.a; k < b.b; k++ {
+				d.drop(k)
+			}
+		}
+		d.insert(bs[1].a, "["+strconv.Itoa(len(bs)-1)+" more "+f+" diagnostics folded]")
+		folded = true
+	}
+	if !folded {
+		return
+	}
+	// Context lines left with nothing under them.
+	for i := 0; i < d.n(); i++ {
+		t := d.trim(i)
+		if !d.keep[i] || !strings.Contains(t, ": In function ") && !strings.Contains(t, ": In member function ") {
+			continue
+		}
+		under := false
+		for j := i + 1; j < d.n(); j++ {
+			u := d.trim(j)
+			if strings.Contains(u, ": In function ") || strings.Contains(u, ": In member function ") {
+				break
+			}
+			if d.keep[j] && (cDiagnostic(u, "warning") || cDiagnostic(u, "error") || cDiagnostic(u, "note")) {
+				under = true
+				break
+			}
+			if !cDiagnostic(u, "warning") && !cDiagnostic(u, "note") && !jsFrameLine(d.raw(j)) && !d.blank(j) && d.keep[j] {
+				under = true // something else follows: keep the context
+				break
+			}
+		}
+		if !under {
+			d.drop(i)
+		}
+	}
 }
 
 // cmakeProgress reports "[ 42%] Building C object …", "[ 50%] Linking …"

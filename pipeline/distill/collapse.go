@@ -41,6 +41,12 @@ const logKey = "\x00log"
 //
 //	[142 log lines collapsed: 120 DEBUG, 22 INFO]
 //
+// A timestamped warning that repeats in one shape (logShape: the words that
+// hold digits masked) three times or more stays at its first occurrence; the
+// later ones join the routine runs and are counted in the marker under their
+// own level ("…, 40 WARNING"), so a worker that rejects one record in ten
+// reads as its first rejection, the counts, and whatever else it said.
+//
 // A failure line (textline.IsFailureLine) and a blank line are never grouped and end
 // a run. Runs of identical lines that are not typed collapse only when
 // more than half of the non-blank lines are collapsible. The marker takes
@@ -58,6 +64,7 @@ func Collapse(text string, lines []textline.Line) (out string, folded int, ok bo
 	keys := make([]string, len(lines))
 	typed := make([]bool, len(lines))
 	nonBlank := 0
+	var warnShapes map[string]int // shape of a timestamped warning → occurrences so far
 	for i, ln := range lines {
 		if ln.Key == 0 {
 			continue
@@ -72,6 +79,34 @@ func Collapse(text string, lines []textline.Line) (out string, folded int, ok bo
 			keys[i], typed[i] = k, true
 		} else {
 			keys[i] = t
+		}
+		if logLevelOf(t, warnLevels) != "" {
+			if warnShapes == nil {
+				warnShapes = map[string]int{}
+			}
+			warnShapes[logShape(t)]++
+		}
+	}
+	// A timestamped warning whose shape (its text after the level, with
+	// every word that holds a digit masked) repeats minGroupSize times or
+	// more is routine after its first occurrence: the first one stays, the
+	// later ones join the routine runs around them and are counted in the
+	// marker under their level.
+	if len(warnShapes) > 0 {
+		seen := map[string]bool{}
+		for i, ln := range lines {
+			if ln.Key == 0 || keys[i] == "" || typed[i] {
+				continue
+			}
+			t := strings.TrimSpace(text[ln.Start:ln.End])
+			if logLevelOf(t, warnLevels) == "" {
+				continue
+			}
+			sh := logShape(t)
+			if warnShapes[sh] >= minGroupSize && seen[sh] {
+				keys[i], typed[i] = logKey, true
+			}
+			seen[sh] = true
 		}
 	}
 	// A group is the run [a, b) of one key whose lines [fa, fb) fold: all of
@@ -141,7 +176,11 @@ func logMarker(text string, lines []textline.Line) string {
 	var counts [8]int
 	nl := 0
 	for _, ln := range lines {
-		lv := logLevel(strings.TrimSpace(text[ln.Start:ln.End]))
+		t := strings.TrimSpace(text[ln.Start:ln.End])
+		lv := logLevel(t)
+		if lv == "" {
+			lv = logLevelOf(t, warnLevels)
+		}
 		k := 0
 		for k < nl && levels[k] != lv {
 			k++
@@ -234,7 +273,58 @@ var routineLevels = []string{"DEBUG", "INFO", "TRACE", "NOTICE", "VERBOSE", "FIN
 // without a timestamp ("DEBUG: x=1" printed by a script the agent is
 // debugging) are not log entries here: they are what the agent wants to
 // read.
-func logLevel(t string) string {
+func logLevel(t string) string { return logLevelOf(t, routineLevels) }
+
+// warnLevels are the warning levels of timestamped log entries: never
+// routine, but a warning that repeats in one shape is folded after its first
+// occurrence (collapseLines).
+var warnLevels = []string{"WARNING", "WARN"}
+
+// logShape is the text of a timestamped log line after its level word, with
+// every blank- or punctuation-separated word that holds a digit replaced by
+// "#": "record 406b66 rejected (batch=4)" and "record 5e2ec5 rejected
+// (batch=7)" have one shape. It is the identity of a repeated warning.
+func logShape(t string) string {
+	// Skip to the first level word (the timestamp words hold digits and
+	// would be masked anyway).
+	for _, lv := range warnLevels {
+		if i := strings.Index(t, lv); i >= 0 {
+			t = t[i+len(lv):]
+			break
+		}
+	}
+	var b strings.Builder
+	b.Grow(len(t))
+	for i := 0; i < len(t); {
+		j := i
+		for j < len(t) && isShapeWordByte(t[j]) {
+			j++
+		}
+		if j == i {
+			b.WriteByte(t[i])
+			i++
+			continue
+		}
+		w := t[i:j]
+		if strings.IndexAny(w, "0123456789") >= 0 {
+			b.WriteByte('#')
+		} else {
+			b.WriteString(w)
+		}
+		i = j
+	}
+	return b.String()
+}
+
+// isShapeWordByte is a byte of a word for logShape: letters, digits, "_",
+// "." and "-" (so "1.4.2" and "a-1" are one word each).
+func isShapeWordByte(c byte) bool {
+	return c == '_' || c == '.' || c == '-' || c >= 0x80 || (c >= '0' && c <= '9') || ((c|0x20) >= 'a' && (c|0x20) <= 'z')
+}
+
+// logLevelOf returns the level of a timestamped log line when it is one of
+// levels, or "".
+func logLevelOf(t string, levels []string) string {
 	if t == "" || !(t[0] >= '0' && t[0] <= '9' || t[0] == '[' || t[0] == 't' || t[0] == 'l') {
 		return ""
 	}
@@ -255,14 +345,14 @@ func logLevel(t string) string {
 			continue
 		}
 		if strings.HasPrefix(tok, "level=") {
-			switch strings.ToLower(strings.Trim(tok[6:], `"`)) {
-			case "debug":
-				logfmtLevel = "DEBUG"
-			case "info":
-				logfmtLevel = "INFO"
-			case "trace":
-				logfmtLevel = "TRACE"
-			default:
+			logfmtLevel = ""
+			want := strings.ToUpper(strings.Trim(tok[6:], `"`))
+			for _, lv := range levels {
+				if want == lv && (lv == "DEBUG" || lv == "INFO" || lv == "TRACE" || lv == "WARNING" || lv == "WARN") {
+					logfmtLevel = lv
+				}
+			}
+			if logfmtLevel == "" {
 				return ""
 			}
 			if logfmtTime {
@@ -281,7 +371,7 @@ func logLevel(t string) string {
 			continue
 		}
 		core := strings.Trim(tok, "[]()<>,|:")
-		for _, lv := range routineLevels {
+		for _, lv := range levels {
 			if core == lv {
 				return lv
 			}

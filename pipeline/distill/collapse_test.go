@@ -70,6 +70,40 @@ func TestCollapseLogRunsKeepBoundaries(t *testing.T) {
 	}
 }
 
+func TestCollapseRepeatedWarningsAfterTheFirst(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("10:00:00 INFO  [app] starting\n")
+	for i := 0; i < 6; i++ {
+		fmt.Fprintf(&b, "10:00:%02d DEBUG [db] upsert id=%d\n", 2*i+1, i)
+		fmt.Fprintf(&b, "10:00:%02d WARNING [v] record a%db rejected: missing field (offset=%d)\n", 2*i+2, i, i*7)
+	}
+	b.WriteString("10:00:20 WARNING [db] commit took 317ms\n10:00:21 INFO  [app] drained\n10:00:22 ERROR [db] write failed: disk full\n")
+	out, _, ok := Collapse(b.String(), textline.SplitLines(nil, b.String()))
+	want := "10:00:00 INFO  [app] starting\n10:00:01 DEBUG [db] upsert id=0\n" +
+		"10:00:02 WARNING [v] record a0b rejected: missing field (offset=0)\n" +
+		"10:00:03 DEBUG [db] upsert id=1\n[8 log lines collapsed: 4 WARNING, 4 DEBUG]\n" +
+		"10:00:12 WARNING [v] record a5b rejected: missing field (offset=35)\n" +
+		"10:00:20 WARNING [db] commit took 317ms\n10:00:21 INFO  [app] drained\n10:00:22 ERROR [db] write failed: disk full\n"
+	if !ok || out != want {
+		t.Fatalf("got %q", out)
+	}
+	// Two warnings of a shape are not a repetition: both stay.
+	two := "10:00:00 INFO  [app] starting\n10:00:01 WARNING [v] record 1 rejected\n" + strings.Repeat("10:00:02 DEBUG [db] upsert\n", 5) +
+		"10:00:03 WARNING [v] record 2 rejected\n10:00:04 INFO  [app] done\n10:00:05 INFO  [app] exit\n"
+	if out, _, _ := Collapse(two, textline.SplitLines(nil, two)); !strings.Contains(out, "record 1 rejected") || !strings.Contains(out, "record 2 rejected") {
+		t.Fatalf("a warning seen twice was folded: %q", out)
+	}
+}
+
+func TestLogShape(t *testing.T) {
+	a := logShape("2026-11-29 10:41:17,890 WARNING [ingestd.validate] record 406b663e99b2 rejected: missing field 'user' (batch=4 offset=42)")
+	b := logShape("2026-11-29 10:41:20,386 WARNING [ingestd.validate] record 50f6e920d612 rejected: missing field 'user' (batch=180 offset=36)")
+	c := logShape("2026-11-29 10:41:17,975 WARNING [ingestd.db] commit took 317ms (slow), wal size 1119 pages")
+	if a != b || a == c {
+		t.Fatalf("shapes: %q %q %q", a, b, c)
+	}
+}
+
 func TestCollapseKeepsLineEndings(t *testing.T) {
 	in := strings.Repeat("Compiling x v1\r\n", 12) + "Finished\r\n"
 	out, ok := collapseText(in)

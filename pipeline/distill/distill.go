@@ -24,7 +24,9 @@ func (dd *Distiller) Name() string { return dd.name }
 
 // dctx is what a distiller works on: the lines of one output and the marks.
 // Distillers only select lines (and may insert marker lines); they never
-// rewrite a line, so every output line is an input line or a marker.
+// rewrite a line, so every output line is an input line or a marker, with
+// one exception: a line that redraws itself with carriage returns may be
+// delivered as its last state (termView), which is what a terminal shows.
 type dctx struct {
 	text  string
 	lines []textline.Line
@@ -35,6 +37,9 @@ type dctx struct {
 	exit    int
 	args    []string
 	sub     string
+	// views holds lines that are delivered as a terminal shows them
+	// (termView): the text after their last carriage return.
+	views map[int]string
 }
 
 // n is the number of lines.
@@ -69,6 +74,40 @@ func (d *dctx) blank(i int) bool { return d.lines[i].Key == 0 }
 
 // drop marks line i as dropped.
 func (d *dctx) drop(i int) { d.keep[i] = false }
+
+// termView delivers line i as a terminal shows it: a progress line that
+// redraws itself with carriage returns ("Receiving objects:  1%\r…\r
+// Receiving objects: 100% (1436/1436), done.") reads as its last state. It
+// does nothing for a line without a carriage return inside it, or whose
+// earlier states hold a failure line the last one does not repeat (then
+// the line stays whole). It reports whether the line changed.
+func (d *dctx) termView(i int) bool {
+	l := d.line(i)
+	k := strings.LastIndexByte(l, '\r')
+	if k < 0 {
+		return false
+	}
+	last := l[k+1:]
+	if strings.TrimSpace(last) == "" {
+		// "…done.\r" then nothing: the last non-empty state.
+		l = strings.TrimRight(l, "\r")
+		k = strings.LastIndexByte(l, '\r')
+		if k < 0 {
+			return false
+		}
+		last = l[k+1:]
+	}
+	for _, seg := range strings.Split(l[:k], "\r") {
+		if textline.IsFailureLine(seg) && strings.TrimSpace(seg) != strings.TrimSpace(last) {
+			return false
+		}
+	}
+	if d.views == nil {
+		d.views = map[int]string{}
+	}
+	d.views[i] = last + d.raw(i)[len(d.line(i)):]
+	return true
+}
 
 // insert adds a marker line before line i.
 func (d *dctx) insert(i int, marker string) {
@@ -129,7 +168,7 @@ func (dd *Distiller) Run(body string, lines []textline.Line, exit int, args []st
 			i = j - 1
 		}
 	}
-	if !dropped && len(d.inserts) == 0 {
+	if !dropped && len(d.inserts) == 0 && len(d.views) == 0 {
 		return body, len(lines), true
 	}
 	var b strings.Builder
@@ -147,7 +186,11 @@ func (dd *Distiller) Run(body string, lines []textline.Line, exit int, args []st
 			b.WriteByte('\n')
 		}
 		if i < len(lines) && d.keep[i] {
-			b.WriteString(d.raw(i))
+			if v, ok := d.views[i]; ok {
+				b.WriteString(v)
+			} else {
+				b.WriteString(d.raw(i))
+			}
 			kept++
 		}
 	}

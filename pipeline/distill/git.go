@@ -187,8 +187,10 @@ func parseHunkHeader(l string) (oldN, newN int, ok bool) {
 }
 
 // distillGitRemote: git push, pull, fetch and clone. Drops the object
-// counting, compressing, receiving and resolving progress lines; keeps the
-// refs updated, the merge summary, conflicts, errors and hints.
+// counting, compressing, receiving and resolving progress lines; a counter
+// redrawn with carriage returns (--progress) reads as its final "done."
+// state, and the transfer total stays; keeps the refs updated, the merge summary, conflicts,
+// errors and hints.
 func distillGitRemote(d *dctx) bool {
 	verdict, failing := false, false
 	for i := 0; i < d.n(); i++ {
@@ -198,7 +200,18 @@ func distillGitRemote(d *dctx) bool {
 			"remote: Total ", "remote: Resolving deltas", "Enumerating objects:", "Counting objects:", "Compressing objects:",
 			"Writing objects:", "Receiving objects:", "Resolving deltas:", "Unpacking objects:", "Delta compression using up to",
 			"Updating files:", "Checking out files:", "Filtering content:", "Total ") && !strings.Contains(t, "error"):
-			d.drop(i)
+			// Redrawn counters (--progress, or a terminal) stay as their
+			// last state when it finished ("…100% (1436/1436), done.") or
+			// is the transfer total; the redraws go, and so do the plain
+			// final lines git prints without --progress.
+			if d.termView(i) {
+				last := strings.TrimSpace(d.views[i])
+				if !strings.HasSuffix(last, "done.") && !hasPrefixAny(last, "remote: Total ", "Total ") {
+					d.drop(i)
+				}
+			} else {
+				d.drop(i)
+			}
 		case hasPrefixAny(t, "To ", "From ", "Everything up-to-date", "Already up to date", "Already up-to-date", "Updating ",
 			"Fast-forward", "Merge made by", "Cloning into", "Successfully rebased", "Current branch"),
 			strings.Contains(t, " -> "):

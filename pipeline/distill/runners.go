@@ -15,10 +15,11 @@ import (
 // failing one.
 
 // distillGoTest: go test, including -v and -run (not -json, which Sniff
-// passes as NDJSON). Drops "=== RUN/PAUSE/CONT/NAME", "--- PASS" and
-// "[no test files]" lines, and goroutine frames inside the standard
-// library's testing/runtime packages; keeps "ok pkg", "FAIL pkg", "PASS",
-// "FAIL", "--- FAIL/SKIP", test output, panics and build errors.
+// passes as NDJSON). Drops "=== RUN/PAUSE/CONT/NAME" and "--- PASS" lines,
+// and goroutine frames inside the standard library's testing/runtime
+// packages; keeps "ok pkg", "FAIL pkg", "?  pkg [no test files]" (a tally
+// line: the package was built and has no tests), "PASS", "FAIL", "--- FAIL/
+// SKIP", test output, panics and build errors.
 func distillGoTest(d *dctx) bool {
 	verdict, failing := false, false
 	for i := 0; i < d.n(); i++ {
@@ -37,7 +38,6 @@ func distillGoTest(d *dctx) bool {
 				d.drop(i)
 			}
 		case strings.HasPrefix(l, "?") && strings.HasSuffix(t, "[no test files]"):
-			d.drop(i)
 			verdict = true
 		case strings.HasPrefix(l, "ok ") || strings.HasPrefix(l, "ok\t"):
 			verdict = true
@@ -89,6 +89,7 @@ func cargoProgress(t string) bool {
 // failures, panics and errors.
 func distillCargoTest(d *dctx) bool {
 	verdict, failing := false, false
+	named := cargoTestFilter(d.args)
 	for i := 0; i < d.n(); i++ {
 		t := d.trim(i)
 		switch {
@@ -97,7 +98,9 @@ func distillCargoTest(d *dctx) bool {
 		case strings.HasPrefix(t, "running ") && strings.HasSuffix(t, " tests") || strings.HasPrefix(t, "running 1 test") && len(t) == len("running 1 test"):
 			d.drop(i)
 		case strings.HasPrefix(t, "test ") && strings.HasSuffix(t, " ... ok"):
-			d.drop(i)
+			if !named {
+				d.drop(i)
+			}
 		case strings.HasPrefix(t, "PASS [") && strings.Contains(t, "]"): // nextest
 			d.drop(i)
 		case strings.HasPrefix(t, "test result: "):
@@ -122,6 +125,33 @@ func distillCargoTest(d *dctx) bool {
 		}
 	}
 	return d.recognised(verdict, failing)
+}
+
+// cargoTestFilter reports a `cargo test NAME` run: a test-name filter (a
+// word that is not a flag, before "--", after the subcommand) selects the
+// tests, and the passing ones are then what the user asked to see.
+func cargoTestFilter(args []string) bool {
+	sub := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return false
+		case !sub:
+			sub = a == "test" || a == "nextest" || a == "t"
+		case strings.HasPrefix(a, "-"):
+			// Flags with a separate value.
+			switch a {
+			case "-p", "--package", "--test", "--bin", "--example", "--bench", "--features", "-F", "--target",
+				"--manifest-path", "-j", "--jobs", "--profile", "--target-dir", "--color", "--message-format", "-Z", "--config":
+				i++
+			}
+		case a == "run" || a == "list": // nextest subcommands
+		default:
+			return true
+		}
+	}
+	return false
 }
 
 // rustFrame reports a backtrace frame ("  4: symbol", optionally followed
@@ -333,12 +363,31 @@ func distillPytest(d *dctx) bool {
 				// --tb=short: the statement under its location
 			case strings.HasPrefix(t, "[gw") && strings.Contains(t, "] "):
 				d.drop(i)
+			case pytestErrorProse(d.line(i)):
+				// "ImportError while importing test module '…'": pytest's own
+				// statement of a collection error, not source.
 			default:
 				d.drop(i)
 			}
 		}
 	}
 	return d.recognised(verdict, failing)
+}
+
+// pytestErrorProse reports an unindented line of a report whose first word
+// names an exception ("ImportError while importing test module '…'",
+// "SyntaxError: …"): a statement of the error, where source listings are
+// indented.
+func pytestErrorProse(l string) bool {
+	if l == "" || l[0] == ' ' || l[0] == '\t' || l[0] == '>' {
+		return false
+	}
+	w := l
+	if sp := strings.IndexAny(w, " :"); sp > 0 {
+		w = w[:sp]
+	}
+	return strings.HasSuffix(w, "Error") || strings.HasSuffix(w, "Exception") || strings.HasSuffix(w, "Exit") ||
+		strings.HasSuffix(w, "Interrupt")
 }
 
 // unittestDjangoNoise lists the Django test runner's database chatter.

@@ -9,9 +9,10 @@ import (
 // JavaScript test-runner distillers: jest, vitest, mocha, playwright, bun
 // test and package-script test runs (the rules of runners.go).
 
-// distillJest: jest. Drops "✓ name (N ms)" lines of passing tests; keeps
-// PASS/FAIL file lines, ✕ lines, every ● failure block with its code
-// frame and stack, and the Test Suites/Tests/Snapshots/Time tallies.
+// distillJest: jest. Drops "✓ name (N ms)" lines of passing tests and the
+// code frames under failures (dropJSCodeFrames); keeps PASS/FAIL file
+// lines, ✕ lines, every ● failure block with its message, diff and stack,
+// and the Test Suites/Tests/Snapshots/Time tallies.
 func distillJest(d *dctx) bool {
 	verdict, failing := false, false
 	for i := 0; i < d.n(); i++ {
@@ -31,6 +32,7 @@ func distillJest(d *dctx) bool {
 		}
 	}
 	dropEmptyGroups(d)
+	dropJSCodeFrames(d)
 	return d.recognised(verdict, failing)
 }
 
@@ -83,9 +85,10 @@ func vitestTally(t string) (tally, failing bool) {
 }
 
 // distillVitest: vitest run. Drops the per-test "✓ name" lines (file lines
-// "✓ file (N tests)" stay) and the start time; keeps ❯/× lines, the →
-// assertion messages, the failure details with diff and code frame, and
-// the Test Files/Tests tallies.
+// "✓ file (N tests)" stay), the start time and the code frames under
+// failures; keeps ❯/× lines, the → assertion messages, the failure details
+// with their diff and "❯ file:line:col" location, and the Test Files/Tests
+// tallies.
 func distillVitest(d *dctx) bool {
 	verdict, failing := false, false
 	for i := 0; i < d.n(); i++ {
@@ -95,6 +98,8 @@ func distillVitest(d *dctx) bool {
 			d.drop(i)
 		case (strings.HasPrefix(t, "✓ ") || strings.HasPrefix(t, "√ ")) && strings.HasPrefix(d.line(i), "   "):
 			d.drop(i) // a test inside a listed file
+		case (strings.HasPrefix(t, "✓ ") || strings.HasPrefix(t, "√ ")) && strings.Contains(t, " > "):
+			d.drop(i) // the verbose reporter's "✓ file > suite > test"
 		case strings.HasPrefix(t, "Start at "):
 			d.drop(i)
 		default:
@@ -104,7 +109,58 @@ func distillVitest(d *dctx) bool {
 			}
 		}
 	}
+	dropJSCodeFrames(d)
 	return d.recognised(verdict, failing)
+}
+
+// jsFrameLine reports a line of the source excerpt jest and vitest print
+// under a failure (a "code frame"): "   17 |     code", "  > 19 |     code",
+// "     15|   code", or the underline "       |      ^".
+func jsFrameLine(t string) bool {
+	t = strings.TrimSpace(t)
+	if strings.HasPrefix(t, ">") {
+		t = strings.TrimSpace(t[1:])
+	}
+	if strings.HasPrefix(t, "|") {
+		rest := strings.TrimSpace(t[1:])
+		return rest == "" || caretOnly(rest)
+	}
+	n := 0
+	for n < len(t) && t[n] >= '0' && t[n] <= '9' {
+		n++
+	}
+	if n == 0 {
+		return false
+	}
+	rest := strings.TrimLeft(t[n:], " ")
+	return strings.HasPrefix(rest, "|")
+}
+
+// dropJSCodeFrames drops the code frames of jest and vitest failures: runs
+// of two or more frame lines (jsFrameLine) holding an underline or a ">"
+// pointer. They quote the source at the location the kept "at …" or "❯
+// file:line:col" line names; a failure line among them is kept anyway.
+func dropJSCodeFrames(d *dctx) {
+	for i := 0; i < d.n(); {
+		if !jsFrameLine(d.raw(i)) {
+			i++
+			continue
+		}
+		j, pointer := i, false
+		for j < d.n() && !d.blank(j) && jsFrameLine(d.raw(j)) {
+			t := strings.TrimSpace(d.line(j))
+			if strings.HasPrefix(t, ">") || strings.Contains(t, "^") {
+				pointer = true
+			}
+			j++
+		}
+		if j-i >= 2 && pointer {
+			for k := i; k < j; k++ {
+				d.drop(k)
+			}
+		}
+		i = j
+	}
 }
 
 // distillMocha: mocha. Drops ✓/✔ lines; keeps suites, failures with

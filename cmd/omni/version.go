@@ -1,0 +1,128 @@
+package main
+
+// omni version and omni help environment: what a user reaches for first.
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+
+	"github.com/omnictx/omni/internal/daemon/wire"
+)
+
+// buildInfo is what `omni version --json` prints.
+type buildInfo struct {
+	Version   string `json:"version"`
+	Protocol  int    `json:"protocol"`
+	GoVersion string `json:"go_version"`
+	Platform  string `json:"platform"`
+	Module    string `json:"module,omitempty"`
+	// Revision, Time and Modified come from the VCS stamp Go writes into
+	// the binary (absent when built with -buildvcs=false or outside git).
+	Revision string `json:"vcs_revision,omitempty"`
+	Time     string `json:"vcs_time,omitempty"`
+	Modified bool   `json:"vcs_modified,omitempty"`
+}
+
+// readBuildInfo gathers the binary's own build information.
+func readBuildInfo() buildInfo {
+	b := buildInfo{Version: version, Protocol: wire.Protocol, GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		b.Module = bi.Main.Path
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				b.Revision = s.Value
+			case "vcs.time":
+				b.Time = s.Value
+			case "vcs.modified":
+				b.Modified = s.Value == "true"
+			}
+		}
+	}
+	return b
+}
+
+func newVersionCmd(s streams) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "version",
+		Short: "Print omni's version and build information",
+		Long: `Prints omni's version, the daemon protocol version it speaks, the Go
+release and platform it was built with, and the source revision when the
+build recorded one (go build stamps it inside a git checkout).
+
+Exit codes: 0 always.`,
+		Example: `  omni version
+  omni version --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			b := readBuildInfo()
+			if asJSON {
+				return writeJSON(s.Out, b)
+			}
+			fmt.Fprintf(s.Out, "omni %s (daemon protocol %d, %s, %s)\n", b.Version, b.Protocol, b.GoVersion, b.Platform)
+			if b.Revision != "" {
+				dirty := ""
+				if b.Modified {
+					dirty = ", modified"
+				}
+				fmt.Fprintf(s.Out, "revision %s (%s%s)\n", b.Revision, b.Time, dirty)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the build information as JSON")
+	return cmd
+}
+
+// environmentHelp lists every environment variable omni, omni-hook and the
+// OpenCode plugin read (TestEnvironmentHelpComplete checks it against the
+// source).
+const environmentHelp = `Environment variables omni reads:
+
+  OMNI_HOME             where omni keeps its state (default ~/.omni): the
+                        event store, daemon.addr, omni.log, daemon.log
+  OMNI_SESSION          the reader's session id for 'omni exec', pipe mode
+                        and 'omni goal' when --session is not given
+  OMNI_PASSTHROUGH      any value: hooks and 'omni exec' deliver every
+                        output unchanged (still recorded)
+  OMNI_KEEP_SECRETS     "1": credentials are not redacted and inputs that
+                        hold them are stored with their text
+  OMNI_QUIET            any value: 'omni exec' prints no savings footer
+  OMNI_NO_DAEMON        any value: every command opens the store itself
+                        (under its lock) instead of asking the daemon
+  OMNI_DAEMON_IDLE      the daemon's idle exit (a duration such as 10m) when
+                        'omni daemon' is started without --idle
+  OMNI_MCP_TOOLS        "all": 'omni mcp' advertises every tool, not only
+                        omni_retrieve
+  OMNI_PRETOOL_REWRITE  "0": 'omni pretool' rewrites nothing (turns off
+                        'omni init --claude --rewrite' without editing files)
+  OMNI_REPORT_RSS       any value: hooks write their peak memory to stderr
+  GOMEMLIMIT            when set, the daemon keeps Go's limit instead of its
+                        own soft memory limit
+  CODEX_HOME            Codex's config directory for 'omni init --codex'
+                        (default ~/.codex)
+  XDG_CONFIG_HOME       where 'omni init --opencode' writes the plugin
+                        (default ~/.config)
+  NO_COLOR              any value: 'omni diff' prints no colour
+
+Read by the OpenCode plugin that 'omni init --opencode' writes:
+
+  OMNI_BIN              the omni binary to run (default: the one init ran)
+  OMNI_HOOK_TIMEOUT_MS  how long the plugin waits for omni (default 5000)
+
+Test helpers only: OMNI_CHROMIUM (the dashboard's browser test),
+OMNI_DAEMON_HELPER (the daemon tests), OMNI_E2E_CLIS (where e2e/install.sh
+put the agent CLIs).`
+
+// newEnvironmentTopic is the help topic 'omni help environment'.
+func newEnvironmentTopic() *cobra.Command {
+	return &cobra.Command{
+		Use:   "environment",
+		Short: "Environment variables omni reads",
+		Long:  environmentHelp,
+	}
+}

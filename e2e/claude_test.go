@@ -1,0 +1,233 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// Claude Code 2.1.328 (HOSTS.md §1.13): the native binary of the platform
+// package, in print mode, against a mock of the Anthropic Messages API
+// (SSE). What the model read is the tool_result blocks of later requests.
+const (
+	claudeSpec = "@anthropic-ai/claude-code@2.1.328"
+	claudeRel  = "node_modules/@anthropic-ai/claude-code-linux-x64/claude"
+)
+
+// ccMessage is one message of a Messages API request.
+type ccMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+// ccBlock is one content block.
+type ccBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"is_error"`
+}
+
+// ccBlocks reads content that is a string or an array of blocks.
+func ccBlocks(raw json.RawMessage) ([]ccBlock, error) {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return []ccBlock{{Type: "text", Text: s}}, nil
+	}
+	var bs []ccBlock
+	err := json.Unmarshal(raw, &bs)
+	return bs, err
+}
+
+// ccConversation reads a Messages request: the user text (for the tag) and
+// the tool results by tool_use_id (text as the model reads it).
+func ccConversation(body []byte) (text string, results map[string]string, err error) {
+	var req struct {
+		Messages []ccMessage `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		return "", nil, err
+	}
+	results = map[string]string{}
+	var tb strings.Builder
+	for _, m := range req.Messages {
+		bs, err := ccBlocks(m.Content)
+		if err != nil {
+			return "", nil, fmt.Errorf("message content: %w", err)
+		}
+		for _, b := range bs {
+			switch {
+			case b.Type == "text" && m.Role == "user":
+				tb.WriteString(b.Text)
+				tb.WriteByte('\n')
+			case b.Type == "tool_result":
+				inner, err := ccBlocks(b.Content)
+				if err != nil {
+					return "", nil, fmt.Errorf("tool_result content: %w", err)
+				}
+				var rb strings.Builder
+				for _, x := range inner {
+					rb.WriteString(x.Text)
+				}
+				results[b.ToolUseID] = rb.String()
+			}
+		}
+	}
+	return tb.String(), results, nil
+}
+
+func ccID(name string) string { return "toolu_e2e_" + name }
+
+// claudeMock serves POST /v1/messages (SSE) and count_tokens. When the main
+// script is done it answers 400 "prompt is too long" once, which makes
+// Claude Code compact on its own (PreCompact, SessionStart "compact",
+// PostCompact); the summary it then asks for carries the tag of the script
+// played after the compaction.
+func claudeMock(t *testing.T, project string) *mock {
+	var mu sync.Mutex
+	compacted := false
+	return newMock(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
+		if strings.HasSuffix(r.URL.Path, "/count_tokens") {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, `{"input_tokens":100}`)
+			return
+		}
+		if r.URL.Path != "/v1/messages" {
+			t.Errorf("claude mock: unexpected %s %s", r.Method, r.URL.Path)
+			http.NotFound(w, r)
+			return
+		}
+		text, results, err := ccConversation(body)
+		if err != nil {
+			t.Errorf("claude mock: malformed request: %v\n%s", err, tail(string(body), 500))
+			http.Error(w, err.Error(), 400)
+			return
+		}
+		tag := findTag(text)
+		var st *step
+		if tag != "" {
+			st = nextStep(scriptFor(tag, true), results, ccID)
+		}
+		if st == nil {
+			mu.Lock()
+			first := tag == tagMain && !compacted
+			compacted = compacted || first
+			mu.Unlock()
+			switch {
+			case first:
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(400)
+				fmt.Fprint(w, `{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 250000 tokens > 200000 maximum"}}`)
+			case tag == "" && strings.Contains(text, "<summary>"):
+				ccText(w, "<analysis>e2e</analysis>\n<summary>"+tagAfter+": the script ran; run the rest.</summary>")
+			default:
+				ccText(w, "E2E done.")
+			}
+			return
+		}
+		arg := st.arg(byName(results, ccID, mainScript(true), subScript, afterScript))
+		var name string
+		var input any
+		switch st.kind {
+		case "read":
+			name, input = "Read", map[string]any{"file_path": filepath.Join(project, arg)}
+		case "shell":
+			name, input = "Bash", map[string]any{"command": arg, "description": "e2e " + st.name}
+		case "agent":
+			name, input = "Agent", map[string]any{"description": "e2e subagent", "prompt": arg, "subagent_type": "general-purpose", "run_in_background": false}
+		}
+		ccToolUse(w, ccID(st.name), name, input)
+	})
+}
+
+func ccStart() [2]string {
+	return [2]string{"message_start", js(map[string]any{"type": "message_start", "message": map[string]any{
+		"id": "msg_e2e", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": []any{},
+		"stop_reason": nil, "stop_sequence": nil, "usage": map[string]int{"input_tokens": 100, "output_tokens": 1}}})}
+}
+
+func ccEnd(reason string) [][2]string {
+	return [][2]string{
+		{"content_block_stop", `{"type":"content_block_stop","index":0}`},
+		{"message_delta", js(map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": reason, "stop_sequence": nil}, "usage": map[string]int{"output_tokens": 10}})},
+		{"message_stop", `{"type":"message_stop"}`},
+	}
+}
+
+func ccText(w http.ResponseWriter, text string) {
+	evs := [][2]string{ccStart(),
+		{"content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`},
+		{"content_block_delta", js(map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]string{"type": "text_delta", "text": text}})},
+	}
+	sse(w, append(evs, ccEnd("end_turn")...)...)
+}
+
+func ccToolUse(w http.ResponseWriter, id, name string, input any) {
+	evs := [][2]string{ccStart(),
+		{"content_block_start", js(map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]any{"type": "tool_use", "id": id, "name": name, "input": map[string]any{}}})},
+		{"content_block_delta", js(map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]string{"type": "input_json_delta", "partial_json": js(input)}})},
+	}
+	sse(w, append(evs, ccEnd("tool_use")...)...)
+}
+
+// claudeRun plays the script on Claude Code in a fresh sandbox, omni
+// registered or not, and returns what the model read per step.
+func claudeRun(t *testing.T, claude string, withOmni bool) map[string]string {
+	s := newSandbox(t)
+	m := claudeMock(t, s.project)
+	if withOmni {
+		s.omniInit("--claude")
+	}
+	env := []string{
+		"ANTHROPIC_BASE_URL=" + m.URL, "ANTHROPIC_API_KEY=sk-e2e",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1",
+		"IS_SANDBOX=1",
+	}
+	common := []string{"--dangerously-skip-permissions", "--output-format", "stream-json", "--verbose",
+		"--model", "claude-sonnet-4-5", "--tools", "Bash,Read,Grep,Glob,Agent"}
+	s.run(runTimeout, env, claude, append([]string{"-p", tagMain + ": run the script."}, common...)...)
+
+	all := map[string]string{}
+	for _, r := range m.requests() {
+		if r.Path != "/v1/messages" {
+			continue
+		}
+		txt, res, _ := ccConversation(r.Body)
+		if os.Getenv("E2E_DEBUG") != "" {
+			t.Logf("req %d bytes tag=%q results=%d text=%q", len(r.Body), findTag(txt), len(res), tail(txt, 300))
+		}
+		for k, v := range res {
+			all[k] = v
+		}
+	}
+	read := byName(all, ccID, mainScript(true), subScript, afterScript)
+	if withOmni {
+		// The subagent's reader is its own: its claims are checked apart.
+		s.checkClaims(read, stepOrder(mainScript(true), afterScript))
+		s.checkClaims(read, stepOrder(subScript))
+		if l := s.omniLog(); l != "" {
+			t.Logf("omni.log:\n%s", tail(l, 2000))
+		}
+	}
+	return read
+}
+
+// TestClaudeCode plays the script on the real Claude Code with and
+// without omni.
+func TestClaudeCode(t *testing.T) {
+	t.Parallel()
+	claude := cliPath(t, "claude-code", claudeSpec, claudeRel)
+	with, without := runBoth(t, func(t *testing.T, withOmni bool) map[string]string { return claudeRun(t, claude, withOmni) })
+	checkRead(t, with, without, hostFacts{
+		exitText:   func(c int) string { return fmt.Sprintf("Exit code %d", c) },
+		sub:        true,
+		compaction: true,
+	})
+	report(t, "Claude Code "+claudeSpec, with, without)
+}

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Installs the pinned agent CLIs the end-to-end suite drives, from the npm
+# registry, into one prefix per CLI under $OMNI_E2E_CLIS (default
+# e2e/.clis, gitignored). Lifecycle scripts are not run: every binary ships
+# inside its package (or its platform package). A CLI that fails to install
+# is reported and skipped; its test then skips with a message naming it.
+set -uo pipefail
+cd "$(dirname "$0")"
+dest="${OMNI_E2E_CLIS:-$PWD/.clis}"
+mkdir -p "$dest"
+
+# Keep these pins in step with e2e/hosts.go (the versions HOSTS.md names).
+pins=(
+  "claude-code @anthropic-ai/claude-code@2.1.328"
+  "codex @openai/codex@0.169.0"
+  "gemini-cli @google/gemini-cli@0.61.0"
+  "opencode opencode-ai@1.18.33"
+  # OpenCode installs its plugin API into its config directory at start
+  # (over a minute); the tests link this copy there instead.
+  "opencode-config @opencode-ai/plugin@1.18.33"
+)
+
+status=0
+for p in "${pins[@]}"; do
+  name="${p%% *}"; spec="${p#* }"
+  dir="$dest/$name"
+  if [ -f "$dir/.installed" ] && [ "$(cat "$dir/.installed")" = "$spec" ]; then
+    echo "e2e: $spec already installed"
+    continue
+  fi
+  rm -rf "$dir"; mkdir -p "$dir"
+  echo "e2e: installing $spec"
+  if npm install --silent --no-audit --no-fund --ignore-scripts --save-exact --prefix "$dir" "$spec" >"$dir/install.log" 2>&1; then
+    echo "$spec" > "$dir/.installed"
+  else
+    echo "e2e: warning: could not install $spec (see $dir/install.log); its test will skip"
+    status=1
+  fi
+done
+
+# OpenCode's grep and glob tools run ripgrep and try to download it when
+# it is not on PATH.
+if ! command -v rg >/dev/null 2>&1; then
+  (apt-get update -qq && apt-get install -y -qq ripgrep >/dev/null) 2>/dev/null ||
+    echo "e2e: warning: ripgrep not installed; OpenCode's grep tool may not run"
+fi
+exit 0
