@@ -92,7 +92,7 @@ Exit codes: 0 nothing wrong; 1 at least one problem (listed); 2 usage error.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o, err := hostsetup.DefaultOptions()
 			if err != nil {
-				return &exitError{code: 1, msg: "omni doctor: " + err.Error()}
+				return failErr(errProblems, "omni doctor: "+err.Error())
 			}
 			rep := runDoctor(o)
 			if fix && len(rep.Problems) > 0 {
@@ -107,7 +107,7 @@ Exit codes: 0 nothing wrong; 1 at least one problem (listed); 2 usage error.`,
 				printDoctor(s.Out, rep)
 			}
 			if len(rep.Problems) > 0 {
-				return &exitError{code: 1}
+				return failErr(errProblems, "")
 			}
 			return nil
 		},

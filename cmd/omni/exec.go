@@ -79,7 +79,7 @@ func runExec(ctx context.Context, s streams, session, agent string, quiet, keepS
 	c.Stdin = s.In
 	start := time.Now()
 	if err := c.Start(); err != nil {
-		return &exitError{code: 127, msg: fmt.Sprintf("omni exec: %v", err)}
+		return failErr(errNotRunnable, fmt.Sprintf("omni exec: %v", err))
 	}
 	// A signal to omni (a host timeout, Ctrl-C) goes to the command; what it
 	// printed so far is then delivered raw, never lost.
@@ -107,13 +107,13 @@ func runExec(ctx context.Context, s streams, session, agent string, quiet, keepS
 		if n, ok := got.(syscall.Signal); ok {
 			code += int(n)
 		}
-		return &exitError{code: code}
+		return childExit{code}
 	}
 	code := 0
 	if err != nil {
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) {
-			return &exitError{code: 127, msg: fmt.Sprintf("omni exec: %v", err)}
+			return failErr(errNotRunnable, fmt.Sprintf("omni exec: %v", err))
 		}
 		code = ee.ExitCode()
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
@@ -130,7 +130,7 @@ func runExec(ctx context.Context, s streams, session, agent string, quiet, keepS
 			100*float64(len(text)-len(delivered))/float64(len(text)), time.Since(start).Milliseconds())
 	}
 	if code != 0 {
-		return &exitError{code: code}
+		return childExit{code}
 	}
 	return nil
 }
@@ -150,27 +150,6 @@ func deliverCall(ctx context.Context, in hooks.CallInput) string {
 		return in.Text
 	}
 	return r.Delivered
-}
-
-func runPipe(ctx context.Context, s streams, session, agent string, keepSecrets bool) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	b, err := io.ReadAll(io.LimitReader(s.In, hooks.MaxInput+1))
-	if err != nil {
-		return fmt.Errorf("read stdin: %w", err)
-	}
-	text := string(b)
-	out := text
-	if len(b) <= hooks.MaxInput {
-		out = deliverCall(ctx, hooks.CallInput{Door: events.DoorPipe, Text: text, Session: session, Agent: agent,
-			Cwd: cwd(), Passthrough: os.Getenv("OMNI_PASSTHROUGH") != "", KeepSecrets: keepSecrets})
-	}
-	_, err = io.WriteString(s.Out, out)
-	if len(b) > hooks.MaxInput {
-		_, err = io.Copy(s.Out, s.In)
-	}
-	return err
 }
 
 func cwd() string {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/omnictx/omni/events"
@@ -130,6 +131,29 @@ func OpenLocal(ctx context.Context, cfg Config, wait time.Duration) (*Service, f
 		return nil, nil, err
 	}
 	return svc, st.Close, nil
+}
+
+// storeStopWait is how long OpenStore waits for a daemon that holds the
+// store to stop and release its lock.
+const storeStopWait = 10 * time.Second
+
+// OpenStore opens the store of cfg.Home for a process that needs it alone
+// (omni bench): a daemon that holds it is asked to stop first, and its lock
+// waited for up to 10 s. It returns the log and the function that closes
+// it. Errors: jetstream.ErrLocked (wrapped) when the lock stays held, the
+// store's.
+func OpenStore(ctx context.Context, cfg Config) (events.Log, func() error, error) {
+	dir := filepath.Join(cfg.Home, "store")
+	st, err := jetstream.Open(ctx, jetstream.Options{Dir: dir, LockWait: 0})
+	if errors.Is(err, jetstream.ErrLocked) {
+		if _, serr := NewClient(cfg).Stop(ctx, storeStopWait); serr == nil {
+			st, err = jetstream.Open(ctx, jetstream.Options{Dir: dir, LockWait: storeStopWait})
+		}
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, st.Close, nil
 }
 
 // Hook answers one hook request (wire.MethodHook: the flags byte, then the

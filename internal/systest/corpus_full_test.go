@@ -1,10 +1,9 @@
-package main
+package systest
 
 // The full-pipeline corpus oracle: replays every real session of
 // ../shared/corpus through the bench WITHOUT --ledger-only, so the
 // first-seen stages (redaction, distillers, collapse, the final cut) run
-// before the ledger, and proves for every call what issue 3's "Done means"
-// asks of that run: retrieve exact, no false claim, no failure line lost,
+// before the ledger, and proves for every call of that run: retrieve exact, no false claim, no failure line lost,
 // no growth except redaction, structured payloads unchanged unless redacted.
 //
 // The ledger-only oracle (corpus_test.go) can expand every marker back to
@@ -18,9 +17,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -192,7 +189,8 @@ func (st *fullOracle) check(o *bench.OutLine) {
 	// d: no growth except redaction.
 	st.checked["d:no-growth-except-redaction"]++
 	// A structured payload is redacted in place with no marker line, so it
-	// still parses (issue 3 §5): there, growth is allowed when every change
+	// still parses (a redacted JSON document stays JSON): there, growth is
+	// allowed when every change
 	// is a [REDACTED] value.
 	if len(del) > len(raw) && !strings.Contains(del, "sensitive value(s) redacted") {
 		if ok, _ := fullOnlyRedacted(del, raw); !(ok && pipeline.Sniff(raw) != pipeline.KindNone) {
@@ -513,8 +511,8 @@ func fullAtoiSub(s string, loc []int, g int) int {
 }
 
 // TestCorpusFullPipelineOracle replays the whole corpus through the full
-// pipeline (issue 3, "Done means": `omni bench --corpus
-// ../shared/corpus/*.jsonl` without --ledger-only) and checks every call:
+// pipeline (`omni bench --corpus ../shared/corpus/*.jsonl` without
+// --ledger-only) and checks every call:
 // a) every handle omni issued resolves; a rewind marker's archived bytes are
 // the raw output (redacted at most); expanding the ledger's markers and the
 // final cut's middle explains the delivered text from the raw output;
@@ -526,16 +524,9 @@ func fullAtoiSub(s string, loc []int, g int) int {
 // count.
 func TestCorpusFullPipelineOracle(t *testing.T) {
 	t.Parallel()
-	files := corpusFiles(t) // skips under -short or without the corpus
-	dir := t.TempDir()
-	home, out := filepath.Join(dir, "home"), filepath.Join(dir, "out.jsonl")
+	fp := fullPass(t) // skips under -short or without the corpus
+	home, out, rep := fp.home, fp.out, fp.rep
 	ctx := context.Background()
-	t0 := time.Now()
-	rep, err := bench.Run(ctx, bench.Options{Corpus: files, Home: home, Out: out, OpenStore: openBenchStore, MarkBusy: daemon.MarkBusy, Logf: homeLogf}, io.Discard)
-	if err != nil {
-		t.Fatalf("bench: %v", err)
-	}
-	t.Logf("full-pipeline bench: %d files, %d calls in %s", len(files), rep.All.Calls, time.Since(t0).Round(time.Millisecond))
 	if rep.LedgerOnly {
 		t.Fatalf("bench ran ledger-only")
 	}
@@ -561,7 +552,7 @@ func TestCorpusFullPipelineOracle(t *testing.T) {
 	}
 
 	t1 := time.Now()
-	svc, closeFn, err := daemon.OpenLocal(ctx, configOf(home), 5*time.Second)
+	svc, closeFn, err := daemon.OpenLocal(ctx, daemon.Config{Home: home}, 5*time.Second)
 	if err != nil {
 		t.Fatalf("open bench store: %v", err)
 	}
@@ -633,6 +624,7 @@ func TestCorpusFullPipelineOracle(t *testing.T) {
 // vacuous: on hand-made calls it reports exactly the broken property (it
 // needs no corpus).
 func TestCorpusFullOracleCatches(t *testing.T) {
+	t.Parallel()
 	const hr, hx, hm, hl, hs, hf = "aaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbb", "cccccccccccccccc", "dddddddddddddddd", "1111111111111111", "2222222222222222"
 	pad := strings.Repeat(" the quick brown fox jumps over the lazy dog", 2)
 	var rb strings.Builder

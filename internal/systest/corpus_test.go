@@ -1,8 +1,9 @@
-package main
+package systest
 
 // The corpus oracle: replays every real session of ../shared/corpus through
 // the bench (the Claude Code hook path) and proves, independently of the
-// ledger, that what omni delivered is honest (issue 2, "Done means").
+// ledger, that what omni delivered is honest: every marker expands to the
+// raw lines it replaced, and the properties a)–g) of TestCorpusOracle hold.
 
 import (
 	"bufio"
@@ -12,12 +13,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -26,93 +24,6 @@ import (
 	"github.com/omnictx/omni/internal/daemon"
 	"github.com/omnictx/omni/pipeline"
 )
-
-// corpusDir is the shared corpus, relative to cmd/omni.
-const corpusDir = "../../../shared/corpus"
-
-// corpusFiles returns the corpus files (sorted, as a shell glob gives
-// them), skipping the test when the corpus is absent or under -short.
-func corpusFiles(t *testing.T) []string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("corpus tests replay the whole shared corpus; skipped under -short")
-	}
-	files := corpusFilesNoSkip()
-	if len(files) == 0 {
-		t.Skipf("shared corpus absent: no %s/*.jsonl (it lives in /work/shared/corpus)", corpusDir)
-	}
-	return files
-}
-
-// corpusFilesNoSkip returns the corpus files, sorted; none when absent.
-func corpusFilesNoSkip() []string {
-	files, _ := filepath.Glob(filepath.Join(corpusDir, "*.jsonl"))
-	sort.Strings(files)
-	return files
-}
-
-// benchRun is one bench run over the whole corpus into a fresh home.
-type benchRun struct {
-	files     []string
-	dir       string // parent of home and out
-	home, out string
-	rep       *bench.Report
-	dur       time.Duration
-	err       error
-}
-
-// corpusBench runs `omni bench --corpus <files> --ledger-only --out OUT
-// --home H` in-process into a fresh directory under parent ("" for the
-// system temp dir).
-func corpusBench(files []string, parent string) *benchRun {
-	r := &benchRun{files: files}
-	if r.dir, r.err = os.MkdirTemp(parent, "omni-corpus-"); r.err != nil {
-		return r
-	}
-	r.home, r.out = filepath.Join(r.dir, "home"), filepath.Join(r.dir, "out.jsonl")
-	t0 := time.Now()
-	r.rep, r.err = bench.Run(context.Background(), bench.Options{Corpus: files, Home: r.home, Out: r.out, LedgerOnly: true, OpenStore: openBenchStore, MarkBusy: daemon.MarkBusy, Logf: homeLogf}, io.Discard)
-	r.dur = time.Since(t0)
-	return r
-}
-
-// The one shared bench run of the package's corpus tests, removed by
-// TestMain.
-var (
-	sharedBenchOnce sync.Once
-	sharedBenchRun  *benchRun
-)
-
-func sharedBench(t *testing.T) *benchRun {
-	t.Helper()
-	files := corpusFiles(t)
-	sharedBenchOnce.Do(func() {
-		sharedBenchRun = corpusBench(files, "")
-		if sharedBenchRun.err == nil {
-			t.Logf("shared bench: %d files, %d calls in %s (home %s)", len(files), sharedBenchRun.rep.All.Calls,
-				sharedBenchRun.dur.Round(time.Millisecond), sharedBenchRun.home)
-		}
-	})
-	if sharedBenchRun.err != nil {
-		t.Fatalf("bench: %v", sharedBenchRun.err)
-	}
-	return sharedBenchRun
-}
-
-// sharedStoreMu is held by each parallel test while it opens the shared
-// bench's store: one store is opened by one process and one owner at once.
-var sharedStoreMu sync.Mutex
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if sharedBenchRun != nil && sharedBenchRun.dir != "" {
-		os.RemoveAll(sharedBenchRun.dir)
-	}
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
-	os.Exit(code)
-}
 
 // readBenchOut reads an --out file.
 func readBenchOut(t *testing.T, path string) []bench.OutLine {
@@ -213,7 +124,7 @@ func lineEnding(l string) string {
 	return ""
 }
 
-// lineIdentity is the line identity of issue 2: the line trimmed of ASCII
+// lineIdentity is the ledger's line identity: the line trimmed of ASCII
 // whitespace ("" for a blank line).
 func lineIdentity(l string) string { return strings.Trim(l, " \t\r\n\v\f") }
 
@@ -449,8 +360,8 @@ func (st *corpusOracle) check(o *bench.OutLine) {
 	}
 }
 
-// TestCorpusOracle checks every call of a full-corpus bench (issue 2, "Done
-// means"): a) markers expand to raw byte for byte; b) lines behind an
+// TestCorpusOracle checks every call of a ledger-only bench of the whole
+// corpus: a) markers expand to raw byte for byte; b) lines behind an
 // "already shown"/"identical" marker were delivered to the same reader since
 // its last compaction; c) lines behind a "not shown here" marker were
 // delivered in the same project (c': and not to this reader, or the marker
@@ -458,7 +369,7 @@ func (st *corpusOracle) check(o *bench.OutLine) {
 // payloads are unchanged; f) Read keeps its line count; g) no call grows.
 func TestCorpusOracle(t *testing.T) {
 	t.Parallel()
-	br := sharedBench(t)
+	br := ledgerPass(t)
 	sharedStoreMu.Lock()
 	defer sharedStoreMu.Unlock()
 	outs := readBenchOut(t, br.out)
@@ -467,7 +378,7 @@ func TestCorpusOracle(t *testing.T) {
 	}
 	ctx := context.Background()
 	t0 := time.Now()
-	svc, closeFn, err := daemon.OpenLocal(ctx, configOf(br.home), 5*time.Second)
+	svc, closeFn, err := daemon.OpenLocal(ctx, daemon.Config{Home: br.home}, 5*time.Second)
 	if err != nil {
 		t.Fatalf("open bench store: %v", err)
 	}
@@ -530,14 +441,16 @@ func violationCount(m map[string]int) int {
 	return n
 }
 
-// TestCorpusBenchDeterministic: two bench runs over the whole corpus into
-// fresh homes give byte-identical --out files.
+// TestCorpusBenchDeterministic: the shared ledger-only pass (on the
+// JetStream store) and a second run of the whole corpus on an in-memory log
+// give byte-identical --out files: the same calls render the same output,
+// whatever the store.
 func TestCorpusBenchDeterministic(t *testing.T) {
 	t.Parallel()
 	// The second run goes first, so it overlaps the shared one (made by
 	// whichever parallel test asks first) on a second core.
-	second := corpusBench(corpusFiles(t), t.TempDir())
-	first := sharedBench(t)
+	second := corpusBench(corpusFiles(t), t.TempDir(), true, true)
+	first := ledgerPass(t)
 	if second.err != nil {
 		t.Fatalf("second bench: %v", second.err)
 	}
@@ -572,11 +485,11 @@ func TestCorpusBenchDeterministic(t *testing.T) {
 // every invocation byte-identically, and compares one per corpus call.
 func TestCorpusReplayVerify(t *testing.T) {
 	t.Parallel()
-	br := sharedBench(t)
+	br := ledgerPass(t)
 	sharedStoreMu.Lock()
 	defer sharedStoreMu.Unlock()
 	ctx := context.Background()
-	svc, closeFn, err := daemon.OpenLocal(ctx, configOf(br.home), 5*time.Second)
+	svc, closeFn, err := daemon.OpenLocal(ctx, daemon.Config{Home: br.home}, 5*time.Second)
 	if err != nil {
 		t.Fatalf("open bench store: %v", err)
 	}
@@ -604,6 +517,7 @@ func TestCorpusReplayVerify(t *testing.T) {
 // hand-made call sequences it reports exactly the broken property (it needs
 // no corpus).
 func TestCorpusOracleCatches(t *testing.T) {
+	t.Parallel()
 	const h1, h2, h3, h4 = "1111111111111111", "2222222222222222", "3333333333333333", "4444444444444444"
 	// Lines long enough that a marker is shorter than the lines it stands for.
 	pad := strings.Repeat(" the quick brown fox jumps over the lazy dog", 2)
@@ -702,10 +616,11 @@ func TestCorpusOracleCatches(t *testing.T) {
 }
 
 // TestCorpusBenchExplainsItself: the per-family, per-door and per-reason rows
-// each partition the run (issue 15 item 6): their calls, raw and delivered
+// each partition the run: their calls, raw and delivered
 // bytes add up to the totals.
 func TestCorpusBenchExplainsItself(t *testing.T) {
-	r := sharedBench(t).rep
+	t.Parallel()
+	r := ledgerPass(t).rep
 	for name, m := range map[string]map[string]*bench.Bucket{"family": r.ByFamily, "door": r.ByDoor, "reason": r.ByReason} {
 		var calls int
 		var raw, del int64

@@ -1,4 +1,4 @@
-package main
+package systest
 
 import (
 	"bytes"
@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/omnictx/omni/internal/testbin"
 )
 
 // scenariosDir is the shared scenario suite, relative to cmd/omni;
@@ -49,6 +51,8 @@ type scenarioReport struct {
 // more than 10 s (each scenario's home is deleted by run.py, and a daemon
 // exits once its home is gone).
 func TestScenarios(t *testing.T) {
+	// Not parallel: the scenarios time their hooks (max_ms), so they run
+	// first, before this package's storms and corpus passes start.
 	if testing.Short() {
 		t.Skip("scenarios build omni and run 40+ scenarios; skipped under -short")
 	}
@@ -59,7 +63,7 @@ func TestScenarios(t *testing.T) {
 	if err != nil {
 		t.Skip("python3 not on PATH: the scenario runner needs it")
 	}
-	bin := filepath.Join(testBinary(t, false), "omni")
+	bin := testbin.Omni(t)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()

@@ -1,4 +1,4 @@
-package main
+package systest
 
 import (
 	"bytes"
@@ -8,15 +8,21 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/omnictx/omni/internal/bench"
+	"github.com/omnictx/omni/internal/testbin"
 )
 
-// killLoopCalls is how many corpus calls the kill loop replays.
-const killLoopCalls = 60
+// killLoopCalls is how many corpus calls the kill loop replays, and
+// killLoopWorkers how many hook processes run at once.
+const (
+	killLoopCalls   = 60
+	killLoopWorkers = 4
+)
 
 // TestKillLoopDuringReplay replays real corpus calls through `omni hook`
 // processes while the daemon is killed with SIGKILL every few hundred
@@ -24,6 +30,7 @@ const killLoopCalls = 60
 // byte for byte, and every handle a hook printed retrieves its bytes: no
 // acknowledged call is lost, no handle names missing bytes.
 func TestKillLoopDuringReplay(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("spawns and kills daemons")
 	}
@@ -40,7 +47,7 @@ func TestKillLoopDuringReplay(t *testing.T) {
 	// (179 calls) took ten minutes on a busy two-core machine.
 	recs = recs[:min(len(recs), killLoopCalls)]
 	dir := t.TempDir()
-	bin := filepath.Join(testBinary(t, false), "omni")
+	bin := testbin.Omni(t)
 	home := filepath.Join(dir, "home")
 	env := withoutEnv(append(os.Environ(), "OMNI_HOME="+home), "OMNI_NO_DAEMON")
 	t.Cleanup(func() {
@@ -69,28 +76,49 @@ func TestKillLoopDuringReplay(t *testing.T) {
 	handleRe := regexp.MustCompile(`omni retrieve ([0-9a-f]{16})`)
 	handles := map[string]bool{}
 	replies := 0
-	for _, r := range recs {
-		payload, _ := bench.Payload(r, "demo")
-		stdin, _ := json.Marshal(payload)
-		c := exec.Command(bin, "hook")
-		c.Env = env
-		c.Stdin = bytes.NewReader(stdin)
-		var out bytes.Buffer
-		c.Stdout = &out
-		if err := c.Run(); err != nil {
-			t.Fatalf("hook exited %v (a hook must always exit 0)", err)
-		}
-		if out.Len() > 0 {
-			replies++
-			if !json.Valid(out.Bytes()) {
-				t.Fatalf("malformed reply: %q", out.String())
-			}
-			for _, m := range handleRe.FindAllStringSubmatch(out.String(), -1) {
-				if !strings.Contains(r.Output, m[0]) {
-					handles[m[1]] = true
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	// killLoopWorkers hook processes at a time: a call mostly waits for a
+	// daemon to start (and be killed), so the waits overlap.
+	for w := 0; w < killLoopWorkers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := w; i < len(recs); i += killLoopWorkers {
+				r := recs[i]
+				payload, _ := bench.Payload(r, "demo")
+				stdin, _ := json.Marshal(payload)
+				c := exec.Command(bin, "hook")
+				c.Env = env
+				c.Stdin = bytes.NewReader(stdin)
+				var out bytes.Buffer
+				c.Stdout = &out
+				if err := c.Run(); err != nil {
+					t.Errorf("hook exited %v (a hook must always exit 0)", err)
+					return
 				}
+				if out.Len() == 0 {
+					continue
+				}
+				if !json.Valid(out.Bytes()) {
+					t.Errorf("malformed reply: %q", out.String())
+					return
+				}
+				mu.Lock()
+				replies++
+				for _, m := range handleRe.FindAllStringSubmatch(out.String(), -1) {
+					if !strings.Contains(r.Output, m[0]) {
+						handles[m[1]] = true
+					}
+				}
+				mu.Unlock()
 			}
-		}
+		}(w)
+	}
+	wg.Wait()
+	if t.Failed() {
+		close(stop)
+		return
 	}
 	close(stop)
 	t.Logf("%d calls, %d replies, %d handles, %d daemons killed", len(recs), replies, len(handles), killed)

@@ -1,4 +1,4 @@
-package main
+package systest
 
 import (
 	"bytes"
@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/omnictx/omni/events/jetstream"
 	"github.com/omnictx/omni/internal/daemon"
+	"github.com/omnictx/omni/internal/testbin"
 )
 
 // TestHookFailsOpenAtOnceWhileBenchHoldsStore: while a long command (omni
@@ -18,16 +18,17 @@ import (
 // prints nothing (the host keeps its output) well before its 4 s deadline,
 // and says why in omni.log; a stale mark (its process gone) is ignored.
 func TestHookFailsOpenAtOnceWhileBenchHoldsStore(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds omni")
 	}
-	bin := filepath.Join(buildOmni(t), "omni")
+	bin := testbin.Omni(t)
 	home := t.TempDir()
-	st, err := jetstream.Open(context.Background(), jetstream.Options{Dir: filepath.Join(home, "store")})
+	_, closeStore, err := daemon.OpenStore(context.Background(), daemon.Config{Home: home})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
+	defer closeStore()
 	clear := daemon.MarkBusy(home, "omni bench")
 	defer clear()
 	hook := func() (time.Duration, []byte) {
