@@ -7,6 +7,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -144,7 +145,13 @@ func runDoctor(o hostsetup.Options) doctorReport {
 	st, err := client.Stats(ctx, daemon.StatsRequest{})
 	if err != nil {
 		rep.Store = "error: " + err.Error()
-		problem("the store under %s does not open: %v: run 'omni daemon --stop' and check %s", filepath.Join(home, "store"), err, filepath.Join(home, "daemon.log"))
+		if errors.Is(err, daemon.ErrClusterDown) {
+			rep.Store = "cluster unreachable"
+			problem("the cluster of %s (%s) does not answer: %v: hooks pass output through unchanged and record nothing until it does; check the servers, then 'omni daemon --stop'",
+				daemon.EnvNATSURL, jetstream.RedactURL(os.Getenv(daemon.EnvNATSURL)), err)
+		} else {
+			problem("the store under %s does not open: %v: run 'omni daemon --stop' and check %s", filepath.Join(home, "store"), err, filepath.Join(home, "daemon.log"))
+		}
 	} else {
 		rep.Store, rep.Calls = "ok", st.Agent.Calls+st.Terminal.Calls
 	}

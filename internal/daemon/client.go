@@ -357,6 +357,11 @@ func (c *Client) spawn(ctx context.Context, d *dialer, wait time.Duration) (*wir
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		if c.cfg.ClusterURL != "" {
+			if err := ClusterDown(d.home); err != nil {
+				return nil, err // the daemon could not reach its cluster
+			}
+		}
 		if !time.Now().Before(deadline) {
 			return nil, fmt.Errorf("no daemon answered within %s", wait)
 		}

@@ -34,11 +34,17 @@ func clusterDownPath(home string) string { return filepath.Join(home, ClusterDow
 
 // markClusterDown records that opening the log on the cluster failed with
 // err: requests fail at once (ErrClusterDown) for a back-off that doubles
-// with each failure in a row (5 s to 60 s).
+// with each failure in a row after the previous back-off passed (5 s to
+// 60 s).
 func markClusterDown(home string, err error) {
 	d := clusterDown{Backoff: downFirst, Error: err.Error()}
 	if prev, ok := readClusterDown(home); ok {
 		d.Backoff = min(max(2*prev.Backoff, downFirst), downMax)
+		if time.Now().Before(prev.Until) {
+			// Another attempt inside the same back-off (a racing process):
+			// one failure, not two in a row.
+			d.Backoff = prev.Backoff
+		}
 	}
 	d.Until = time.Now().Add(d.Backoff)
 	if b, jerr := json.Marshal(d); jerr == nil {
