@@ -363,6 +363,19 @@ func TestClusterDownAtStart(t *testing.T) {
 		t.Fatalf("hook inside the back-off: %v, want ErrClusterDown", err)
 	}
 	d1, _ := readClusterDown(home)
+	markClusterDown(home, errors.New("racing"))
+	if d, _ := readClusterDown(home); d.Backoff != d1.Backoff {
+		t.Fatalf("a failure inside the back-off changed it: %s after %s", d.Backoff, d1.Backoff)
+	}
+	// The back-off passed and the next try failed too: doubled.
+	d1.Until = time.Now().Add(-time.Second)
+	b, _ := json.Marshal(d1)
+	if err := os.WriteFile(clusterDownPath(home), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := ClusterDown(home); err != nil {
+		t.Fatalf("ClusterDown after the back-off = %v", err)
+	}
 	markClusterDown(home, errors.New("again"))
 	d2, _ := readClusterDown(home)
 	if d2.Backoff != 2*d1.Backoff {
