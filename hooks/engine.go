@@ -304,6 +304,10 @@ type delivery struct {
 	noLedger bool
 	// keepSecrets turns redaction off for this delivery (--keep-secrets).
 	keepSecrets bool
+	// doorRedacted: the door's redaction stage ran over req.Text and
+	// replaced redacted values (the shorten stage does not redact again).
+	doorRedacted bool
+	redacted     int
 }
 
 // decide runs the pipeline for a delivery and builds the batch's events
@@ -318,6 +322,7 @@ func (e *Engine) decide(d delivery, call string) (pipeline.Decision, []events.Ev
 		sq := *d.shorten
 		sq.Text = raw
 		sq.KeepSecrets = e.opt.KeepSecrets || d.keepSecrets
+		sq.DoorRedacted, sq.RedactedValues = d.doorRedacted, d.redacted
 		// A retrieve's debt binds the first-seen stages too: an output
 		// holding the lines the reader asked for is not distilled or cut.
 		sq.Owed = holdsDebt(v.Debts(), raw)
@@ -450,34 +455,6 @@ func (e *Engine) readable(h string, b ledger.Block) bool {
 	}
 	e.verified[h] = loc
 	return true
-}
-
-// withholdSecrets drops the raw input from an Invoked event when the text it
-// carries holds credentials (the redaction stage found some, or would have
-// on a text it did not shorten), so a log that outlives the session never
-// becomes a credential store (issue 3 §5). Replay then reports the
-// invocation as withheld instead of comparing it. OMNI_KEEP_SECRETS (the
-// Engine's KeepSecrets option) keeps the input.
-func (e *Engine) withholdSecrets(inv *events.Event, evs []events.Event, raw string) {
-	if e.opt.KeepSecrets || inv.Invoked == nil {
-		return
-	}
-	found := false
-	ran := false
-	for _, ev := range evs {
-		if ev.Distilled != nil {
-			ran = true
-			found = ev.Distilled.Redacted > 0
-		}
-	}
-	if !ran && raw != "" {
-		_, n := pipeline.Redact(raw)
-		found = n > 0
-	}
-	if found {
-		inv.Invoked.Input = nil
-		inv.Invoked.Params = withParam(inv.Invoked.Params, "input", "withheld:secrets")
-	}
 }
 
 // Retrieve returns the exact archived bytes of handle h and records a

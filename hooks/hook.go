@@ -221,6 +221,12 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 	if len(in.Stdin) > MaxInput {
 		return Result{}, fmt.Errorf("stdin of %d bytes is over the %d byte limit", len(in.Stdin), MaxInput)
 	}
+	// The redaction stage, before anything is parsed, recorded or printed.
+	stdin, red, err := redactPayload(in.Stdin, e.opt.KeepSecrets)
+	if err != nil {
+		return Result{}, err
+	}
+	in.Stdin = stdin
 	var p ccPayload
 	if err := json.Unmarshal(in.Stdin, &p); err != nil {
 		return Result{}, fmt.Errorf("payload is not a JSON object: %w", err)
@@ -245,6 +251,11 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 	if in.Passthrough {
 		inv.Invoked.Params = map[string]string{"env_passthrough": "1"}
 	}
+	prior := 0
+	if rc != nil {
+		prior, _ = strconv.Atoi(rc.params[paramRedacted])
+	}
+	red.record(&inv, prior)
 	if host == HostCodex && event == "PostToolUse" && p.ToolName == "Bash" {
 		// The exit code lives in Codex's session file; it is read once, live,
 		// and recorded, so a replay uses the recorded value.
@@ -347,9 +358,14 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 			d, render, ok = e.hostDelivery(host, d, p, in)
 		}
 		if !ok {
+			if red.visible > 0 && event == "PostToolUse" && host == HostClaudeCode && !untouchedReplyTools[p.ToolName] {
+				// A tool omni does not shorten still loses its credentials.
+				res.Reply = redactedEcho(p.ToolResponse)
+			}
 			return res, nil // a tool or shape omni does not touch
 		}
 	}
+	d.doorRedacted, d.redacted = !red.kept, red.visible
 	res.Raw = d.req.Text
 	if e.opt.LedgerOnly {
 		inv.Invoked.Params = withParam(inv.Invoked.Params, "ledger_only", "1")
@@ -358,7 +374,6 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 	var evs []events.Event
 	var reply []byte
 	var changed bool
-	var err error
 	for round := 0; ; round++ {
 		dec, evs = e.decide(d, inv.ID)
 		if d.persisted && utf8.RuneCountInString(dec.Text) >= HostOutputCap {
@@ -370,7 +385,9 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 			d.req.NoFold = ReasonHostCapReply
 			dec, evs = e.decide(d, inv.ID)
 		}
-		changed = dec.Text != res.Raw
+		// A redacted output is rewritten even when nothing else changed.
+		// (Not past the host's cap: the host would ignore it and show its own preview.)
+		changed = dec.Text != res.Raw || red.visible > 0 && d.req.NoFold != ReasonHostCapReply
 		reply = nil
 		if changed && render != nil {
 			if reply, err = render(dec.Text); err != nil {
@@ -378,8 +395,10 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 			}
 		}
 		evs[len(evs)-1].Emitted.Output = sha(reply)
+		if red.visible > 0 && reply != nil {
+			evs[len(evs)-1].Emitted.Replied = true // the door changed the text: redaction
+		}
 		e.stamp(evs, t0)
-		e.withholdSecrets(&inv, evs, res.Raw)
 		// On a shared log, another machine may append first: decide again
 		// with its batches folded (appendDecision).
 		if err = e.appendDecision(ctx, &inv, evs); !errors.Is(err, errStale) || round == maxRedecide {

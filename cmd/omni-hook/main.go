@@ -23,6 +23,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/omnictx/omni/internal/daemon/wire"
@@ -66,7 +67,7 @@ func main() {
 	if len(os.Args) > 1 {
 		switch os.Args[1] {
 		case "--version", "version":
-			fmt.Printf("omni-hook version %s\n", version)
+			fmt.Printf("omni-hook version %s+%s\n", version, wire.BuildID())
 			return
 		case "-h", "--help", "help":
 			fmt.Print(usage)
@@ -119,6 +120,20 @@ func run(stdin io.Reader, stdout, stderr io.Writer) {
 				stdout.Write(reply)
 			}
 			return
+		case errors.Is(err, wire.ErrBackoff):
+			return // a replacement is under way: fail open at once
+		case errors.Is(err, wire.ErrUnhealthy):
+			// The daemon took the deadline or refused the token: the next
+			// hooks fail open at once while a new daemon replaces it.
+			pid := 0
+			if ad, aerr := wire.ReadAddr(home); aerr == nil {
+				pid = ad.PID
+			}
+			if wire.StartBackoff(home, pid, err.Error()) {
+				logf(home, "omni-hook: %v: back-off for %s, starting a replacement", err, wire.BackoffFor)
+				startReplacement(home)
+			}
+			return
 		case !errors.Is(err, wire.ErrNoDaemon):
 			// The daemon took the request and failed, or the deadline
 			// passed: fail open, do not send it twice.
@@ -149,6 +164,30 @@ func fallback(home string, payload []byte, stdout, stderr io.Writer) {
 		return
 	}
 	stdout.Write(out.Bytes())
+}
+
+// startReplacement starts `omni daemon` detached with wire.ReplaceEnv=1
+// (its own session, output appended to daemon.log); it judges the daemon
+// of the address file and takes its place when it cannot serve.
+func startReplacement(home string) {
+	bin := omniBinary()
+	if bin == "" {
+		logf(home, "omni-hook: no omni binary to start a replacement daemon")
+		return
+	}
+	c := exec.Command(bin, "daemon")
+	c.Env = append(os.Environ(), "OMNI_HOME="+home, wire.ReplaceEnv+"=1")
+	c.Dir = "/"
+	if f, err := os.OpenFile(filepath.Join(home, "daemon.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600); err == nil {
+		defer f.Close()
+		c.Stdout, c.Stderr = f, f
+	}
+	c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := c.Start(); err != nil {
+		logf(home, "omni-hook: start a replacement daemon: %v", err)
+		return
+	}
+	_ = c.Process.Release()
 }
 
 // omniBinary finds the omni binary: beside this one, else on $PATH.

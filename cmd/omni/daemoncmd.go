@@ -62,6 +62,7 @@ Exit codes: 0 on a clean stop (or when another daemon owns the store),
 				ctx = context.Background()
 			}
 			cfg := daemonConfig()
+			cfg.Replace = os.Getenv(daemon.ReplaceEnv) == "1"
 			if stop {
 				running, err := daemon.NewClient(cfg).Stop(ctx, daemonStopTimeout)
 				if err != nil {

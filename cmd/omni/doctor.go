@@ -22,7 +22,6 @@ import (
 
 	"github.com/omnictx/omni/events/jetstream"
 	"github.com/omnictx/omni/internal/daemon"
-	"github.com/omnictx/omni/internal/daemon/wire"
 	"github.com/omnictx/omni/internal/hostsetup"
 )
 
@@ -49,8 +48,10 @@ type doctorReport struct {
 	Log *daemon.HealthReply `json:"log,omitempty"`
 	// DiskFreeMiB is the space left on the file system of Home.
 	DiskFreeMiB uint64 `json:"disk_free_mib"`
-	// Daemon says whether the daemon answers, and its pid and version.
-	Daemon string `json:"daemon"`
+	// Daemon says whether the daemon answers, and its pid and version;
+	// DaemonState is the probe behind it.
+	Daemon      string              `json:"daemon"`
+	DaemonState *daemon.DaemonState `json:"daemon_state,omitempty"`
 	// Hosts has one row per supported host.
 	Hosts []hostsetup.HostStatus `json:"hosts"`
 	// HookErrors are the last hook errors of omni.log, newest last.
@@ -121,7 +122,7 @@ Exit codes: 0 nothing wrong; 1 at least one problem (listed); 2 usage error.`,
 // runDoctor makes every check.
 func runDoctor(o hostsetup.Options) doctorReport {
 	home := omniHome()
-	rep := doctorReport{Version: version, Binary: o.Omni, Home: home, Problems: []string{}}
+	rep := doctorReport{Version: fullVersion(), Binary: o.Omni, Home: home, Problems: []string{}}
 	problem := func(format string, a ...any) { rep.Problems = append(rep.Problems, fmt.Sprintf(format, a...)) }
 
 	// The binary.
@@ -131,51 +132,113 @@ func runDoctor(o hostsetup.Options) doctorReport {
 		rep.OnPath = p
 		if !sameFile(p, o.Omni) {
 			rep.OnPathVersion = binaryVersion(p)
-			if rep.OnPathVersion != version {
+			if rep.OnPathVersion != rep.Version {
 				problem("the omni on $PATH (%s) is version %q, this one (%s) is %s: reinstall it or put %s first on PATH",
-					p, rep.OnPathVersion, o.Omni, version, filepath.Dir(o.Omni))
+					p, rep.OnPathVersion, o.Omni, rep.Version, filepath.Dir(o.Omni))
 			}
 		}
 	}
 
-	// The store and the daemon.
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	client := newClient()
-	st, err := client.Stats(ctx, daemon.StatsRequest{})
-	if err != nil {
-		rep.Store = "error: " + err.Error()
-		if errors.Is(err, daemon.ErrClusterDown) {
-			rep.Store = "cluster unreachable"
-			problem("the cluster of %s (%s) does not answer: %v: hooks pass output through unchanged and record nothing until it does; check the servers, then 'omni daemon --stop'",
-				daemon.EnvNATSURL, jetstream.RedactURL(os.Getenv(daemon.EnvNATSURL)), err)
-		} else {
-			problem("the store under %s does not open: %v: run 'omni daemon --stop' and check %s", filepath.Join(home, "store"), err, filepath.Join(home, "daemon.log"))
-		}
-	} else {
-		rep.Store, rep.Calls = "ok", st.Agent.Calls+st.Terminal.Calls
+	// The home, the daemon and the store: the checks that can hang (a
+	// hung daemon, a damaged store) are bounded by doctorWait, so doctor
+	// answers within about 2 s whatever state they are in; the health
+	// scan of an answering store gets its own time.
+	storeDir := filepath.Join(home, "store")
+	usable := true
+	if err := daemon.CheckHome(home); err != nil {
+		usable = false
+		rep.Store = "refused: " + err.Error()
+		problem("%s (until then hooks pass output through unchanged)", err.Error())
+	} else if _, err := os.ReadDir(home); err != nil && !os.IsNotExist(err) {
+		usable = false
+		rep.Store = "unreadable: " + err.Error()
+		problem("%s cannot be read (%v): run 'chmod 700 %s' as its owner, or set OMNI_HOME to a directory of yours", home, err, home)
 	}
-	if err == nil {
+	if m, ok := jetstream.ReadMarker(storeDir); ok && usable {
+		usable = false
+		rep.Store = "damaged: " + m.Why
+		problem("the store was refused as damaged (%s; %s): hooks pass output through unchanged. Run 'omni gc --repair': it moves the damaged block aside, writes back every readable batch, and records what was lost",
+			m.Why, filepath.Join(storeDir, jetstream.DamagedFile))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), doctorWait)
+	defer cancel()
+	switch {
+	case os.Getenv("OMNI_NO_DAEMON") != "":
+		rep.Daemon = "off (OMNI_NO_DAEMON is set: every command opens the store itself)"
+	case !usable:
+		rep.Daemon = "not checked"
+	default:
+		ds := daemon.Probe(ctx, home, time.Second)
+		rep.DaemonState = &ds
+		switch ds.State {
+		case "answers":
+			rep.Daemon = fmt.Sprintf("pid %d, version %s, build %s, answers", ds.PID, ds.Version, ds.Build)
+		case "none":
+			rep.Daemon = "not running (the next hook starts it)"
+		case "other build":
+			rep.Daemon = fmt.Sprintf("pid %d, build %s", ds.PID, ds.Build)
+			problem("the daemon (pid %d) runs another build: %s: %s", ds.PID, ds.Detail, ds.Fix)
+		default:
+			usable = false
+			rep.Daemon = fmt.Sprintf("pid %d: %s", ds.PID, ds.State)
+			problem("the daemon (pid %d) %s (%s), so hooks pass output through unchanged: %s", ds.PID, daemonStateText(ds.State), ds.Detail, ds.Fix)
+		}
+		if ds.Backoff != "" {
+			rep.Daemon += "; hooks are failing open for a few seconds after: " + ds.Backoff
+		}
+	}
+	if usable {
+		client := newClient()
+		st, err := client.Stats(ctx, daemon.StatsRequest{})
+		if err != nil {
+			usable = false
+			rep.Store = "error: " + err.Error()
+			if errors.Is(err, daemon.ErrClusterDown) {
+				rep.Store = "cluster unreachable"
+				problem("the cluster of %s (%s) does not answer: %v: hooks pass output through unchanged and record nothing until it does; check the servers, then 'omni daemon --stop'",
+					daemon.EnvNATSURL, jetstream.RedactURL(os.Getenv(daemon.EnvNATSURL)), err)
+			} else {
+				problem("the store under %s does not open: %v: check %s, then run 'omni daemon --stop'", storeDir, err, filepath.Join(home, "daemon.log"))
+			}
+		} else {
+			rep.Store, rep.Calls = "ok", st.Agent.Calls+st.Terminal.Calls
+			if ds := rep.DaemonState; ds != nil && ds.State == "none" {
+				// The request started one: who answers now?
+				if ds2 := daemon.Probe(ctx, home, time.Second); ds2.State == "answers" {
+					rep.DaemonState = &ds2
+					rep.Daemon = fmt.Sprintf("pid %d, version %s, build %s, answers", ds2.PID, ds2.Version, ds2.Build)
+				}
+			}
+		}
+	}
+	if usable {
 		// A health check reads every batch: give it its own time.
 		hctx, hcancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		h, herr := client.Health(hctx)
+		h, herr := newClient().Health(hctx)
 		hcancel()
 		if herr == nil {
-			{
-				rep.Log = &h
-				if h.LostBatches > 0 {
-					problem("the store dropped %s (%d B; seq %v) it found damaged when it recovered: the rest is readable and 'omni replay --verify' checks it; handles archived in those batches no longer retrieve",
-						batches(h.LostBatches), h.LostBytes, h.Lost)
-				}
-				if len(h.Unrecorded) > 0 {
-					rep.Store = fmt.Sprintf("damaged: %s unreadable", batches(len(h.Unrecorded)))
-					problem("%s inside the log cannot be read (seq %s): a damaged store file. Hooks keep working; run 'omni gc --repair' to record them as lost (the readable rest is kept)",
-						batches(len(h.Unrecorded)), seqList(h.Unrecorded, len(h.Unrecorded)))
-				}
-				if h.BaseMissing != "" {
-					problem("the log starts at seq %d (omni gc removed older batches) but its base snapshot is unusable (%s): replay cannot rebuild the retained range; restore %s from a backup, or run 'omni gc --repair' to start it from an empty state",
-						h.First, h.BaseMissing, daemon.BasePath(home, h.First))
-				}
+			rep.Log = &h
+			if h.LostBatches > 0 {
+				problem("the store dropped %s (%d B; seq %v) it found damaged when it recovered: the rest is readable and 'omni replay --verify' checks it; handles archived in those batches no longer retrieve",
+					batches(h.LostBatches), h.LostBytes, h.Lost)
+			}
+			if len(h.Unrecorded) > 0 {
+				rep.Store = fmt.Sprintf("damaged: %s unreadable", batches(len(h.Unrecorded)))
+				problem("%s inside the log cannot be read (seq %s): a damaged, emptied or deleted store file. Hooks keep working; run 'omni gc --repair' to record them as lost (the readable rest is kept)",
+					batches(len(h.Unrecorded)), seqList(h.Unrecorded, len(h.Unrecorded)))
+			}
+			if h.Checkpoint > 0 && h.Last < h.Checkpoint {
+				rep.Store = "damaged: newest batches missing"
+				problem("the log ends at seq %d but omni had recorded up to seq %d: the store's files under %s were deleted or emptied (omni gc never removes the newest batches). Restore them from a backup if you have one; otherwise run 'omni gc --repair' to record the loss",
+					h.Last, h.Checkpoint, storeDir)
+			}
+			if h.BaseMissing != "" && h.GCBases == 0 {
+				rep.Store = "damaged: oldest batches missing"
+				problem("the log starts at seq %d, but omni gc never ran here (it leaves a base snapshot): batches 1..%d are gone from the store's files under %s (deleted or emptied). Restore them from a backup if you have one; otherwise run 'omni gc --repair' to start the retained range from an empty state",
+					h.First, h.First-1, storeDir)
+			} else if h.BaseMissing != "" {
+				problem("the log starts at seq %d (omni gc removed older batches) but its base snapshot is unusable (%s): replay cannot rebuild the retained range; restore %s from a backup, or run 'omni gc --repair' to start it from an empty state",
+					h.First, h.BaseMissing, daemon.BasePath(home, h.First))
 			}
 		}
 	}
@@ -200,29 +263,6 @@ func runDoctor(o hostsetup.Options) doctorReport {
 				home, free>>20, jetstream.MinFreeBytes>>20)
 		}
 	}
-	switch {
-	case os.Getenv("OMNI_NO_DAEMON") != "":
-		rep.Daemon = "off (OMNI_NO_DAEMON is set: every command opens the store itself)"
-	case err != nil:
-		rep.Daemon = "not checked"
-	default:
-		ad, aerr := wire.ReadAddr(home)
-		if aerr == nil {
-			aerr = client.Ping(ctx)
-		}
-		switch {
-		case aerr != nil:
-			rep.Daemon = "not answering"
-			problem("the daemon does not answer (%v), so hooks open the store themselves: check %s, then 'omni daemon --stop'",
-				aerr, filepath.Join(home, "daemon.log"))
-		case ad.Version != version:
-			rep.Daemon = fmt.Sprintf("pid %d, version %s", ad.PID, ad.Version)
-			problem("the daemon (pid %d) runs version %s, this binary is %s: run 'omni daemon --stop' (the next hook starts this one) or 'omni doctor --fix'",
-				ad.PID, ad.Version, version)
-		default:
-			rep.Daemon = fmt.Sprintf("pid %d, version %s, answers", ad.PID, ad.Version)
-		}
-	}
 
 	// The hosts, user scope and, inside a repository, project scope.
 	scopes := []hostsetup.Options{o}
@@ -245,11 +285,10 @@ func runDoctor(o hostsetup.Options) doctorReport {
 // doctorFix repairs what it can and says what it did.
 func doctorFix(o hostsetup.Options, rep doctorReport) []string {
 	var did []string
-	home := omniHome()
-	if ad, err := wire.ReadAddr(home); err == nil && ad.Version != version && os.Getenv("OMNI_NO_DAEMON") == "" {
+	if ds := rep.DaemonState; ds != nil && ds.State != "answers" && ds.State != "none" && ds.State != "unsafe home" {
 		ctx, cancel := context.WithTimeout(context.Background(), daemonStopTimeout)
 		if _, err := newClient().Stop(ctx, daemonStopTimeout); err == nil {
-			did = append(did, fmt.Sprintf("stopped the daemon of version %s", ad.Version))
+			did = append(did, fmt.Sprintf("stopped the daemon (pid %d, %s); the next hook starts this build", ds.PID, ds.State))
 		}
 		cancel()
 	}
@@ -365,6 +404,28 @@ func sameFile(a, b string) bool {
 	fa, err1 := os.Stat(a)
 	fb, err2 := os.Stat(b)
 	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+}
+
+// doctorWait bounds doctor's checks of the daemon and the store (the
+// health scan of an answering store aside): a hung daemon or a damaged
+// store is reported within it.
+const doctorWait = 2 * time.Second
+
+// daemonStateText words a daemon.Probe state for a problem line.
+func daemonStateText(state string) string {
+	switch state {
+	case "hung":
+		return "does not answer"
+	case "token refused":
+		return "refuses the token in daemon.addr"
+	case "untrusted":
+		return "is not who daemon.addr says: the listener did not prove this home's daemon certificate"
+	case "other protocol":
+		return "speaks another protocol"
+	case "unsafe home":
+		return "cannot be trusted: the home is not safe"
+	}
+	return state
 }
 
 // binaryVersion runs `bin --version` and returns its version word.

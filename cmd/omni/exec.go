@@ -18,6 +18,7 @@ import (
 
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/hooks"
+	"github.com/omnictx/omni/redact"
 )
 
 func newExecCmd(s streams) *cobra.Command {
@@ -76,6 +77,13 @@ func runExec(ctx context.Context, s streams, session, agent string, quiet, keepS
 	var out bytes.Buffer
 	c.Stdout = &out
 	c.Stderr = s.Err
+	if !keepSecrets {
+		// stderr reaches the agent without passing the daemon: it is
+		// redacted here, line by line (issue 12).
+		rw := redact.NewWriter(s.Err)
+		defer rw.Close()
+		c.Stderr = rw
+	}
 	c.Stdin = s.In
 	start := time.Now()
 	if err := c.Start(); err != nil {
@@ -139,15 +147,16 @@ func runExec(ctx context.Context, s streams, session, agent string, quiet, keepS
 // and returns the text to print; on any error, the raw text (fail open).
 func deliverCall(ctx context.Context, in hooks.CallInput) string {
 	if in.Text == "" || !utf8.ValidString(in.Text) {
-		// Invalid UTF-8 cannot cross the JSON request byte for byte: pass it.
-		return in.Text
+		// Invalid UTF-8 cannot cross the JSON request byte for byte:
+		// nothing is recorded, the text passes redacted here.
+		return redactLocal(in.Text, in.KeepSecrets)
 	}
 	cctx, cancel := context.WithTimeout(ctx, hookDeadline)
 	defer cancel()
 	r, err := newClient().Call(cctx, in)
 	if err != nil {
 		homeLogf(omniHome())("%s: %v", in.Door, err)
-		return in.Text
+		return redactLocal(in.Text, in.KeepSecrets)
 	}
 	return r.Delivered
 }

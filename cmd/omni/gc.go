@@ -142,6 +142,10 @@ func runRepair(s streams, asJSON bool) error {
 	if asJSON {
 		return writeJSON(s.Out, r)
 	}
+	if b := r.Blocks; b != nil {
+		fmt.Fprintf(s.Out, "recovered the damaged store: moved %s aside; kept %d readable records (%d with their sequence field restored, checksums verified), dropped %d (seq %v); recorded in %s\n",
+			strings.Join(b.MovedAside, ", "), b.Kept, b.Restored, len(b.Dropped), b.Dropped, b.Report)
+	}
 	c := r.Check
 	fmt.Fprintf(s.Out, "checked seq %d..%d: %s readable, %d unreadable\n", c.First, c.Last, batches(c.Readable), c.MissingCount)
 	if r.BaseReplaced != "" {

@@ -204,6 +204,10 @@ differed; 2 usage or store errors.`,
 		newInitCmd(s), newDoctorCmd(s), newMCPCmd(s), newPretoolCmd(s),
 		newStatsCmd(s), newDiffCmd(s), newExplainCmd(s), newDashboardCmd(s), newGoalCmd(s), newRememberCmd(s), newSessionCmd(s))
 	root.AddCommand(newVersionCmd(s), newEnvironmentTopic())
+	// --version prints the build too; computed only when asked (it may
+	// hash the executable).
+	cobra.AddTemplateFunc("omniVersion", fullVersion)
+	root.SetVersionTemplate("omni version {{omniVersion}}\n")
 	return root
 }
 

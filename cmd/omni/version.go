@@ -14,7 +14,12 @@ import (
 
 // buildInfo is what `omni version --json` prints.
 type buildInfo struct {
-	Version   string `json:"version"`
+	Version string `json:"version"`
+	// Build is the build identity daemons and clients compare
+	// (wire.BuildID): "rev:<VCS revision>" for a clean checkout, else
+	// "exe:<SHA-256 prefix of the executable>" (built with
+	// -buildvcs=false, as CI does, or from a modified tree).
+	Build     string `json:"build"`
 	Protocol  int    `json:"protocol"`
 	GoVersion string `json:"go_version"`
 	Platform  string `json:"platform"`
@@ -28,7 +33,7 @@ type buildInfo struct {
 
 // readBuildInfo gathers the binary's own build information.
 func readBuildInfo() buildInfo {
-	b := buildInfo{Version: version, Protocol: wire.Protocol, GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
+	b := buildInfo{Version: version, Build: wire.BuildID(), Protocol: wire.Protocol, GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		b.Module = bi.Main.Path
 		for _, s := range bi.Settings {
@@ -52,7 +57,10 @@ func newVersionCmd(s streams) *cobra.Command {
 		Short: "Print omni's version and build information",
 		Long: `Prints omni's version, the daemon protocol version it speaks, the Go
 release and platform it was built with, and the source revision when the
-build recorded one (go build stamps it inside a git checkout).
+build recorded one (go build stamps it inside a git checkout), and the build
+identity: the revision of a clean checkout ("rev:..."), else a hash of the
+executable ("exe:..."). A daemon of another build is replaced at the next
+call, and 'omni doctor' reports one.
 
 Exit codes: 0 always.`,
 		Example: `  omni version
@@ -63,7 +71,7 @@ Exit codes: 0 always.`,
 			if asJSON {
 				return writeJSON(s.Out, b)
 			}
-			fmt.Fprintf(s.Out, "omni %s (daemon protocol %d, %s, %s)\n", b.Version, b.Protocol, b.GoVersion, b.Platform)
+			fmt.Fprintf(s.Out, "omni %s (daemon protocol %d, %s, %s)\nbuild %s\n", b.Version, b.Protocol, b.GoVersion, b.Platform, b.Build)
 			if b.Revision != "" {
 				dirty := ""
 				if b.Modified {
@@ -96,6 +104,10 @@ const environmentHelp = `Environment variables omni reads:
                         (under its lock) instead of asking the daemon
   OMNI_DAEMON_IDLE      the daemon's idle exit (a duration such as 10m) when
                         'omni daemon' is started without --idle
+  OMNI_DAEMON_REPLACE   "1": set by a hook in the daemon it starts after the
+                        running one took a whole deadline or refused its
+                        token: the new daemon stops that one by its pid
+                        (when it holds this home's store lock) and takes over
   OMNI_MCP_TOOLS        "all": 'omni mcp' advertises every tool, not only
                         omni_retrieve
   OMNI_PRETOOL_REWRITE  "0": 'omni pretool' rewrites nothing (turns off
@@ -143,3 +155,7 @@ func newEnvironmentTopic() *cobra.Command {
 		Long:  environmentHelp,
 	}
 }
+
+// fullVersion is the version with its build, as --version and doctor
+// print it ("0.1.0-dev+rev:0123abcd…"): two builds never share it.
+func fullVersion() string { return version + "+" + wire.BuildID() }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/events/jetstream/jstest"
+	"github.com/omnictx/omni/internal/daemon/wire"
 )
 
 // TestTeamCluster opens two stores (two machines' daemons, each with its
@@ -20,7 +21,11 @@ func TestTeamCluster(t *testing.T) {
 	}
 	ctx := context.Background()
 	c := jstest.Start(t, 3)
-	o := Options{URL: c.URL(), Listen: true, Token: "tok", Remote: Remote{Stream: "TEAM"}}
+	id, err := wire.NewIdentity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := Options{URL: c.URL(), Listen: true, Token: "tok", TLS: id.Server, Remote: Remote{Stream: "TEAM"}}
 	oa, ob := o, o
 	oa.Dir, ob.Dir = t.TempDir(), t.TempDir()
 	a := openT(t, oa)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/omnictx/omni/events"
 )
@@ -122,6 +123,27 @@ func TestCheckFindsDamage(t *testing.T) {
 		t.Fatalf("append after damage: %v", err)
 	}
 	if _, err := st.DeleteBatches(ctx, r.Missing); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestShortDeadlinesNotBroken: appends whose caller's deadline is (nearly)
+// spent fail, but however many there are they never count towards
+// ErrBroken: only an append the server kept waiting for brokenWait does.
+func TestShortDeadlinesNotBroken(t *testing.T) {
+	st := openT(t, Options{Dir: t.TempDir()})
+	for i := 0; i < 3*brokenAfter; i++ {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Microsecond)
+		time.Sleep(10 * time.Microsecond)
+		if _, err := st.Append(ctx, []events.Event{ev(i)}); err == nil {
+			t.Fatalf("append %d with a spent deadline succeeded", i)
+		}
+		cancel()
+	}
+	if err := st.Broken(); err != nil {
+		t.Fatalf("spent deadlines broke the store: %v", err)
+	}
+	if _, err := st.Append(context.Background(), []events.Event{ev(99)}); err != nil {
 		t.Fatal(err)
 	}
 }

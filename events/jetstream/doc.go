@@ -27,9 +27,27 @@
 // # Serving
 //
 // A store opened with Options.Listen also accepts TCP clients on 127.0.0.1
-// (token authentication) and reports its address (Store.Addr); Store.Conn
+// (TLS with Options.TLS, then token authentication) and reports its
+// address (Store.Addr); Store.Conn
 // is its own connection. The omni daemon (internal/daemon) serves its
 // requests on that connection; this package knows nothing of them.
+//
+// # Bounded start and damage
+//
+// Before the server starts, Open verifies the checksums of the block files
+// that changed since their last clean scan (blocks.go): a record whose
+// sequence field is not its own (which made nats-server 2.15.2 and 2.15.3
+// loop and allocate without bound) refuses the store at once with
+// ErrDamagedStore and leaves DamagedFile naming the block and offset. The
+// start itself runs under Options.StartTimeout and Options.StartMemory;
+// past either the store is marked damaged, the lock released and
+// Options.OnStuck called (the server's goroutine cannot be stopped).
+// RepairBlocks moves a damaged block aside and writes back every readable
+// record, restoring sequence fields whose checksum proves them, and
+// records what it did; ScanBlocks reports damage without changing
+// anything. A publish counts towards ErrBroken only when the server kept
+// it waiting a second: a caller's spent deadline says nothing about the
+// store.
 //
 // # Concurrency
 //

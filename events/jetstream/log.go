@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	js "github.com/nats-io/nats.go/jetstream"
@@ -91,6 +92,7 @@ func (st *Store) append(ctx context.Context, batch []events.Event, last *events.
 	if last != nil {
 		opts = append(opts, js.WithExpectLastSequence(uint64(*last)))
 	}
+	start := time.Now()
 	ack, err := st.js.Publish(ctx, st.subject, data, opts...)
 	if err != nil {
 		var apiErr *js.APIError
@@ -99,7 +101,10 @@ func (st *Store) append(ctx context.Context, batch []events.Event, last *events.
 			return 0, events.ErrConflict
 		}
 		st.observe(err)
-		if errors.Is(err, context.DeadlineExceeded) && st.srv != nil {
+		// Only a server that kept an append waiting for brokenWait is
+		// suspect: a caller whose deadline was nearly spent when it
+		// appended says nothing about the store.
+		if errors.Is(err, context.DeadlineExceeded) && st.srv != nil && time.Since(start) >= brokenWait {
 			st.timeouts.Add(1)
 		}
 		return 0, fmt.Errorf("append: %w", st.mapErr(err))
@@ -121,7 +126,8 @@ const MinFreeBytes = 32 << 20
 // MinFreeBytes free. Nothing was written.
 var ErrDiskFull = errors.New("the store's disk is (nearly) full")
 
-// ErrBroken: brokenAfter appends in a row timed out; the embedded server no
+// ErrBroken: brokenAfter appends in a row timed out after waiting at least
+// brokenWait each; the embedded server no
 // longer stores (this is what a full disk leaves behind). The owner should
 // close the store and open it again (the daemon exits, and the next hook
 // starts a new one).
@@ -129,6 +135,13 @@ var ErrBroken = errors.New("the store stopped acknowledging appends")
 
 // brokenAfter is how many consecutive append timeouts break the store.
 const brokenAfter = 2
+
+// brokenWait is how long an append must have waited for its
+// acknowledgement before its timeout counts towards brokenAfter: an
+// acknowledgement on a healthy store takes well under 10 ms, so a second
+// without one is the server's failure, while an append that ran out of a
+// caller's nearly spent deadline is not. A variable for tests.
+var brokenWait = time.Second
 
 // Broken returns ErrBroken once the store stopped acknowledging appends,
 // nil otherwise.

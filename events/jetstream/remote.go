@@ -98,8 +98,8 @@ func openRemote(ctx context.Context, o Options) (*Store, error) {
 		return nil, fmt.Errorf("open store: %d replicas: want 0 (automatic) to 5", r.Replicas)
 	case (r.Cert == "") != (r.Key == ""):
 		return nil, errors.New("open store: a client certificate needs its key, and a key its certificate")
-	case o.Listen && o.Token == "":
-		return nil, errors.New("open store: listening needs a token")
+	case o.Listen && (o.Token == "" || o.TLS == nil):
+		return nil, errors.New("open store: listening needs a token and a TLS configuration")
 	}
 	for _, f := range []string{r.Creds, r.CA, r.Cert, r.Key} {
 		if f == "" {
@@ -177,8 +177,11 @@ func (st *Store) startFront(o Options) error {
 	if maxPayload <= 0 {
 		maxPayload = DefaultMaxPayload
 	}
+	// The same listener as an embedded store's: loopback, the token, and
+	// TLS so a client proves the server before it sends its token.
 	srv, err := server.NewServer(&server.Options{
 		ServerName: ServerName, Host: "127.0.0.1", Port: server.RANDOM_PORT, Authorization: o.Token,
+		TLS: true, TLSConfig: o.TLS, TLSTimeout: tlsTimeout.Seconds(),
 		NoLog: true, NoSigs: true, MaxPayload: maxPayload, MaxPending: max(64<<20, 2*int64(maxPayload)),
 	})
 	if err != nil {

@@ -2,10 +2,12 @@ package jetstream
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/metrics"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -59,6 +61,8 @@ const (
 	startTimeout = 30 * time.Second
 	// lockPoll is the interval between lock attempts when Options.LockWait > 0.
 	lockPoll = 5 * time.Millisecond
+	// tlsTimeout bounds a client's TLS handshake on the listener.
+	tlsTimeout = 2 * time.Second
 	// closeGrace bounds how long Close waits for the connection to drain
 	// (subscriptions made on Conn included).
 	closeGrace = 5 * time.Second
@@ -78,6 +82,11 @@ type Options struct {
 	// is true; it must not be empty then. With URL it is presented to the
 	// remote server when not empty.
 	Token string
+	// TLS is the listener's TLS configuration (a certificate and its key)
+	// when Listen is true; it must not be nil then: a client proves the
+	// server before it sends its token (internal/daemon/wire). The store's
+	// own in-process connection does not use it.
+	TLS *tls.Config
 	// LockWait is how long Open waits for the store lock: 0 tries once and
 	// fails with ErrLocked if it is held; > 0 polls every 5 ms for up to
 	// LockWait, then fails with ErrLocked.
@@ -95,7 +104,33 @@ type Options struct {
 	// MaxPayload is the largest message the embedded server accepts, in
 	// bytes; 0 means DefaultMaxPayload (32 MiB).
 	MaxPayload int32
+	// StartTimeout bounds the embedded server's start and stream recovery
+	// (0 means DefaultStartTimeout); StartMemory bounds how much the
+	// process's Go memory may grow meanwhile (0 means DefaultStartMemory).
+	// Past either, the start is stuck inside the server, where it cannot be
+	// cancelled: the store is marked damaged (DamagedFile), the lock
+	// released, and OnStuck called with the reason; nil OnStuck prints it
+	// on stderr and exits the process with status 3.
+	StartTimeout time.Duration
+	StartMemory  uint64
+	OnStuck      func(error)
+	// startDelay, in tests, stalls the start as a looping recovery would.
+	startDelay time.Duration
 }
+
+// Bounds of a store start (Options.StartTimeout, Options.StartMemory).
+const (
+	// DefaultStartTimeout is 20 s: a clean start recovers in 10–35 ms and
+	// an unclean one of a 100k-message store in 237 ms (JETSTREAM.md
+	// §4.1, §4.2), so twenty seconds is only reached by a server that is
+	// not going to finish.
+	DefaultStartTimeout = 20 * time.Second
+	// DefaultStartMemory is 384 MiB of growth: recovery holds per-block
+	// indexes, not messages, and a looping recovery grew by about 23 MB/s
+	// (16.5 GB in 12 minutes, issue 13); with the daemon's own 30–130 MiB
+	// it keeps a damaged start under 512 MiB of RSS.
+	DefaultStartMemory = 384 << 20
+)
 
 // Store is an events.Log on a JetStream stream and the lifecycle of the
 // server that holds it. It is safe for concurrent use. Close releases it.
@@ -147,8 +182,8 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	if o.Dir == "" {
 		return nil, errors.New("open store: empty directory")
 	}
-	if o.Listen && o.Token == "" {
-		return nil, errors.New("open store: listening needs a token")
+	if o.Listen && (o.Token == "" || o.TLS == nil) {
+		return nil, errors.New("open store: listening needs a token and a TLS configuration")
 	}
 	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
@@ -157,7 +192,19 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	if m, ok := ReadMarker(o.Dir); ok {
+		_ = lock.Unlock()
+		return nil, fmt.Errorf("open store: %w: %s (%s): run 'omni gc --repair'", ErrDamagedStore, m.Why, filepath.Join(o.Dir, DamagedFile))
+	}
+	if dmg, err := preflight(o.Dir); err == nil && len(dmg) > 0 {
+		why := fmt.Sprintf("%s at offset %d: %s", dmg[0].File, dmg[0].Offset, dmg[0].Why)
+		writeMarker(o.Dir, why, dmg)
+		_ = lock.Unlock()
+		return nil, fmt.Errorf("open store: %w: %s: run 'omni gc --repair'", ErrDamagedStore, why)
+	}
+	stop := watchStart(o, lock)
 	st, err := startEmbedded(ctx, o)
+	stop()
 	if err != nil {
 		_ = lock.Unlock()
 		return nil, err
@@ -234,12 +281,18 @@ func startEmbedded(ctx context.Context, o Options) (*Store, error) {
 		opts.Host = "127.0.0.1"
 		opts.Port = server.RANDOM_PORT
 		opts.Authorization = o.Token
+		opts.TLSConfig = o.TLS
+		opts.TLS = true
+		opts.TLSTimeout = tlsTimeout.Seconds()
 	} else {
 		opts.DontListen = true
 	}
 	srv, err := server.NewServer(opts)
 	if err != nil {
 		return nil, fmt.Errorf("new server: %w", err)
+	}
+	if o.startDelay > 0 {
+		time.Sleep(o.startDelay)
 	}
 	srv.Start() // enables JetStream and recovers streams synchronously (JETSTREAM.md §4)
 	wait := startTimeout
@@ -278,6 +331,63 @@ func startEmbedded(ctx context.Context, o Options) (*Store, error) {
 		return nil, err
 	}
 	return st, nil
+}
+
+// watchStart watches a store start from another goroutine until the
+// returned func is called: past o.StartTimeout, or once the process's Go
+// memory grew by o.StartMemory (runtime/metrics, every 20 ms), it marks
+// the store damaged, releases lock and calls o.OnStuck.
+func watchStart(o Options, lock *flock.Flock) func() {
+	limit, mem := o.StartTimeout, o.StartMemory
+	if limit <= 0 {
+		limit = DefaultStartTimeout
+	}
+	if mem == 0 {
+		mem = DefaultStartMemory
+	}
+	onStuck := o.OnStuck
+	if onStuck == nil {
+		onStuck = func(err error) {
+			fmt.Fprintln(os.Stderr, "omni:", err)
+			os.Exit(3)
+		}
+	}
+	done := make(chan struct{})
+	var once sync.Once
+	go func() {
+		base := goMemory()
+		deadline := time.NewTimer(limit)
+		defer deadline.Stop()
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		var why string
+		for why == "" {
+			select {
+			case <-done:
+				return
+			case <-deadline.C:
+				why = fmt.Sprintf("the store's start did not finish within %s", limit)
+			case <-tick.C:
+				if m := goMemory(); m > base+mem {
+					why = fmt.Sprintf("the store's start grew memory by %d MiB (ceiling %d MiB)", (m-base)>>20, mem>>20)
+				}
+			}
+		}
+		writeMarker(o.Dir, why+"; the embedded server was still recovering the stream", nil)
+		_ = lock.Unlock()
+		onStuck(fmt.Errorf("%w: %s: run 'omni gc --repair'", ErrDamagedStore, why))
+	}()
+	return func() { once.Do(func() { close(done) }) }
+}
+
+// goMemory is the Go runtime's total mapped memory in bytes.
+func goMemory() uint64 {
+	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
 }
 
 // setNames sets the stream's name and the subjects derived from it.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/events/eventstest"
+	"github.com/omnictx/omni/internal/daemon/wire"
 )
 
 // openT opens a store on dir and closes it at the end of the test.
@@ -35,12 +36,16 @@ func openT(t *testing.T, o Options) *Store {
 }
 
 func TestConformance(t *testing.T) {
+	id, err := wire.NewIdentity()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		o    Options
 	}{
 		{name: "InProcess", o: Options{}},
-		{name: "Listening", o: Options{Listen: true, Token: "secret"}},
+		{name: "Listening", o: Options{Listen: true, Token: "secret", TLS: id.Server}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			eventstest.Run(t, func(t *testing.T) events.Log {
@@ -140,6 +145,9 @@ func TestOpenErrors(t *testing.T) {
 	}
 	if _, err := Open(ctx, Options{Dir: t.TempDir(), Listen: true}); err == nil {
 		t.Fatal("Open listening without a token succeeded")
+	}
+	if _, err := Open(ctx, Options{Dir: t.TempDir(), Listen: true, Token: "t"}); err == nil {
+		t.Fatal("Open listening without TLS succeeded")
 	}
 	dir := filepath.Join(t.TempDir(), "a", "b")
 	st := openT(t, Options{Dir: dir})

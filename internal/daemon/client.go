@@ -52,6 +52,9 @@ type Client struct {
 	// the client adds the environment, the session and the log file. Nil
 	// means this executable with the argument "daemon".
 	SpawnCommand func(home string) (*exec.Cmd, error)
+	// anyBuild serves requests from a daemon of another build (tests
+	// whose client is the test binary and whose daemon is cmd/omni).
+	anyBuild bool
 }
 
 // NewClient returns a client of cfg.Home.
@@ -124,9 +127,26 @@ func (c *Client) Health(ctx context.Context) (HealthReply, error) {
 	return call[HealthReply](ctx, c, MethodHealth, struct{}{})
 }
 
-// Repair records the batches a damaged store can no longer give back.
+// Repair recovers a store that was refused as damaged (jetstream.
+// RepairBlocks: damaged blocks moved aside and rewritten with every
+// readable batch) and then records the batches the store can no longer
+// give back. Errors: the recovery's (jetstream.ErrLocked while another
+// process holds the store), the method's.
 func (c *Client) Repair(ctx context.Context) (RepairReply, error) {
-	return call[RepairReply](ctx, c, MethodRepair, struct{}{})
+	var blocks *jetstream.Recovery
+	dir := storeDir(c.cfg.Home)
+	if _, ok := jetstream.ReadMarker(dir); ok {
+		rec, err := jetstream.RepairBlocks(dir)
+		if err != nil {
+			return RepairReply{}, fmt.Errorf("repair the store's blocks: %w", err)
+		}
+		Logf(c.cfg.Home)("repaired the store's blocks: %d restored, %d kept, %d dropped, moved aside %v (%s)",
+			rec.Restored, rec.Kept, len(rec.Dropped), rec.MovedAside, rec.Report)
+		blocks = &rec
+	}
+	out, err := call[RepairReply](ctx, c, MethodRepair, struct{}{})
+	out.Blocks = blocks
+	return out, err
 }
 
 // Recent returns the newest in.N calls, newest first.
@@ -162,7 +182,11 @@ func call[Rep any](ctx context.Context, c *Client, method string, in any) (Rep, 
 // do sends one request to the daemon of the home (spawning it if needed),
 // or, when no daemon can be reached or Config.InProcess is set, runs it
 // in-process under the store lock. While a long command has marked the
-// store busy, it fails at once with ErrStoreBusy.
+// store busy, it fails at once with ErrStoreBusy; for a home others can
+// write, with ErrUnsafeHome. While a back-off stands (a recent call found
+// the daemon hung or refusing its token), a hook or call fails at once
+// with ErrBackoff; any other method first resolves the suspect
+// (ResolveSuspect) and then proceeds.
 func (c *Client) do(ctx context.Context, method string, req []byte) ([]byte, error) {
 	home := c.cfg.Home
 	if who, busy := StoreBusy(home); busy {
@@ -177,7 +201,22 @@ func (c *Client) do(ctx context.Context, method string, req []byte) ([]byte, err
 	if err := downCheck(); err != nil {
 		return nil, err
 	}
+	if err := CheckHome(home); err != nil {
+		return nil, err
+	}
+	if m, ok := jetstream.ReadMarker(storeDir(home)); ok && method != MethodRepair {
+		return nil, fmt.Errorf("%w: %s (%s): run 'omni gc --repair'", ErrDamagedStore, m.Why,
+			filepath.Join(storeDir(home), jetstream.DamagedFile))
+	}
 	if !c.cfg.InProcess {
+		if b, on := wire.ReadBackoff(home); on {
+			if m, _ := lookup(method); m.once {
+				return nil, fmt.Errorf("%w (%s)", ErrBackoff, b.Why)
+			}
+			if _, err := ResolveSuspect(ctx, home, Logf(home)); err != nil {
+				return nil, err
+			}
+		}
 		spawn := true
 		for {
 			if err := downCheck(); err != nil {
@@ -225,40 +264,85 @@ func (c *Client) do(ctx context.Context, method string, req []byte) ([]byte, err
 	return svc.Handle(ctx, method, req)
 }
 
-// dialer connects to the daemon of home, remembering daemons of another
-// protocol it already asked to stop.
+// dialer connects to the daemon of home, remembering daemons it already
+// asked to stop.
 type dialer struct {
-	home    string
-	stopped map[string]bool // token → stop sent
+	home     string
+	anyBuild bool            // Client.anyBuild
+	stopped  map[string]bool // token → stop sent
 }
 
-// errProtocolMismatch marks a daemon of another protocol version.
-var errProtocolMismatch = errors.New("daemon speaks another protocol")
+// errProtocolMismatch marks a daemon of another protocol version;
+// errStaleBuild one of another build.
+var (
+	errProtocolMismatch = errors.New("daemon speaks another protocol")
+	errStaleBuild       = errors.New("daemon runs another build")
+)
 
-// dial reads daemon.addr and connects. A daemon of another protocol is
-// asked (once) to stop and reported as errProtocolMismatch. Every error
-// means "no usable daemon at the moment".
+// dial reads daemon.addr and connects (wire.Dial: the certificate
+// pinned). A daemon of another protocol is stopped by its verified pid
+// (ResolveSuspect: it has no certificate to prove) and one of another
+// build (wire.Addr.Stale, or a BuildID that differs from this binary's
+// when it runs from another file) is asked to stop; both are reported as
+// errProtocolMismatch or errStaleBuild, once per daemon. Every error means
+// "no usable daemon at the moment".
 func (d *dialer) dial(ctx context.Context) (*wire.Conn, error) {
 	ad, err := wire.ReadAddr(d.home)
 	if err != nil {
 		return nil, err
 	}
 	if ad.Protocol != wire.Protocol {
-		if !d.stopped[ad.Token] {
-			if d.stopped == nil {
-				d.stopped = map[string]bool{}
-			}
-			d.stopped[ad.Token] = true
-			if c, err := wire.Dial(ctx, ad.Addr, ad.Token, wire.DialTimeout); err == nil {
-				sctx, cancel := context.WithTimeout(ctx, pingTimeout)
-				_, _ = c.Call(sctx, MethodStop, nil)
-				cancel()
-				c.Close()
-			}
+		if d.once(ad.Token) {
+			_, _ = ResolveSuspect(ctx, d.home, Logf(d.home))
 		}
 		return nil, fmt.Errorf("daemon pid %d: protocol %d, want %d: %w", ad.PID, ad.Protocol, wire.Protocol, errProtocolMismatch)
 	}
-	return wire.Dial(ctx, ad.Addr, ad.Token, wire.DialTimeout)
+	conn, err := wire.Dial(ctx, ad, wire.DialTimeout)
+	if err != nil {
+		return nil, err
+	}
+	if why := staleBuild(ad); why != "" && !d.anyBuild {
+		if d.once(ad.Token) {
+			sctx, cancel := context.WithTimeout(ctx, pingTimeout)
+			_, _ = conn.Call(sctx, MethodStop, nil)
+			cancel()
+			Logf(d.home)("daemon pid %d asked to stop: %s", ad.PID, why)
+		}
+		conn.Close()
+		return nil, fmt.Errorf("daemon pid %d: %s: %w", ad.PID, why, errStaleBuild)
+	}
+	return conn, nil
+}
+
+// once reports whether token is seen for the first time.
+func (d *dialer) once(token string) bool {
+	if d.stopped[token] {
+		return false
+	}
+	if d.stopped == nil {
+		d.stopped = map[string]bool{}
+	}
+	d.stopped[token] = true
+	return true
+}
+
+// staleBuild says why the daemon of ad runs another build than this
+// binary, or "": its binary was replaced (wire.Addr.Stale), or it runs
+// from another file than this process and its BuildID differs.
+func staleBuild(ad wire.Addr) string {
+	if why := ad.Stale(); why != "" {
+		return why
+	}
+	if ad.Build == "" {
+		return ""
+	}
+	if exe, err := os.Executable(); err == nil && ad.Exe != "" && wire.FileStamp(exe) == ad.ExeStamp {
+		return "" // the very file this process runs
+	}
+	if own := wire.BuildID(); own != ad.Build {
+		return fmt.Sprintf("it runs build %s, this binary is %s", ad.Build, own)
+	}
+	return ""
 }
 
 // gone reports whether a Call error means the daemon is not there
@@ -269,26 +353,33 @@ func gone(err error) bool {
 
 // callDaemon sends one request to the daemon of the home and returns its
 // reply. When no daemon answers (no daemon.addr, a stale address, a
-// foreign process, "no responders", a closed connection or a protocol
-// mismatch) and spawn is true, it spawns a daemon detached (own session,
+// listener that does not prove the daemon's certificate, whose address is
+// retired, "no responders", a closed connection, another protocol or
+// build) and spawn is true, it spawns a daemon detached (own session,
 // stdio appended to <home>/daemon.log, OMNI_HOME=home), polls every 3 ms
 // for up to wait until a daemon answers ping, and retries the request
-// once. ctx's deadline bounds the whole call: a hung daemon makes it
-// return ctx's error.
+// once. ctx's deadline bounds the whole call. When the daemon takes the
+// whole deadline or refuses the token (wire.ErrUnhealthy), it starts a
+// back-off and, if it was first, a replacement daemon (ReplaceEnv), and
+// returns the error: the next hooks fail open at once.
 //
 // Errors: ErrNoDaemon (wrapped) when no daemon could be reached;
-// *wire.RemoteError when the handler failed; ctx's error (wrapped); other
-// wrapped transport errors; an unknown method.
+// wire.ErrUnhealthy (wrapped); *wire.RemoteError when the handler failed;
+// ctx's error (wrapped); other wrapped transport errors; an unknown method.
 func (c *Client) callDaemon(ctx context.Context, method string, req []byte, spawn bool, wait time.Duration) ([]byte, error) {
 	if _, ok := lookup(method); !ok {
 		return nil, fmt.Errorf("daemon %s: unknown method", method)
 	}
-	d := &dialer{home: c.cfg.Home}
+	d := &dialer{home: c.cfg.Home, anyBuild: c.anyBuild}
 	conn, err := d.dial(ctx)
 	if err == nil {
 		resp, cerr := conn.Call(ctx, wire.Subject(method), req)
 		conn.Close()
 		if cerr == nil || !gone(cerr) {
+			if errors.Is(cerr, context.DeadlineExceeded) {
+				cerr = fmt.Errorf("%w: %w", wire.ErrUnhealthy, cerr)
+				c.backoff(cerr)
+			}
 			return resp, wrapCallErr(method, cerr)
 		}
 		// The connection was lost after the request went out: a method
@@ -298,6 +389,15 @@ func (c *Client) callDaemon(ctx context.Context, method string, req []byte, spaw
 			return nil, fmt.Errorf("daemon %s: the daemon stopped while answering, so %s may or may not have run (not sent again; 'omni doctor' shows the store's state): %w", method, method, cerr)
 		}
 		err = cerr
+	}
+	if errors.Is(err, wire.ErrUnhealthy) {
+		c.backoff(err)
+		return nil, fmt.Errorf("daemon %s: %w", method, err)
+	}
+	if errors.Is(err, wire.ErrUntrusted) {
+		if ad, aerr := wire.ReadAddr(c.cfg.Home); aerr == nil && wire.RetireAddr(c.cfg.Home, ad.Token) {
+			Logf(c.cfg.Home)("daemon address %s retired: %v", ad.Addr, err)
+		}
 	}
 	if cerr := ctx.Err(); cerr != nil {
 		return nil, fmt.Errorf("daemon %s: %w", method, cerr)
@@ -315,6 +415,25 @@ func (c *Client) callDaemon(ctx context.Context, method string, req []byte, spaw
 		return nil, fmt.Errorf("daemon %s: %w: %w", method, ErrNoDaemon, err)
 	}
 	return resp, wrapCallErr(method, err)
+}
+
+// backoff starts a back-off against the daemon of the address file after
+// err and, when this client started it, a replacement daemon
+// (ReplaceEnv=1), which stops the suspect if it is hung or refuses the
+// token, or ends the back-off if it answers.
+func (c *Client) backoff(err error) {
+	home := c.cfg.Home
+	pid := 0
+	if ad, aerr := wire.ReadAddr(home); aerr == nil {
+		pid = ad.PID
+	}
+	if !wire.StartBackoff(home, pid, err.Error()) {
+		return
+	}
+	Logf(home)("daemon pid %d: %v: back-off for %s, starting a replacement", pid, err, wire.BackoffFor)
+	if _, serr := c.startProcess(true); serr != nil {
+		Logf(home)("daemon replacement: %v", serr)
+	}
 }
 
 // wrapCallErr adds context to a transport error; a *RemoteError stays as is.
@@ -336,7 +455,7 @@ func (c *Client) spawn(ctx context.Context, d *dialer, wait time.Duration) (*wir
 	if dl, ok := ctx.Deadline(); ok && dl.Before(deadline) {
 		deadline = dl
 	}
-	exited, err := c.startProcess()
+	exited, err := c.startProcess(false)
 	if err != nil {
 		return nil, err
 	}
@@ -362,6 +481,9 @@ func (c *Client) spawn(ctx context.Context, d *dialer, wait time.Duration) (*wir
 				return nil, err // the daemon could not reach its cluster
 			}
 		}
+		if m, ok := jetstream.ReadMarker(storeDir(d.home)); ok {
+			return nil, fmt.Errorf("%w: %s", ErrDamagedStore, m.Why)
+		}
 		if !time.Now().Before(deadline) {
 			return nil, fmt.Errorf("no daemon answered within %s", wait)
 		}
@@ -375,7 +497,7 @@ func (c *Client) spawn(ctx context.Context, d *dialer, wait time.Duration) (*wir
 		if childGone && time.Since(lastProbe) >= lockProbe {
 			lastProbe = time.Now()
 			if locked, err := jetstream.Locked(storeDir(d.home)); err == nil && !locked {
-				if exited, err = c.startProcess(); err != nil {
+				if exited, err = c.startProcess(false); err != nil {
 					return nil, err
 				}
 				childGone = false
@@ -395,8 +517,9 @@ func (c *Client) spawn(ctx context.Context, d *dialer, wait time.Duration) (*wir
 // /dev/null, stdout and stderr appended to <home>/daemon.log (moved to
 // daemon.log.1 first when over 1 MiB), OMNI_HOME=home. The caller never
 // waits for it; a goroutine reaps it and closes the returned channel when
-// it exits.
-func (c *Client) startProcess() (<-chan struct{}, error) {
+// it exits. With replace, the daemon first judges the daemon a back-off
+// names (ReplaceEnv=1, Config.Replace).
+func (c *Client) startProcess(replace bool) (<-chan struct{}, error) {
 	home := c.cfg.Home
 	newCmd := c.SpawnCommand
 	if newCmd == nil {
@@ -425,6 +548,9 @@ func (c *Client) startProcess() (<-chan struct{}, error) {
 	}
 	cmd.Env = append(cmd.Env, "OMNI_HOME="+home)
 	cmd.Env = append(cmd.Env, c.cfg.clusterEnv()...)
+	if replace {
+		cmd.Env = append(cmd.Env, ReplaceEnv+"=1")
+	}
 	if cmd.Dir == "" {
 		cmd.Dir = "/" // do not pin the caller's working directory
 	}
@@ -460,14 +586,27 @@ func (c *Client) Stop(ctx context.Context, wait time.Duration) (bool, error) {
 	running, asked := false, false
 	for {
 		if !asked {
-			if ad, err := wire.ReadAddr(home); err == nil {
-				if conn, err := wire.Dial(ctx, ad.Addr, ad.Token, wire.DialTimeout); err == nil {
+			if ad, err := wire.ReadAddr(home); err == nil && ad.Protocol != wire.Protocol {
+				// No certificate to prove it: stopped by its verified pid.
+				if v, _ := ResolveSuspect(ctx, home, Logf(home)); v == VerdictStopped {
+					asked, running = true, true
+				}
+			} else if err == nil {
+				conn, err := wire.Dial(ctx, ad, wire.DialTimeout)
+				if err == nil {
 					sctx, cancel := context.WithTimeout(ctx, pingTimeout)
-					if _, err := conn.Call(sctx, MethodStop, nil); err == nil {
+					if _, err = conn.Call(sctx, MethodStop, nil); err == nil {
 						asked, running = true, true
 					}
 					cancel()
 					conn.Close()
+				}
+				if err != nil && !asked {
+					// Hung, refusing its token, or not ours: judged and, when
+					// it is our daemon, stopped by its pid.
+					if v, _ := ResolveSuspect(ctx, home, Logf(home)); v == VerdictStopped || v == VerdictKilled {
+						asked, running = true, true
+					}
 				}
 			}
 		}

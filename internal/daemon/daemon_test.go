@@ -293,13 +293,13 @@ func TestCallDaemonUnreachable(t *testing.T) {
 		t.Fatalf("no daemon.addr: %v, want ErrNoDaemon", err)
 	}
 	// A stale address: a port nobody listens on.
-	st, err := jetstream.Open(context.Background(), jetstream.Options{Dir: t.TempDir(), Listen: true, Token: "t"})
+	st, err := jetstream.Open(context.Background(), listenOpts(t.TempDir()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	stale := st.Addr()
 	_ = st.Close()
-	if err := writeAddr(home, wire.Addr{Addr: stale, Token: "t", Protocol: wire.Protocol}); err != nil {
+	if err := writeAddr(home, addrOf(stale)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := callT(t, home, "hook", "x"); !errors.Is(err, ErrNoDaemon) {
@@ -312,7 +312,8 @@ func TestCallDaemonUnreachable(t *testing.T) {
 
 func TestCallDaemonProtocolMismatch(t *testing.T) {
 	home := t.TempDir()
-	done := startDaemon(t, home, time.Minute, &fakeDaemon{})
+	f := &fakeDaemon{}
+	done := startDaemon(t, home, time.Minute, f)
 	ad, err := wire.ReadAddr(home)
 	if err != nil {
 		t.Fatal(err)
@@ -324,7 +325,17 @@ func TestCallDaemonProtocolMismatch(t *testing.T) {
 	if _, err := callT(t, home, "hook", "x"); !errors.Is(err, ErrNoDaemon) || !errors.Is(err, errProtocolMismatch) {
 		t.Fatalf("mismatched protocol: %v, want ErrNoDaemon", err)
 	}
-	waitDone(t, done, 5*time.Second) // it was asked to stop
+	// Nothing was sent to it (it has no certificate to prove), and as it
+	// runs in this process it was not signalled: TestReplaceProtocol
+	// stops one by its pid.
+	if n := f.calls.Load(); n != 0 {
+		t.Fatalf("the daemon of another protocol got %d requests", n)
+	}
+	ad.Protocol = wire.Protocol
+	if err := writeAddr(home, ad); err != nil {
+		t.Fatal(err)
+	}
+	_ = done
 }
 
 // TestDaemonHelperProcess is not a test: it is the daemon process that the
@@ -353,10 +364,14 @@ var pong = fmt.Sprint("pong ", wire.Protocol)
 // executable with "daemon").
 var testSpawn func(home string) (*exec.Cmd, error)
 
+// testAnyBuild makes clientOf's clients use a daemon of another build.
+var testAnyBuild bool
+
 // clientOf returns a client of home that spawns testSpawn.
 func clientOf(home string) *Client {
 	c := NewClient(Config{Home: home, Version: testVersion})
 	c.SpawnCommand = testSpawn
+	c.anyBuild = testAnyBuild
 	return c
 }
 
@@ -512,6 +527,9 @@ func TestDaemonBinaryStorm(t *testing.T) {
 	}
 	bin := testbin.Omni(t)
 	useSpawn(t, bin, nil, "daemon")
+	// The client is this test binary, the daemon cmd/omni: another build.
+	testAnyBuild = true
+	t.Cleanup(func() { testAnyBuild = false })
 
 	// First call with no daemon (spawn + store creation + ready), then a warm one.
 	first := t.TempDir()

@@ -8,9 +8,17 @@
 //	                    at shutdown), tagged with the build that wrote it
 //	store/base-SEQ.bin  the base snapshot omni gc saved below a cut
 //	store/busy.json     a long command holds the store (MarkBusy)
-//	daemon.addr         {"addr","token","pid","protocol","version"}, mode 0600,
-//	                    written atomically once every method is served,
-//	                    removed first on exit
+//	store/damaged.json  the store was refused as damaged (jetstream.Marker);
+//	                    requests fail at once until 'omni gc --repair'
+//	store/blocks.ok     block files last scanned clean (jetstream)
+//	store/recovered-T.json what a block recovery kept and dropped
+//	daemon.addr         {"addr","token","pid","protocol","version","cert",
+//	                    "build","exe","exe_stamp"}, mode 0600, written
+//	                    atomically once every method is served, removed first
+//	                    on exit, written again when it goes missing
+//	daemon.backoff      a recent call found the daemon hung or refusing its
+//	                    token: hooks fail open at once until it expires (10 s)
+//	                    or a daemon becomes ready
 //	daemon.log          stdout and stderr of spawned daemons (appended)
 //	omni.log            one line per problem (Logf)
 //
@@ -27,6 +35,22 @@
 // package's sentinels (ErrUnknownHandle, ErrNotInLog, ErrNoBase, ...) in
 // what the Client returns, whether the request ran in the daemon or
 // in-process.
+//
+// # Trust and health
+//
+// The home, the store and daemon.addr must be this user's and writable by
+// no one else (CheckHome: repaired when ours, else refused, and clients
+// fail open). The daemon listens over TLS with a key made at its start; a
+// client pins the certificate from daemon.addr and sends its token only
+// after the handshake (wire.Dial), so a process squatting a stale port
+// gets nothing. A call that takes its whole deadline or whose token is
+// refused starts a back-off and a replacement daemon (ReplaceEnv), which
+// probes the suspect and, when it is verified ours (it holds the store
+// lock, LockHolder), kills it if hung or stops it otherwise
+// (ResolveSuspect). A daemon of another build (wire.Addr.Stale,
+// wire.BuildID) is asked to stop at the next call. A request with under
+// MinTimeLeft of deadline is answered ErrTooLate without touching the
+// store. Probe is omni doctor's two-second look at the daemon.
 //
 // # Pieces
 //

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/omnictx/omni/internal/daemon/wire"
 )
 
 var logMu sync.Mutex
@@ -83,4 +85,16 @@ func StoreBusy(home string) (string, bool) {
 		return "", false // it died without clearing the mark
 	}
 	return fmt.Sprintf("%s (pid %d)", m.What, m.PID), true
+}
+
+// CheckHome checks that no one else can write home, its store directory
+// or its address file (wire.CheckPrivate: repaired where they are ours).
+// Errors: ErrUnsafeHome (wrapped), saying which path and how to fix it.
+func CheckHome(home string) error {
+	for _, p := range []string{home, storeDir(home), addrPath(home)} {
+		if err := wire.CheckPrivate(p); err != nil {
+			return err
+		}
+	}
+	return nil
 }

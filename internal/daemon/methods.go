@@ -220,7 +220,29 @@ var (
 	// could be reached (none running, a stale address, one of another
 	// protocol, one shutting down) and none could be spawned in time.
 	ErrNoDaemon = errors.New("no omni daemon reachable")
+	// ErrTooLate: the request arrived with less than MinTimeLeft of its
+	// deadline left, so the daemon answered without touching the store (a
+	// caller's spent deadline says nothing about the store's health).
+	ErrTooLate = errors.New("too late: the request's deadline was nearly spent when it arrived")
+	// ErrBackoff: a recent call found the daemon hung or refusing its
+	// token; while its replacement runs, hooks fail open at once
+	// (wire.ErrBackoff, the same value).
+	ErrBackoff = wire.ErrBackoff
+	// ErrDamagedStore: the store was refused as damaged (a start found a
+	// record the embedded server cannot recover from, or ran past its
+	// deadline or memory ceiling); requests fail at once until 'omni gc
+	// --repair' (jetstream.ErrDamagedStore, the same value).
+	ErrDamagedStore = jetstream.ErrDamagedStore
+	// ErrUnsafeHome: the home, its store or the address file can be
+	// written by another user (wire.ErrUnsafeHome, the same value).
+	ErrUnsafeHome = wire.ErrUnsafeHome
 )
+
+// MinTimeLeft is the least time a request must have left when the daemon
+// takes it up: below it the daemon answers ErrTooLate. A hook's decision
+// and append take a few milliseconds on a warm daemon (cmd/omni's bench
+// --latency), so 20 ms leaves room for them and for the reply.
+const MinTimeLeft = 20 * time.Millisecond
 
 // codes names the errors that cross the wire (wire.CodeHeader).
 var codes = []struct {
@@ -237,6 +259,8 @@ var codes = []struct {
 	{"no-base", ErrNoBase},
 	{"not-in-log", ErrNotInLog},
 	{"cluster-down", ErrClusterDown},
+	{"too-late", ErrTooLate},
+	{"damaged-store", ErrDamagedStore},
 }
 
 // codeOf returns the wire code of err ("" when it has none).

@@ -38,7 +38,7 @@ func listening(t *testing.T) *testServer {
 
 func dialT(t *testing.T, st *testServer) *wire.Conn {
 	t.Helper()
-	c, err := wire.Dial(context.Background(), st.Addr(), "tok", time.Second)
+	c, err := wire.Dial(context.Background(), addrOf(st.Addr()), time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestRPC(t *testing.T) {
 
 	// Wrong or missing token.
 	for _, tok := range []string{"wrong", ""} {
-		if c, err := wire.Dial(ctx, st.Addr(), tok, time.Second); err == nil {
+		if c, err := wire.Dial(ctx, wire.Addr{Addr: st.Addr(), Token: tok, Cert: wire.CertString(testIdentity.Cert)}, time.Second); err == nil {
 			c.Close()
 			t.Fatalf("Dial with token %q succeeded", tok)
 		}
@@ -182,12 +182,12 @@ func TestRPCDeadlineAndStop(t *testing.T) {
 
 func TestRPCServerGone(t *testing.T) {
 	ctx := context.Background()
-	st, err := jetstream.Open(ctx, jetstream.Options{Dir: t.TempDir(), Listen: true, Token: "tok"})
+	st, err := jetstream.Open(ctx, listenOpts(t.TempDir()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	addr := st.Addr()
-	c, err := wire.Dial(ctx, addr, "tok", time.Second)
+	c, err := wire.Dial(ctx, addrOf(addr), time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +199,7 @@ func TestRPCServerGone(t *testing.T) {
 		t.Fatalf("Call after server Close: %v, want ErrConnClosed", err)
 	}
 	start := time.Now()
-	if _, err := wire.Dial(ctx, addr, "tok", time.Second); err == nil {
+	if _, err := wire.Dial(ctx, addrOf(addr), time.Second); err == nil {
 		t.Fatal("Dial of a closed store succeeded")
 	}
 	t.Logf("Dial of a closed port failed in %s", time.Since(start))
@@ -217,8 +217,8 @@ func TestDialForeign(t *testing.T) {
 	if !s.ReadyForConnections(5 * time.Second) {
 		t.Fatal("server not ready")
 	}
-	if _, err := wire.Dial(ctx, s.Addr().String(), "", time.Second); !errors.Is(err, wire.ErrNotOmni) {
-		t.Fatalf("Dial(other NATS) = %v, want ErrNotOmni", err)
+	if _, err := wire.Dial(ctx, addrOf(s.Addr().String()), time.Second); !errors.Is(err, wire.ErrUntrusted) {
+		t.Fatalf("Dial(other NATS) = %v, want ErrUntrusted", err)
 	}
 
 	// A TCP listener that never speaks: Dial gives up after its timeout.
@@ -237,7 +237,7 @@ func TestDialForeign(t *testing.T) {
 		}
 	}()
 	start := time.Now()
-	if _, err := wire.Dial(ctx, ln.Addr().String(), "", 100*time.Millisecond); err == nil {
+	if _, err := wire.Dial(ctx, addrOf(ln.Addr().String()), 100*time.Millisecond); err == nil {
 		t.Fatal("Dial(silent TCP) succeeded")
 	}
 	if d := time.Since(start); d > time.Second {
@@ -246,7 +246,7 @@ func TestDialForeign(t *testing.T) {
 	dctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 	defer cancel()
 	start = time.Now()
-	if _, err := wire.Dial(dctx, ln.Addr().String(), "", time.Second); err == nil || time.Since(start) > 2*time.Second {
+	if _, err := wire.Dial(dctx, addrOf(ln.Addr().String()), time.Second); err == nil || time.Since(start) > 2*time.Second {
 		t.Fatalf("Dial with a 50ms ctx: %v after %s", err, time.Since(start))
 	}
 }
@@ -272,7 +272,7 @@ func TestCallLatency(t *testing.T) {
 
 func BenchmarkCall(b *testing.B) {
 	ctx := context.Background()
-	js, err := jetstream.Open(ctx, jetstream.Options{Dir: b.TempDir(), Listen: true, Token: "tok"})
+	js, err := jetstream.Open(ctx, listenOpts(b.TempDir()))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -281,7 +281,7 @@ func BenchmarkCall(b *testing.B) {
 	if err := st.Serve("echo", func(ctx context.Context, req []byte) ([]byte, error) { return req, nil }); err != nil {
 		b.Fatal(err)
 	}
-	c, err := wire.Dial(ctx, st.Addr(), "tok", time.Second)
+	c, err := wire.Dial(ctx, addrOf(st.Addr()), time.Second)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -303,11 +303,30 @@ type testServer struct {
 func (s *testServer) Serve(name string, h rpcHandler) error { return s.rpc.serve(name, h) }
 func (s *testServer) StopServing(ctx context.Context) error { return s.rpc.stop(ctx) }
 
+// testIdentity is the TLS identity of the tests' listening stores.
+var testIdentity = func() wire.Identity {
+	id, err := wire.NewIdentity()
+	if err != nil {
+		panic(err)
+	}
+	return id
+}()
+
+// listenOpts are the options of a listening test store (token "tok").
+func listenOpts(dir string) jetstream.Options {
+	return jetstream.Options{Dir: dir, Listen: true, Token: "tok", TLS: testIdentity.Server}
+}
+
+// addrOf is the address of a listening test store, as daemon.addr holds it.
+func addrOf(addr string) wire.Addr {
+	return wire.Addr{Addr: addr, Token: "tok", Protocol: wire.Protocol, Cert: wire.CertString(testIdentity.Cert)}
+}
+
 // openListening opens a listening store (token "tok") in a temporary
 // directory, closed at the end of the test.
 func openListening(t *testing.T) *testServer {
 	t.Helper()
-	st, err := jetstream.Open(context.Background(), jetstream.Options{Dir: t.TempDir(), Listen: true, Token: "tok"})
+	st, err := jetstream.Open(context.Background(), listenOpts(t.TempDir()))
 	if err != nil {
 		t.Fatal(err)
 	}

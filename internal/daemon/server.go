@@ -133,12 +133,19 @@ func pongReply() []byte { return []byte("pong " + strconv.Itoa(wire.Protocol)) }
 // ctx ends. It returns nil at once when another process holds the store
 // lock (a redundant daemon of a spawn storm).
 //
-// Start: take the store lock first, then open the store listening on
-// 127.0.0.1 with a random 128-bit token (a second embedded server on the
-// same directory would lose acknowledged writes); build the handler; serve
+// Start: refuse a home or store others can write (CheckHome; repaired
+// when it is ours); take the store lock first, then open the store
+// listening on 127.0.0.1 over TLS with a key made now (wire.NewIdentity)
+// and a random 128-bit token (a second embedded server on the same
+// directory would lose acknowledged writes); build the handler; serve
 // every method of the method table on "omni.rpc.v<protocol>.<method>" and
 // ping and stop also unversioned; then write daemon.addr atomically (mode
-// 0600), so a client that reads it finds every method served. Exit: remove
+// 0600; with the certificate clients pin, the build and the executable),
+// so a client that reads it finds every method served, and end a back-off
+// (wire.EndBackoff). A method other than ping and stop that arrives with
+// less than MinTimeLeft of its deadline is answered ErrTooLate without
+// touching the store. Every 2 s a daemon.addr that no longer names this
+// daemon (missing or unreadable) is written again. Exit: remove
 // daemon.addr first, so no new client dials a daemon that is leaving; stop
 // serving (running requests finish, up to 5 s); close the handler; close
 // the store (a clean shutdown: an unclean one makes the next start
@@ -161,12 +168,37 @@ func Run(ctx context.Context, cfg Config, idle time.Duration, logf func(format s
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return fmt.Errorf("daemon home: %w", err)
 	}
+	if err := CheckHome(home); err != nil {
+		return fmt.Errorf("daemon: %w", err)
+	}
 	token, err := randomToken()
 	if err != nil {
 		return err
 	}
+	id, err := wire.NewIdentity()
+	if err != nil {
+		return err
+	}
+	// The build identity may hash the executable (tens of ms): beside the
+	// store's start, not after it.
+	buildc := make(chan string, 1)
+	go func() { buildc <- wire.BuildID() }()
+	exe, _ := os.Executable()
+	exeStamp := wire.FileStamp(exe)
+	lockWait := time.Duration(0)
+	if cfg.Replace {
+		v, err := ResolveSuspect(ctx, home, logf)
+		logf("daemon %d: replacing: %s", os.Getpid(), v)
+		if err != nil {
+			logf("daemon %d: %v", os.Getpid(), err)
+		}
+		if v == VerdictHealthy {
+			return nil
+		}
+		lockWait = releaseWait
+	}
 	o := cfg.storeOptions()
-	o.Listen, o.Token = true, token
+	o.Listen, o.Token, o.TLS, o.LockWait, o.OnStuck = true, token, id.Server, lockWait, onStuck(home)
 	st, err := jetstream.Open(ctx, o)
 	if errors.Is(err, jetstream.ErrLocked) {
 		logf("daemon %d: store %s is owned by another process; exiting", os.Getpid(), storeDir(home))
@@ -203,6 +235,18 @@ func Run(ctx context.Context, cfg Config, idle time.Duration, logf func(format s
 	var act activity
 	act.touch()
 	act.broken = st.Broken
+	act.healAddr = func() {
+		// A daemon.addr that is gone or unreadable (retired by a client
+		// that met a listener it could not trust, removed by hand) is
+		// written again: hooks find this daemon within one check instead
+		// of waiting on its lock. One that names another token is left to
+		// the replacement it causes (ResolveSuspect).
+		if _, err := wire.ReadAddr(home); err != nil && !errors.Is(err, wire.ErrUnsafeHome) {
+			if writeAddr(home, act.ad) == nil {
+				logf("daemon %d: rewrote %s", os.Getpid(), addrPath(home))
+			}
+		}
+	}
 	stopCh := make(chan string, 1)
 	requestStop := func(why string) {
 		select {
@@ -230,7 +274,12 @@ func Run(ctx context.Context, cfg Config, idle time.Duration, logf func(format s
 		case MethodStop:
 			fn = stop
 		default:
-			fn = func(ctx context.Context, req []byte) ([]byte, error) { return h(ctx, m.name, req) }
+			fn = func(ctx context.Context, req []byte) ([]byte, error) {
+				if dl, ok := ctx.Deadline(); ok && time.Until(dl) < MinTimeLeft {
+					return nil, fmt.Errorf("%s: %w", m.name, ErrTooLate)
+				}
+				return h(ctx, m.name, req)
+			}
 		}
 		if serr = serve(wire.Subject(m.name), fn); serr != nil {
 			break
@@ -242,13 +291,18 @@ func Run(ctx context.Context, cfg Config, idle time.Duration, logf func(format s
 			serr = serve(MethodStop, stop)
 		}
 	}
-	ad := wire.Addr{Addr: st.Addr(), Token: token, PID: os.Getpid(), Protocol: wire.Protocol, Version: cfg.Version}
+	ad := wire.Addr{Addr: st.Addr(), Token: token, PID: os.Getpid(), Protocol: wire.Protocol, Version: cfg.Version,
+		Cert: wire.CertString(id.Cert), Build: <-buildc, Exe: exe, ExeStamp: exeStamp}
 	if serr == nil {
 		serr = writeAddr(home, ad)
+	}
+	if serr == nil {
+		wire.EndBackoff(home) // a daemon answers: hooks may call again
 	}
 	if serr != nil {
 		return errors.Join(serr, shutdown(home, ad, srv, st, closeHandler))
 	}
+	act.ad = ad
 	backend := "embedded store"
 	if cfg.ClusterURL != "" {
 		backend = "stream " + st.Stream() + " on " + jetstream.RedactURL(cfg.ClusterURL)
@@ -307,6 +361,10 @@ type activity struct {
 	// broken, when set, reports a store that stopped storing
 	// (jetstream.ErrBroken, e.g. after a full disk): the daemon exits.
 	broken func() error
+	// ad is the daemon's address; healAddr, when set, rewrites
+	// daemon.addr when it no longer names ad.
+	ad       wire.Addr
+	healAddr func()
 }
 
 func (a *activity) touch() { a.last.Store(time.Now().UnixNano()) }
@@ -358,6 +416,9 @@ func (a *activity) waitExit(ctx context.Context, stop <-chan string, idle time.D
 				if fi, err := os.Stat(lockPath); err != nil || !os.SameFile(lock0, fi) {
 					return "store lock " + lockPath + " was removed or replaced"
 				}
+			}
+			if a.healAddr != nil {
+				a.healAddr()
 			}
 		}
 	}

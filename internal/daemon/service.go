@@ -28,6 +28,11 @@ type Config struct {
 	// InProcess never reaches or spawns a daemon: every request opens the
 	// store in-process (OMNI_NO_DAEMON).
 	InProcess bool
+	// Replace makes Run first judge the daemon that daemon.addr names
+	// (ResolveSuspect: a hung one is killed, one that refuses its token
+	// stopped, a foreign listener's address retired) and then wait up to
+	// 3 s for the store lock (ReplaceEnv=1 in a spawned daemon).
+	Replace bool
 	// ClusterURL, when set (OMNI_NATS_URL: one or more server URLs,
 	// comma-separated), puts the log on that NATS deployment's JetStream
 	// instead of the embedded store under Home/store; Cluster says how to
@@ -114,7 +119,7 @@ func OpenLocal(ctx context.Context, cfg Config, wait time.Duration) (*Service, f
 		return nil, nil, fmt.Errorf("create %s: %w", cfg.Home, err)
 	}
 	o := cfg.storeOptions()
-	o.LockWait = wait
+	o.LockWait, o.OnStuck = wait, onStuck(cfg.Home)
 	st, err := jetstream.Open(ctx, o)
 	if err != nil {
 		if cfg.ClusterURL != "" && !errors.Is(err, jetstream.ErrLocked) {
@@ -154,6 +159,21 @@ func OpenStore(ctx context.Context, cfg Config) (events.Log, func() error, error
 		return nil, nil, err
 	}
 	return st, st.Close, nil
+}
+
+// StuckExit is the exit status of a process whose in-process store start
+// was stuck (jetstream.Options.OnStuck): 3, or 0 in `omni hook`, which
+// never fails its host.
+var StuckExit = 3
+
+// onStuck logs a stuck store start to omni.log and stderr and exits with
+// StuckExit: the embedded server's goroutine cannot be stopped.
+func onStuck(home string) func(error) {
+	return func(err error) {
+		Logf(home)("store start: %v", err)
+		fmt.Fprintln(os.Stderr, "omni:", err)
+		os.Exit(StuckExit)
+	}
 }
 
 // Hook answers one hook request (wire.MethodHook: the flags byte, then the

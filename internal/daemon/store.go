@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/omnictx/omni/events"
@@ -68,6 +69,12 @@ type HealthReply struct {
 	// now (the stream's state above is then empty): hooks pass output
 	// through unchanged and record nothing until it answers again.
 	Unreachable string `json:"unreachable,omitempty"`
+	// Checkpoint is the batch the last checkpoint covered (0 without
+	// one): a log that ends before it lost its newest batches to deleted
+	// or emptied files. GCBases counts omni gc's base snapshots: none
+	// means a log that starts after seq 1 was not trimmed by omni gc.
+	Checkpoint events.Seq `json:"checkpoint,omitempty"`
+	GCBases    int        `json:"gc_bases"`
 }
 
 // Health reports the stream's own state, a scan of every batch, the
@@ -105,6 +112,10 @@ func (s *Service) Health(ctx context.Context) (HealthReply, error) {
 			out.Unrecorded = append(out.Unrecorded, q)
 		}
 	}
+	out.Checkpoint = checkpointSeq(s.home)
+	if bases, err := filepath.Glob(filepath.Join(s.home, "store", "base-*.bin")); err == nil {
+		out.GCBases = len(bases)
+	}
 	if h.First > 1 {
 		if cp, err := s.base()(h.First); err != nil {
 			out.BaseMissing = err.Error()
@@ -127,6 +138,10 @@ type RepairReply struct {
 	// replaced by an empty one (missing or damaged; a damaged file is kept
 	// beside it as .damaged), "" when it was usable or not needed.
 	BaseReplaced string `json:"base_replaced,omitempty"`
+	// Blocks is the recovery of a store refused as damaged (set by the
+	// client, which runs it before the daemon can start), nil when none
+	// was needed.
+	Blocks *jetstream.Recovery `json:"blocks,omitempty"`
 }
 
 // Repair scans the store, record the unreadable batches

@@ -13,9 +13,9 @@ import (
 
 // TestWireCall: the thin client's one call reaches a listening store that
 // serves the versioned method, carries the handler's error as ErrRemote,
-// and reports every way of not reaching a daemon of this protocol as
-// ErrNoDaemon (no address file, another protocol, a wrong token, nothing
-// serving the method).
+// reports every way of not reaching a daemon of this protocol as
+// ErrNoDaemon (no address file, another protocol, nothing serving the
+// method), and a refused token as ErrUnhealthy (the caller backs off).
 func TestWireCall(t *testing.T) {
 	ctx := context.Background()
 	st := openListening(t)
@@ -37,7 +37,8 @@ func TestWireCall(t *testing.T) {
 	if _, err := wire.Call(ctx, home, "echo", []byte("x")); !errors.Is(err, wire.ErrNoDaemon) {
 		t.Fatalf("no address file: %v", err)
 	}
-	good := wire.Addr{Addr: st.Addr(), Token: "tok", PID: os.Getpid(), Protocol: wire.Protocol}
+	good := addrOf(st.Addr())
+	good.PID = os.Getpid()
 	writeAddr(good)
 	if got, err := wire.Call(ctx, home, "echo", []byte("hi")); err != nil || string(got) != "echo hi" {
 		t.Fatalf("call: %q %v", got, err)
@@ -57,7 +58,7 @@ func TestWireCall(t *testing.T) {
 	bad := good
 	bad.Token = "wrong"
 	writeAddr(bad)
-	if _, err := wire.Call(ctx, home, "echo", nil); !errors.Is(err, wire.ErrNoDaemon) {
-		t.Fatalf("wrong token: %v", err)
+	if _, err := wire.Call(ctx, home, "echo", nil); !errors.Is(err, wire.ErrUnhealthy) || !errors.Is(err, wire.ErrTokenRefused) {
+		t.Fatalf("wrong token: %v, want ErrUnhealthy", err)
 	}
 }

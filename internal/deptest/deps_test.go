@@ -285,6 +285,13 @@ var rules = []rule{
 		applies: is("internal/shellcmd"),
 		bad:     onlyStdAnd(),
 	},
+	{
+		name:    "redact imports the standard library only (its test helper redact/redacttest too)",
+		reason:  "the redaction stage runs at the entry of every door (the daemon, an in-process hook, exec, pipe, distill) before anything is recorded; a leaf with no dependency can run anywhere and costs nothing to link (issue 12)",
+		named:   []string{"redact", "redact/redacttest"},
+		applies: is("redact", "redact/redacttest"),
+		bad:     onlyStdAnd(),
+	},
 }
 
 // imports returns the import paths of p that a rule of scope s looks at,

@@ -12,6 +12,13 @@
 // request body as payload; the reply's payload is the reply body, or, when
 // the handler failed, empty with the error in ErrorHeader (and its kind in
 // CodeHeader).
+//
+// Trust runs both ways and the client speaks second: the daemon's listener
+// is TLS 1.3 with a key made at its start, whose certificate the address
+// file carries (Addr.Cert); a client reads that file only from a home no
+// one else can write (CheckPrivate), pins the certificate, and sends its
+// CONNECT with the token only after the handshake proved the key. The
+// daemon keeps requiring the token.
 package wire
 
 import (
@@ -19,10 +26,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -32,11 +42,12 @@ import (
 const (
 	// Protocol is the version of the request protocol between clients and
 	// the daemon. Every request carries it in its subject
-	// (omni.rpc.v2.<method>), so a daemon of another protocol does not
+	// (omni.rpc.v3.<method>), so a daemon of another protocol does not
 	// answer (no responders) and the client replaces it. Bump it on any
 	// incompatible change of a method's request or reply. Version 2 added
-	// CodeHeader, which the client needs to tell errors apart.
-	Protocol = 2
+	// CodeHeader, which the client needs to tell errors apart; version 3
+	// the TLS listener and Addr.Cert.
+	Protocol = 3
 	// RPCPrefix is prepended to a method name to form its subject.
 	RPCPrefix = "omni.rpc."
 	// ErrorHeader is the reply header that carries a handler's error
@@ -56,10 +67,12 @@ const (
 	ServerName = "omni"
 	// AddrFile is the daemon's address file in $OMNI_HOME.
 	AddrFile = "daemon.addr"
-	// DialTimeout bounds a client's connect and handshake when Dial is
-	// given 0: 500 ms, far above a loopback connect (well under 1 ms) and
-	// well inside a hook's 4 s deadline.
-	DialTimeout = 500 * time.Millisecond
+	// DialTimeout bounds a client's connect and TLS handshake when Dial
+	// is given 0: 1 s, far above a loopback handshake (2.6 ms of CPU for
+	// both ends, 7 ms wall on a loaded 2-core machine, BenchmarkDial
+	// 2026-12-01), room for a 64-way hook storm, and inside a hook's 4 s
+	// deadline. Past it the daemon counts as hung (ErrUnhealthy).
+	DialTimeout = time.Second
 	// DefaultCallTimeout bounds a Conn.Call whose context has no deadline.
 	DefaultCallTimeout = time.Minute
 	// MethodHook is the method of a hook payload: the request is one flags
@@ -76,6 +89,16 @@ type Addr struct {
 	PID      int    `json:"pid"`      // daemon process id
 	Protocol int    `json:"protocol"` // Protocol of the daemon
 	Version  string `json:"version"`  // omni version of the daemon binary
+	// Cert is the daemon's TLS certificate (CertString: base64 DER), the
+	// only one a client accepts on Addr.
+	Cert string `json:"cert"`
+	// Build is the daemon binary's build identity (BuildID).
+	Build string `json:"build,omitempty"`
+	// Exe is the daemon's executable and ExeStamp that file's identity
+	// when the daemon started (FileStamp): a client that finds another
+	// file there knows the daemon runs a replaced build.
+	Exe      string `json:"exe,omitempty"`
+	ExeStamp string `json:"exe_stamp,omitempty"`
 }
 
 // Errors of Dial, Conn.Call and Call.
@@ -140,11 +163,25 @@ func Subject(method string) string {
 	return "v" + strconv.Itoa(Protocol) + "." + method
 }
 
-// ReadAddr reads home's address file. Errors: the file's, a JSON error,
-// or an empty address.
+// ReadAddr reads home's address file after checking that no one else
+// can write the home or the file (CheckPrivate: repaired when they are
+// ours). An address file owned by another user is removed (it cannot be
+// trusted, and the home is ours) and reported as missing. Errors: the
+// file's (fs.ErrNotExist when there is none), ErrUnsafeHome (wrapped), a
+// JSON error, or an empty address.
 func ReadAddr(home string) (Addr, error) {
 	var ad Addr
-	b, err := os.ReadFile(filepath.Join(home, AddrFile))
+	if err := CheckPrivate(home); err != nil {
+		return ad, fmt.Errorf("daemon addr: %w", err)
+	}
+	path := filepath.Join(home, AddrFile)
+	if err := CheckPrivate(path); err != nil {
+		if errors.Is(err, ErrUnsafeHome) && os.Remove(path) == nil {
+			return ad, fmt.Errorf("daemon addr: removed %s, which was not ours: %w", path, fs.ErrNotExist)
+		}
+		return ad, fmt.Errorf("daemon addr: %w", err)
+	}
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return ad, fmt.Errorf("daemon addr: %w", err)
 	}
@@ -157,6 +194,18 @@ func ReadAddr(home string) (Addr, error) {
 	return ad, nil
 }
 
+// RetireAddr removes home's address file if it still names token (the
+// address read before its listener failed to prove itself, or before its
+// daemon was stopped), so that the next client starts a daemon rather
+// than dialing it again. It reports whether it removed it.
+func RetireAddr(home, token string) bool {
+	cur, err := ReadAddr(home)
+	if err != nil || cur.Token != token {
+		return false
+	}
+	return os.Remove(filepath.Join(home, AddrFile)) == nil
+}
+
 // Conn is a TCP connection to the daemon's server, for Call. It never
 // reconnects: once the connection is lost every Call fails with
 // ErrConnClosed. It is safe for concurrent use.
@@ -164,14 +213,20 @@ type Conn struct {
 	nc *nats.Conn
 }
 
-// Dial connects to a daemon's server at addr ("127.0.0.1:port", as in
-// Addr) presenting token. timeout bounds the connect and handshake (0
-// means DialTimeout, 500 ms); ctx's deadline shortens it. Errors
-// (wrapped): ErrNotOmni when the server is not named ServerName; an
-// authorization error for a wrong token; a connect error when nothing
-// listens; ctx's error when it has ended.
-func Dial(ctx context.Context, addr, token string, timeout time.Duration) (*Conn, error) {
+// Dial connects to the daemon of ad: TCP to ad.Addr, the TLS handshake
+// against the pinned certificate ad.Cert, and only then CONNECT with
+// ad.Token. timeout bounds the connect and handshake (0 means
+// DialTimeout, 500 ms); ctx's deadline shortens it. Errors (wrapped):
+// ErrUntrusted when the listener does not prove the certificate's key (no
+// token was sent); ErrUnhealthy when the daemon refused the token or did
+// not finish the handshake in time; ErrNoDaemon when nothing listens;
+// ctx's error when it has ended.
+func Dial(ctx context.Context, ad Addr, timeout time.Duration) (*Conn, error) {
 	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	tc, err := clientTLS(ad)
+	if err != nil {
 		return nil, err
 	}
 	if timeout <= 0 {
@@ -184,19 +239,40 @@ func Dial(ctx context.Context, addr, token string, timeout time.Duration) (*Conn
 		}
 		timeout = min(timeout, left)
 	}
-	opts := []nats.Option{nats.NoReconnect(), nats.Timeout(timeout), nats.Name("omni-client")}
-	if token != "" {
-		opts = append(opts, nats.Token(token))
+	opts := []nats.Option{nats.NoReconnect(), nats.Timeout(timeout), nats.Name("omni-client"), nats.Secure(tc)}
+	if ad.Token != "" {
+		opts = append(opts, nats.Token(ad.Token))
 	}
-	nc, err := nats.Connect("nats://"+addr, opts...)
+	nc, err := nats.Connect("nats://"+ad.Addr, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("dial %s: %w", addr, err)
+		return nil, fmt.Errorf("dial %s: %w", ad.Addr, classifyDial(err))
 	}
 	if name := nc.ConnectedServerName(); name != ServerName {
 		nc.Close()
-		return nil, fmt.Errorf("dial %s: server %q: %w", addr, name, ErrNotOmni)
+		return nil, fmt.Errorf("dial %s: server %q: %w: %w", ad.Addr, name, ErrUntrusted, ErrNotOmni)
 	}
 	return &Conn{nc: nc}, nil
+}
+
+// classifyDial names the kind of a connect error: ErrUnhealthy for a
+// refused token or a timeout, ErrUntrusted for a failed handshake or a
+// listener that does not speak NATS over TLS, ErrNoDaemon when nothing
+// listens.
+func classifyDial(err error) error {
+	var ne net.Error
+	switch {
+	case errors.Is(err, nats.ErrAuthorization):
+		return fmt.Errorf("%w: %w: %w", ErrUnhealthy, ErrTokenRefused, err)
+	case errors.Is(err, nats.ErrTLS), errors.Is(err, nats.ErrSecureConnWanted):
+		return fmt.Errorf("%w: %w", ErrUntrusted, err)
+	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, nats.ErrNoServers):
+		return fmt.Errorf("%w: %w", ErrNoDaemon, err)
+	case errors.Is(err, nats.ErrTimeout), errors.Is(err, context.DeadlineExceeded),
+		errors.As(err, &ne) && ne.Timeout():
+		return fmt.Errorf("%w: %w", ErrUnhealthy, err)
+	}
+	// A listener that answered something other than NATS over TLS.
+	return fmt.Errorf("%w: %w", ErrUntrusted, err)
 }
 
 // CheckName validates an RPC name: one or more dot-separated tokens
@@ -253,23 +329,43 @@ func (c *Conn) Call(ctx context.Context, name string, req []byte) ([]byte, error
 func (c *Conn) Close() { c.nc.Close() }
 
 // Call sends one request to method on home's daemon and returns the reply
-// body: read the address file, Dial (DialTimeout, no reconnect, the
-// server's name checked), Conn.Call with the remaining time of ctx. It
-// never starts a daemon. Errors: ErrNoDaemon (wrapped) when the request
-// could not reach a daemon of this protocol; a *RemoteError (matching
-// ErrRemote, wrapped) when the handler failed; ctx's error (wrapped) when
-// it ended first, in which case the request may have been handled.
+// body: check the back-off, read the address file (CheckPrivate), Dial
+// (DialTimeout, no reconnect, the certificate pinned), Conn.Call with the
+// remaining time of ctx. It never starts a daemon. Errors: ErrBackoff
+// (wrapped) while a back-off stands, nothing sent; ErrUnsafeHome (wrapped)
+// for a home others can write; ErrNoDaemon (wrapped) when the request
+// could not reach a daemon of this protocol (an address whose listener
+// did not prove itself is retired first); ErrUnhealthy (wrapped) when the
+// daemon took the whole deadline or refused the token, and then the caller
+// should StartBackoff; a *RemoteError (matching ErrRemote, wrapped) when
+// the handler failed.
 func Call(ctx context.Context, home, method string, req []byte) ([]byte, error) {
+	if b, on := ReadBackoff(home); on {
+		return nil, backoffError(b)
+	}
 	ad, err := ReadAddr(home)
+	if errors.Is(err, ErrUnsafeHome) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNoDaemon, err)
 	}
 	if ad.Protocol != Protocol {
 		return nil, fmt.Errorf("%w: daemon pid %d speaks protocol %d", ErrNoDaemon, ad.PID, ad.Protocol)
 	}
-	c, err := Dial(ctx, ad.Addr, ad.Token, DialTimeout)
-	if err != nil {
+	if why := ad.Stale(); why != "" {
+		return nil, fmt.Errorf("%w: daemon pid %d: %s", ErrNoDaemon, ad.PID, why)
+	}
+	c, err := Dial(ctx, ad, DialTimeout)
+	if errors.Is(err, ErrUntrusted) {
+		RetireAddr(home, ad.Token)
 		return nil, fmt.Errorf("%w: %w", ErrNoDaemon, err)
+	}
+	if err != nil {
+		if !errors.Is(err, ErrUnhealthy) {
+			err = fmt.Errorf("%w: %w", ErrNoDaemon, err)
+		}
+		return nil, err
 	}
 	defer c.Close()
 	b, err := c.Call(ctx, Subject(method), req)
@@ -279,6 +375,8 @@ func Call(ctx context.Context, home, method string, req []byte) ([]byte, error) 
 		return nil, fmt.Errorf("%w: no responder for %s", ErrNoDaemon, method)
 	case errors.As(err, &re):
 		return nil, fmt.Errorf("%w: %s", ErrRemote, re.Msg)
+	case errors.Is(err, context.DeadlineExceeded):
+		return nil, fmt.Errorf("daemon %s: %w: %w", method, ErrUnhealthy, err)
 	case err != nil:
 		return nil, fmt.Errorf("daemon %s: %w", method, err)
 	}
