@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"strconv"
@@ -94,21 +95,30 @@ func (e *Engine) callAt(ctx context.Context, in CallInput, now time.Time, projec
 	d.keepSecrets = in.KeepSecrets
 	d.doorRedacted, d.redacted = !red.kept, red.visible
 	d.noLedger = in.Session == ""
-	dec, evs := e.decide(d, inv.ID)
-	evs[len(evs)-1].Emitted.Output = sha([]byte(dec.Text))
-	if red.visible > 0 {
-		evs[len(evs)-1].Emitted.Replied = true // the door changed the text: redaction
+	var dec pipeline.Decision
+	var evs []events.Event
+	for round := 0; ; round++ {
+		dec, evs = e.decide(d, inv.ID)
+		evs[len(evs)-1].Emitted.Output = sha([]byte(dec.Text))
+		if red.visible > 0 {
+			evs[len(evs)-1].Emitted.Replied = true // the door changed the text: redaction
+		}
+		e.stamp(evs, t0)
+		// On a shared log, another machine may append first: decide again
+		// with its batches folded (appendDecision).
+		if err = e.appendDecision(ctx, &inv, evs); !errors.Is(err, errStale) || round == maxRedecide {
+			break
+		}
 	}
-	e.stamp(evs, t0)
-	if err := e.append(ctx, append([]events.Event{inv}, evs...)); err != nil {
-		if dec.Text == in.Text {
+	if err != nil {
+		if dec.Text == in.Text || errors.Is(err, errStale) {
 			return res, fmt.Errorf("append: %w", err)
 		}
 		params["nofold"] = "archive-failed"
 		d.req.NoFold = "archive-failed"
 		_, evs = e.decide(d, inv.ID)
 		evs[len(evs)-1].Emitted.Output = sha([]byte(in.Text))
-		if err2 := e.append(ctx, append([]events.Event{inv}, evs...)); err2 != nil {
+		if err2 := e.appendDecision(ctx, &inv, evs); err2 != nil {
 			return res, fmt.Errorf("append: %w", err2)
 		}
 		res.Recorded, res.Reason = true, "archive-failed"

@@ -57,6 +57,15 @@ type Options struct {
 	// Base loads the base snapshot omni gc saved, for a log that no longer
 	// starts at batch 1 (nil: none is stored).
 	Base BaseLoader
+	// Shared says other machines append to the log too (a NATS cluster):
+	// a decision is appended only after the batch it was decided at
+	// (events.Conditional; else it is decided again with the new batches
+	// folded), and the Engine folds batches it did not write (its own
+	// appends after a gap, CatchUp, Follow).
+	Shared bool
+	// Machine and User identify this machine and its user on every event
+	// the Engine appends ("" records none).
+	Machine, User string
 }
 
 // Engine holds the projections and appends to the log. It is safe for
@@ -180,12 +189,21 @@ func (e *Engine) append(ctx context.Context, batch []events.Event) error {
 	if e.dry {
 		return nil
 	}
+	e.stampOrigin(batch)
 	seq, err := e.log.Append(ctx, batch)
 	if err != nil {
 		return err
 	}
 	for i := range batch {
 		batch[i].Seq, batch[i].Index = seq, i
+	}
+	if e.opt.Shared && seq > e.applied+1 {
+		// Other machines appended since the newest batch folded: fold
+		// theirs first, so the projections stay a fold of the log's prefix.
+		if err := e.catchUp(ctx, seq-1); err != nil {
+			e.opt.Logf("append: fold batches before %d: %v (a follower folds them later)", seq, err)
+			return nil
+		}
 	}
 	e.apply(batch)
 	return nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -369,33 +370,43 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 	if e.opt.LedgerOnly {
 		inv.Invoked.Params = withParam(inv.Invoked.Params, "ledger_only", "1")
 	}
-	dec, evs := e.decide(d, inv.ID)
-	if d.persisted && utf8.RuneCountInString(dec.Text) >= HostOutputCap {
-		// Even shortened, the host would persist it again: leave the
-		// preview and its file alone, and record nothing as delivered.
-		d.unrecorded, d.reason, render = true, "host-cap", nil
-		dec, evs = e.decide(d, inv.ID)
-	} else if host == HostClaudeCode && dec.Text != res.Raw && render != nil && d.req.NoFold == "" && utf8.RuneCountInString(dec.Text) >= HostOutputCap {
-		d.req.NoFold = ReasonHostCapReply
-		dec, evs = e.decide(d, inv.ID)
-	}
-	// A redacted output is rewritten even when nothing else changed.
-	// (Not past the host's cap: the host would ignore it and show its own preview.)
-	changed := dec.Text != res.Raw || red.visible > 0 && d.req.NoFold != ReasonHostCapReply
+	var dec pipeline.Decision
+	var evs []events.Event
 	var reply []byte
-	if changed && render != nil {
-		var err error
-		if reply, err = render(dec.Text); err != nil {
-			return res, fmt.Errorf("render reply: %w", err)
+	var changed bool
+	for round := 0; ; round++ {
+		dec, evs = e.decide(d, inv.ID)
+		if d.persisted && utf8.RuneCountInString(dec.Text) >= HostOutputCap {
+			// Even shortened, the host would persist it again: leave the
+			// preview and its file alone, and record nothing as delivered.
+			d.unrecorded, d.reason, render = true, "host-cap", nil
+			dec, evs = e.decide(d, inv.ID)
+		} else if host == HostClaudeCode && dec.Text != res.Raw && render != nil && d.req.NoFold == "" && utf8.RuneCountInString(dec.Text) >= HostOutputCap {
+			d.req.NoFold = ReasonHostCapReply
+			dec, evs = e.decide(d, inv.ID)
+		}
+		// A redacted output is rewritten even when nothing else changed.
+		// (Not past the host's cap: the host would ignore it and show its own preview.)
+		changed = dec.Text != res.Raw || red.visible > 0 && d.req.NoFold != ReasonHostCapReply
+		reply = nil
+		if changed && render != nil {
+			if reply, err = render(dec.Text); err != nil {
+				return res, fmt.Errorf("render reply: %w", err)
+			}
+		}
+		evs[len(evs)-1].Emitted.Output = sha(reply)
+		if red.visible > 0 && reply != nil {
+			evs[len(evs)-1].Emitted.Replied = true // the door changed the text: redaction
+		}
+		e.stamp(evs, t0)
+		// On a shared log, another machine may append first: decide again
+		// with its batches folded (appendDecision).
+		if err = e.appendDecision(ctx, &inv, evs); !errors.Is(err, errStale) || round == maxRedecide {
+			break
 		}
 	}
-	evs[len(evs)-1].Emitted.Output = sha(reply)
-	if red.visible > 0 && reply != nil {
-		evs[len(evs)-1].Emitted.Replied = true // the door changed the text: redaction
-	}
-	e.stamp(evs, t0)
-	if err := e.append(ctx, append([]events.Event{inv}, evs...)); err != nil {
-		if !changed {
+	if err != nil {
+		if !changed || errors.Is(err, errStale) {
 			return res, fmt.Errorf("append: %w", err)
 		}
 		// Archive first: the archive could not be written, so nothing is
@@ -405,7 +416,7 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 		d.req.NoFold = "archive-failed"
 		_, evs = e.decide(d, inv.ID)
 		evs[len(evs)-1].Emitted.Output = sha(nil)
-		if err2 := e.append(ctx, append([]events.Event{inv}, evs...)); err2 != nil {
+		if err2 := e.appendDecision(ctx, &inv, evs); err2 != nil {
 			return res, fmt.Errorf("append: %w", err2)
 		}
 		res.Recorded, res.Delivered, res.Reason = true, res.Raw, "archive-failed"

@@ -20,6 +20,7 @@ type statsOptions struct {
 	asJSON   bool
 	terminal bool
 	top      int
+	by       string
 }
 
 func newStatsCmd(s streams) *cobra.Command {
@@ -46,7 +47,9 @@ local midnight) or an RFC 3339 time.
 --view detail: per tool, command family, host, agent (main or subagent) and
 session; --view folds: per marker kind, folds and how many of their handles
 a reader fetched back (the ledger's calibration; no verdict is printed);
---view projects: per project. --json prints the whole report (all views) with
+--view projects: per project. --by machine (or user, project, tool, host,
+session) prints that one breakdown: on a team sharing one cluster
+(OMNI_NATS_URL), the calls each machine or user recorded. --json prints the whole report (all views) with
 unit-named fields (bytes_saved, raw_bytes, calls, saved_pct).
 
 Exit codes: 0 printed; 2 a bad flag, or the store could not be read.`,
@@ -63,6 +66,7 @@ Exit codes: 0 printed; 2 a bad flag, or the store could not be read.`,
 	cmd.Flags().BoolVar(&o.asJSON, "json", false, "print the whole report as JSON")
 	cmd.Flags().BoolVar(&o.terminal, "terminal", false, "report the terminal rows (read by no model) instead of the agent rows")
 	cmd.Flags().IntVar(&o.top, "top", 15, "rows per breakdown in --view detail (0: all)")
+	cmd.Flags().StringVar(&o.by, "by", "", "print one breakdown: machine, user, project, tool, host or session")
 	return cmd
 }
 
@@ -74,6 +78,9 @@ func statsRun(ctx context.Context, s streams, o statsOptions, fetch func(context
 	}
 	if !slices.Contains(statsreport.Views, o.view) {
 		return usageErr("omni stats: --view %q: want one of %s", o.view, strings.Join(statsreport.Views, ", "))
+	}
+	if o.by != "" && !slices.Contains(statsreport.By, o.by) {
+		return usageErr("omni stats: --by %q: want one of %s", o.by, strings.Join(statsreport.By, ", "))
 	}
 	var since time.Time
 	if o.since != "" {
@@ -94,7 +101,7 @@ func statsRun(ctx context.Context, s streams, o statsOptions, fetch func(context
 	if o.asJSON {
 		return statsreport.WriteJSON(s.Out, rep)
 	}
-	statsreport.Render(s.Out, rep, statsreport.Options{View: o.view, Terminal: o.terminal, Top: o.top})
+	statsreport.Render(s.Out, rep, statsreport.Options{View: o.view, Terminal: o.terminal, Top: o.top, By: o.by})
 	return nil
 }
 

@@ -170,7 +170,10 @@ func (d *Dashboard) page(w http.ResponseWriter, r *http.Request) {
 	data := map[string]any{
 		"Report": rep, "Span": statsreport.Span(rep), "SinceArg": arg, "Query": query, "Ranges": ranges, "Mechanisms": rows,
 		"TimeChart": timeChart(a.Series), "ToolChart": barChart(a.ByTool, "bytes saved"),
-		"FamilyChart": barChart(fam, "bytes saved"), "TopFamilies": topFamilies, "FoldChart": foldChart(a.Folds),
+		"FamilyChart": barChart(fam, "bytes saved"),
+		// The team view, when machines sharing one cluster recorded calls.
+		"Team": len(a.ByMachine) > 1 || len(a.ByUser) > 1, "MachineChart": barChart(a.ByMachine, "bytes saved"),
+		"UserChart": barChart(a.ByUser, "bytes saved"), "TopFamilies": topFamilies, "FoldChart": foldChart(a.Folds),
 		"LatencyChart": latencyChart(a.DecideLatency),
 		"Version":      d.version, "Built": d.now().UTC().Format(time.RFC3339),
 	}

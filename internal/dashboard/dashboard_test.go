@@ -118,3 +118,27 @@ func TestDashboardListensOnLoopback(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestDashboardTeam: the by-machine and by-user charts show when machines
+// sharing one cluster recorded calls, and only then.
+func TestDashboardTeam(t *testing.T) {
+	rep := stats.Report{}
+	src := func(context.Context, time.Time) (stats.Report, error) { return rep, nil }
+	d, err := New(src, time.Now, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(d.Handler())
+	defer srv.Close()
+	if _, page := get(t, srv.URL+"/", ""); strings.Contains(page, "Savings by machine") {
+		t.Fatal("one machine: the team charts show")
+	}
+	rep.Agent.ByMachine = []stats.RowReport{{Name: "laptop/0a1b2c3d", Calls: 3, BytesSaved: 900}, {Name: "desk/4e5f6a7b", Calls: 2, BytesSaved: 400}}
+	rep.Agent.ByUser = []stats.RowReport{{Name: "ann", Calls: 5, BytesSaved: 1300}}
+	_, page := get(t, srv.URL+"/", "")
+	for _, s := range []string{"Savings by machine", "laptop/0a1b2c3d", "desk/4e5f6a7b", "Savings by user", "ann"} {
+		if !strings.Contains(page, s) {
+			t.Errorf("team page lacks %q", s)
+		}
+	}
+}

@@ -28,6 +28,30 @@ type Options struct {
 	Terminal bool
 	// Top is the rows per breakdown in the detail view (0: all).
 	Top int
+	// By, when set (one of By), prints that one breakdown instead of the
+	// view: on a team sharing one cluster, "machine" and "user" split the
+	// calls by the machine and user whose daemon recorded them.
+	By string
+}
+
+// By are the values of `omni stats --by`.
+var By = []string{"machine", "user", "project", "tool", "host", "session"}
+
+// byRows returns the breakdown by names (one of By).
+func byRows(p stats.PartReport, by string) []stats.RowReport {
+	switch by {
+	case "machine":
+		return p.ByMachine
+	case "user":
+		return p.ByUser
+	case "project":
+		return p.ByProject
+	case "tool":
+		return p.ByTool
+	case "host":
+		return p.ByHost
+	}
+	return p.BySession
 }
 
 // WriteJSON prints the report as indented JSON with a final newline (what

@@ -17,12 +17,14 @@ func Render(w io.Writer, rep stats.Report, o Options) {
 	}
 	fmt.Fprintf(w, "omni stats · %s\n", Span(rep))
 	fmt.Fprintf(w, "%s: %s in %s\n\n", who, Plural(p.Calls, "call"), Plural(p.Sessions, "session"))
-	switch o.View {
-	case "detail":
+	switch {
+	case o.By != "":
+		renderRows(w, "by "+o.By, byRows(p, o.By), o.Top)
+	case o.View == "detail":
 		renderDetail(w, p, o.Top)
-	case "folds":
+	case o.View == "folds":
 		renderFolds(w, p)
-	case "projects":
+	case o.View == "projects":
 		renderRows(w, "by project", p.ByProject, 0)
 	default:
 		renderSummary(w, p, o.Terminal)
