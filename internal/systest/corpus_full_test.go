@@ -200,7 +200,9 @@ func (st *fullOracle) check(o *bench.OutLine) {
 	if o.HostTool == "Read" {
 		st.readCalls++
 		st.checked["f:read-line-count"]++
-		if n, m := len(delLines), len(splitLinesKeep(raw)); n != m {
+		// A whole Read re-read may be one marker line (the host numbers
+		// every line it shows, so fillers would each cost a line).
+		if n, m := len(delLines), len(splitLinesKeep(raw)); n != m && !(n == 1 && strings.HasPrefix(delLines[0], "[OMNI: ")) {
 			st.fail(o, "f:read-line-count", "%d lines delivered, %d raw", n, m)
 		}
 	}

@@ -216,7 +216,9 @@ func (st *corpusOracle) check(o *bench.OutLine) {
 	if o.HostTool == "Read" {
 		st.readCalls++
 		st.checked["f:read-line-count"]++
-		if len(delLines) != len(rawLines) {
+		// A whole Read re-read may be one marker line (the host numbers
+		// every line it shows, so fillers would each cost a line).
+		if len(delLines) != len(rawLines) && !(len(delLines) == 1 && strings.HasPrefix(delLines[0], "[OMNI: ")) {
 			st.fail(o, "f:read-line-count", "%d lines delivered, %d raw", len(delLines), len(rawLines))
 		}
 	}
