@@ -19,6 +19,10 @@ var (
 	ErrNotFound = errors.New("events: sequence not found")
 	// ErrVersion is returned by Decode for an envelope of an unknown version.
 	ErrVersion = errors.New("events: unknown encoding version")
+	// ErrConflict is returned by Conditional.AppendAfter when the log's
+	// newest batch is not the one the caller named: another writer
+	// appended first. Nothing was stored.
+	ErrConflict = errors.New("events: another writer appended first")
 )
 
 // Seq is a stream sequence number: the position of one batch in the log.
@@ -107,6 +111,14 @@ type Event struct {
 	// Call is the ID of the KindInvoked event of the invocation this event
 	// belongs to ("" for events outside an invocation).
 	Call string `json:"call,omitempty"`
+	// Machine identifies the machine whose daemon wrote the event: its
+	// host name, "/", and a random id kept in its home ("" when not
+	// recorded). On a log several machines share (a cluster), it tells
+	// them apart.
+	Machine string `json:"machine,omitempty"`
+	// User is the login name of the user whose daemon wrote the event (""
+	// when not recorded).
+	User string `json:"user,omitempty"`
 
 	Invoked       *Invoked       `json:"invoked,omitempty"`
 	Emitted       *Emitted       `json:"emitted,omitempty"`
@@ -165,6 +177,12 @@ type Invoked struct {
 	// Params holds door parameters that shaped the decision and are not in
 	// Input (exec/pipe: command, exit code, tool). Keys are stable.
 	Params map[string]string `json:"params,omitempty"`
+	// At is the stream position the decision was made at: the newest batch
+	// folded into the projections it read. 0 means the batch just before
+	// this one (a log with one writer). On a shared log it is recorded, and
+	// the batch was appended only if At was still the log's newest batch,
+	// so replay folds up to At and reruns the decision on any machine.
+	At Seq `json:"at,omitempty"`
 }
 
 // Emitted is the payload of KindEmitted: what one reader was delivered.
@@ -396,6 +414,14 @@ func (k *Keys) UnmarshalJSON(data []byte) error {
 	}
 	*k = out
 	return nil
+}
+
+// Conditional is implemented by a Log that can append only after a given
+// batch (optimistic concurrency on a log several writers share).
+type Conditional interface {
+	// AppendAfter is Append when the log's newest batch is last (0: the log
+	// is empty); otherwise it stores nothing and fails with ErrConflict.
+	AppendAfter(ctx context.Context, batch []Event, last Seq) (Seq, error)
 }
 
 // Log is an append-only store of event batches. Implementations must be

@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"strconv"
@@ -35,14 +36,17 @@ type CallInput struct {
 	// KeepSecrets turns redaction off for this output and keeps its raw
 	// text in the log (`--keep-secrets`).
 	KeepSecrets bool `json:"keep_secrets,omitempty"`
+	// priorRedacted is the recorded redaction count a replay reruns with.
+	priorRedacted int
 }
 
 // Call decides one exec/pipe output and returns what to print in Result.Delivered.
 // On any error the caller prints the raw text (fail open).
 func (e *Engine) Call(ctx context.Context, in CallInput) (res Result, err error) {
+	raw := in.Text
 	defer func() {
 		if p := recover(); p != nil {
-			res = Result{Raw: in.Text, Delivered: in.Text}
+			res = Result{Raw: raw, Delivered: raw}
 			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
 		}
 	}()
@@ -57,6 +61,12 @@ func (e *Engine) Call(ctx context.Context, in CallInput) (res Result, err error)
 
 func (e *Engine) callAt(ctx context.Context, in CallInput, now time.Time, project string) (Result, error) {
 	t0 := time.Now()
+	// The redaction stage, before anything is recorded or printed: on
+	// failure nothing is recorded and the raw output stands.
+	in, red, err := redactCall(in, in.KeepSecrets || e.opt.KeepSecrets)
+	if err != nil {
+		return Result{Tool: "Bash", Raw: in.Text, Delivered: in.Text}, err
+	}
 	reader := events.Reader{Session: in.Session, Agent: in.Agent}
 	res := Result{Tool: "Bash", Reader: reader, Raw: in.Text, Delivered: in.Text}
 	// Without a session there is no reader: nothing folds and nothing is
@@ -76,28 +86,39 @@ func (e *Engine) callAt(ctx context.Context, in CallInput, now time.Time, projec
 	}
 	inv.Invoked = &events.Invoked{Door: in.Door, Codec: events.CodecZstd, Input: e.compress([]byte(in.Text)),
 		InputBytes: len(in.Text), Params: params}
+	red.record(&inv, in.priorRedacted)
 	ls := shellcmd.FileRead(in.Command) // a plain file read: the file is the lines' source
 	d := delivery{reader: reader, project: project, now: now, tool: "Bash", source: in.Command, lineSource: ls,
 		req: pipeline.Request{Text: in.Text, Source: lineSourceOr(ls, in.Command), Failed: in.ExitCode != 0}}
 	d.req.NoFold = noFoldReason(in.Command, in.Passthrough, "", nil)
 	d.shorten = &pipeline.ShortenRequest{Command: in.Command, Tool: "Bash", ExitCode: in.ExitCode}
 	d.keepSecrets = in.KeepSecrets
+	d.doorRedacted, d.redacted = !red.kept, red.visible
 	d.noLedger = in.Session == ""
-	dec, evs := e.decide(d, inv.ID)
-	evs[len(evs)-1].Emitted.Output = sha([]byte(dec.Text))
-	e.stamp(evs, t0)
-	if !in.KeepSecrets {
-		e.withholdSecrets(&inv, evs, in.Text)
+	var dec pipeline.Decision
+	var evs []events.Event
+	for round := 0; ; round++ {
+		dec, evs = e.decide(d, inv.ID)
+		evs[len(evs)-1].Emitted.Output = sha([]byte(dec.Text))
+		if red.visible > 0 {
+			evs[len(evs)-1].Emitted.Replied = true // the door changed the text: redaction
+		}
+		e.stamp(evs, t0)
+		// On a shared log, another machine may append first: decide again
+		// with its batches folded (appendDecision).
+		if err = e.appendDecision(ctx, &inv, evs); !errors.Is(err, errStale) || round == maxRedecide {
+			break
+		}
 	}
-	if err := e.append(ctx, append([]events.Event{inv}, evs...)); err != nil {
-		if dec.Text == in.Text {
+	if err != nil {
+		if dec.Text == in.Text || errors.Is(err, errStale) {
 			return res, fmt.Errorf("append: %w", err)
 		}
 		params["nofold"] = "archive-failed"
 		d.req.NoFold = "archive-failed"
 		_, evs = e.decide(d, inv.ID)
 		evs[len(evs)-1].Emitted.Output = sha([]byte(in.Text))
-		if err2 := e.append(ctx, append([]events.Event{inv}, evs...)); err2 != nil {
+		if err2 := e.appendDecision(ctx, &inv, evs); err2 != nil {
 			return res, fmt.Errorf("append: %w", err2)
 		}
 		res.Recorded, res.Reason = true, "archive-failed"

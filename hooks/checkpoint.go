@@ -15,7 +15,7 @@ import (
 // whenever a projection's fold or snapshot layout changes, so that a
 // checkpoint written by another build is ignored (folded from the log)
 // instead of trusted.
-const CheckpointVersion byte = 2
+const CheckpointVersion byte = 3
 
 // Checkpoint is the Engine's projections as they were after folding every
 // batch up to and including Seq.

@@ -57,6 +57,15 @@ type Options struct {
 	// Base loads the base snapshot omni gc saved, for a log that no longer
 	// starts at batch 1 (nil: none is stored).
 	Base BaseLoader
+	// Shared says other machines append to the log too (a NATS cluster):
+	// a decision is appended only after the batch it was decided at
+	// (events.Conditional; else it is decided again with the new batches
+	// folded), and the Engine folds batches it did not write (its own
+	// appends after a gap, CatchUp, Follow).
+	Shared bool
+	// Machine and User identify this machine and its user on every event
+	// the Engine appends ("" records none).
+	Machine, User string
 }
 
 // Engine holds the projections and appends to the log. It is safe for
@@ -180,12 +189,21 @@ func (e *Engine) append(ctx context.Context, batch []events.Event) error {
 	if e.dry {
 		return nil
 	}
+	e.stampOrigin(batch)
 	seq, err := e.log.Append(ctx, batch)
 	if err != nil {
 		return err
 	}
 	for i := range batch {
 		batch[i].Seq, batch[i].Index = seq, i
+	}
+	if e.opt.Shared && seq > e.applied+1 {
+		// Other machines appended since the newest batch folded: fold
+		// theirs first, so the projections stay a fold of the log's prefix.
+		if err := e.catchUp(ctx, seq-1); err != nil {
+			e.opt.Logf("append: fold batches before %d: %v (a follower folds them later)", seq, err)
+			return nil
+		}
 	}
 	e.apply(batch)
 	return nil
@@ -286,6 +304,10 @@ type delivery struct {
 	noLedger bool
 	// keepSecrets turns redaction off for this delivery (--keep-secrets).
 	keepSecrets bool
+	// doorRedacted: the door's redaction stage ran over req.Text and
+	// replaced redacted values (the shorten stage does not redact again).
+	doorRedacted bool
+	redacted     int
 }
 
 // decide runs the pipeline for a delivery and builds the batch's events
@@ -300,6 +322,7 @@ func (e *Engine) decide(d delivery, call string) (pipeline.Decision, []events.Ev
 		sq := *d.shorten
 		sq.Text = raw
 		sq.KeepSecrets = e.opt.KeepSecrets || d.keepSecrets
+		sq.DoorRedacted, sq.RedactedValues = d.doorRedacted, d.redacted
 		// A retrieve's debt binds the first-seen stages too: an output
 		// holding the lines the reader asked for is not distilled or cut.
 		sq.Owed = holdsDebt(v.Debts(), raw)
@@ -432,34 +455,6 @@ func (e *Engine) readable(h string, b ledger.Block) bool {
 	}
 	e.verified[h] = loc
 	return true
-}
-
-// withholdSecrets drops the raw input from an Invoked event when the text it
-// carries holds credentials (the redaction stage found some, or would have
-// on a text it did not shorten), so a log that outlives the session never
-// becomes a credential store (issue 3 §5). Replay then reports the
-// invocation as withheld instead of comparing it. OMNI_KEEP_SECRETS (the
-// Engine's KeepSecrets option) keeps the input.
-func (e *Engine) withholdSecrets(inv *events.Event, evs []events.Event, raw string) {
-	if e.opt.KeepSecrets || inv.Invoked == nil {
-		return
-	}
-	found := false
-	ran := false
-	for _, ev := range evs {
-		if ev.Distilled != nil {
-			ran = true
-			found = ev.Distilled.Redacted > 0
-		}
-	}
-	if !ran && raw != "" {
-		_, n := pipeline.Redact(raw)
-		found = n > 0
-	}
-	if found {
-		inv.Invoked.Input = nil
-		inv.Invoked.Params = withParam(inv.Invoked.Params, "input", "withheld:secrets")
-	}
 }
 
 // Retrieve returns the exact archived bytes of handle h and records a

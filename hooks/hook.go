@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -220,6 +221,12 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 	if len(in.Stdin) > MaxInput {
 		return Result{}, fmt.Errorf("stdin of %d bytes is over the %d byte limit", len(in.Stdin), MaxInput)
 	}
+	// The redaction stage, before anything is parsed, recorded or printed.
+	stdin, red, err := redactPayload(in.Stdin, e.opt.KeepSecrets)
+	if err != nil {
+		return Result{}, err
+	}
+	in.Stdin = stdin
 	var p ccPayload
 	if err := json.Unmarshal(in.Stdin, &p); err != nil {
 		return Result{}, fmt.Errorf("payload is not a JSON object: %w", err)
@@ -244,6 +251,11 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 	if in.Passthrough {
 		inv.Invoked.Params = map[string]string{"env_passthrough": "1"}
 	}
+	prior := 0
+	if rc != nil {
+		prior, _ = strconv.Atoi(rc.params[paramRedacted])
+	}
+	red.record(&inv, prior)
 	if host == HostCodex && event == "PostToolUse" && p.ToolName == "Bash" {
 		// The exit code lives in Codex's session file; it is read once, live,
 		// and recorded, so a replay uses the recorded value.
@@ -346,36 +358,55 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 			d, render, ok = e.hostDelivery(host, d, p, in)
 		}
 		if !ok {
+			if red.visible > 0 && event == "PostToolUse" && host == HostClaudeCode && !untouchedReplyTools[p.ToolName] {
+				// A tool omni does not shorten still loses its credentials.
+				res.Reply = redactedEcho(p.ToolResponse)
+			}
 			return res, nil // a tool or shape omni does not touch
 		}
 	}
+	d.doorRedacted, d.redacted = !red.kept, red.visible
 	res.Raw = d.req.Text
 	if e.opt.LedgerOnly {
 		inv.Invoked.Params = withParam(inv.Invoked.Params, "ledger_only", "1")
 	}
-	dec, evs := e.decide(d, inv.ID)
-	if d.persisted && utf8.RuneCountInString(dec.Text) >= HostOutputCap {
-		// Even shortened, the host would persist it again: leave the
-		// preview and its file alone, and record nothing as delivered.
-		d.unrecorded, d.reason, render = true, "host-cap", nil
-		dec, evs = e.decide(d, inv.ID)
-	} else if host == HostClaudeCode && dec.Text != res.Raw && render != nil && d.req.NoFold == "" && utf8.RuneCountInString(dec.Text) >= HostOutputCap {
-		d.req.NoFold = ReasonHostCapReply
-		dec, evs = e.decide(d, inv.ID)
-	}
-	changed := dec.Text != res.Raw
+	var dec pipeline.Decision
+	var evs []events.Event
 	var reply []byte
-	if changed && render != nil {
-		var err error
-		if reply, err = render(dec.Text); err != nil {
-			return res, fmt.Errorf("render reply: %w", err)
+	var changed bool
+	for round := 0; ; round++ {
+		dec, evs = e.decide(d, inv.ID)
+		if d.persisted && utf8.RuneCountInString(dec.Text) >= HostOutputCap {
+			// Even shortened, the host would persist it again: leave the
+			// preview and its file alone, and record nothing as delivered.
+			d.unrecorded, d.reason, render = true, "host-cap", nil
+			dec, evs = e.decide(d, inv.ID)
+		} else if host == HostClaudeCode && dec.Text != res.Raw && render != nil && d.req.NoFold == "" && utf8.RuneCountInString(dec.Text) >= HostOutputCap {
+			d.req.NoFold = ReasonHostCapReply
+			dec, evs = e.decide(d, inv.ID)
+		}
+		// A redacted output is rewritten even when nothing else changed.
+		// (Not past the host's cap: the host would ignore it and show its own preview.)
+		changed = dec.Text != res.Raw || red.visible > 0 && d.req.NoFold != ReasonHostCapReply
+		reply = nil
+		if changed && render != nil {
+			if reply, err = render(dec.Text); err != nil {
+				return res, fmt.Errorf("render reply: %w", err)
+			}
+		}
+		evs[len(evs)-1].Emitted.Output = sha(reply)
+		if red.visible > 0 && reply != nil {
+			evs[len(evs)-1].Emitted.Replied = true // the door changed the text: redaction
+		}
+		e.stamp(evs, t0)
+		// On a shared log, another machine may append first: decide again
+		// with its batches folded (appendDecision).
+		if err = e.appendDecision(ctx, &inv, evs); !errors.Is(err, errStale) || round == maxRedecide {
+			break
 		}
 	}
-	evs[len(evs)-1].Emitted.Output = sha(reply)
-	e.stamp(evs, t0)
-	e.withholdSecrets(&inv, evs, res.Raw)
-	if err := e.append(ctx, append([]events.Event{inv}, evs...)); err != nil {
-		if !changed {
+	if err != nil {
+		if !changed || errors.Is(err, errStale) {
 			return res, fmt.Errorf("append: %w", err)
 		}
 		// Archive first: the archive could not be written, so nothing is
@@ -385,7 +416,7 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 		d.req.NoFold = "archive-failed"
 		_, evs = e.decide(d, inv.ID)
 		evs[len(evs)-1].Emitted.Output = sha(nil)
-		if err2 := e.append(ctx, append([]events.Event{inv}, evs...)); err2 != nil {
+		if err2 := e.appendDecision(ctx, &inv, evs); err2 != nil {
 			return res, fmt.Errorf("append: %w", err2)
 		}
 		res.Recorded, res.Delivered, res.Reason = true, res.Raw, "archive-failed"

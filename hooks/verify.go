@@ -52,14 +52,31 @@ func Replay(ctx context.Context, log events.Log, seq events.Seq, base BaseLoader
 	} else if seq < first {
 		return Replayed{}, fmt.Errorf("%w: sequence %d, the log starts at %d", ErrBeforeRetained, seq, first)
 	}
-	if err := e.foldAll(ctx, seq, base); err != nil {
-		return Replayed{}, fmt.Errorf("fold before %d: %w", seq, err)
-	}
 	batch, err := log.Get(ctx, seq)
 	if err != nil {
 		return Replayed{}, fmt.Errorf("read batch %d: %w", seq, err)
 	}
+	// The state the decision read: the batches up to the position it
+	// recorded (a shared log), else every batch before it.
+	to := seq
+	if at := decidedAt(batch); at != 0 && at < seq {
+		to = at + 1
+	}
+	if err := e.foldAll(ctx, to, base); err != nil {
+		return Replayed{}, fmt.Errorf("fold before %d: %w", to, err)
+	}
 	return e.rerun(ctx, batch)
+}
+
+// decidedAt returns the position the batch's decision recorded
+// (Invoked.At), 0 when none was recorded.
+func decidedAt(batch []events.Event) events.Seq {
+	for _, ev := range batch {
+		if ev.Invoked != nil {
+			return ev.Invoked.At
+		}
+	}
+	return 0
 }
 
 // VerifySummary counts the outcome of Verify.
@@ -125,7 +142,16 @@ func Verify(ctx context.Context, log events.Log, base BaseLoader, progress func(
 			}
 		}
 		if hasInvoked(batch) {
-			r, err := e.rerun(ctx, batch)
+			var r Replayed
+			var err error
+			if at := decidedAt(batch); at != 0 && at+1 != batch[0].Seq {
+				// Decided before other writers' batches that precede it in
+				// the log (not how omni appends, but a log may hold it):
+				// rebuild the state at its position.
+				r, err = Replay(ctx, log, batch[0].Seq, base)
+			} else {
+				r, err = e.rerun(ctx, batch)
+			}
 			if err != nil {
 				return err
 			}
@@ -221,6 +247,7 @@ func (e *Engine) rerun(ctx context.Context, batch []events.Event) (Replayed, err
 		ci := CallInput{Door: inv.Invoked.Door, Command: p["command"], Text: string(input), ExitCode: code,
 			Session: inv.Session, Agent: inv.Agent, Passthrough: p["env_passthrough"] == "1" || p["nofold"] != "",
 			KeepSecrets: p["keep_secrets"] == "1"}
+		ci.priorRedacted, _ = strconv.Atoi(p[paramRedacted])
 		res, err := e.callAt(ctx, ci, now, inv.Project)
 		if err != nil {
 			return r, fmt.Errorf("batch %d: rerun call: %w", inv.Seq, err)

@@ -31,6 +31,14 @@ type ShortenRequest struct {
 	// --keep-secrets) that credentials be kept, so what the model reads and
 	// what the caller archives are the unredacted bytes.
 	KeepSecrets bool
+	// DoorRedacted reports that the door's redaction stage (package redact,
+	// run on everything omni receives before it is recorded) already ran
+	// over Text: Shorten does not redact again and takes RedactedValues as
+	// the count of values it replaced (the redaction marker's n).
+	DoorRedacted bool
+	// RedactedValues is the number of values the door's redaction replaced
+	// in Text (with DoorRedacted).
+	RedactedValues int
 	// Owed reports that the reader retrieved a block whose lines Text holds
 	// and is owed them whole once: only redaction (and the structured
 	// guard) runs; nothing is distilled, collapsed or cut (reason "owed").
@@ -132,7 +140,8 @@ func markerPaysForItself(final, marker, raw int) bool {
 // Shorten runs the first-seen stages over one output, in this order (the
 // one copy of them; every door calls it):
 //
-//  1. redaction of credentials (Redact), unless KeepSecrets;
+//  1. redaction of credentials (Redact), unless KeepSecrets or the door
+//     redacted already (DoorRedacted);
 //  2. the structured/opaque guard (Sniff, which includes the any-JSON-line
 //     rule): such payloads pass byte for byte, or redacted without a
 //     marker line so they still parse;
@@ -173,7 +182,9 @@ func Shorten(req ShortenRequest) ShortenResult {
 
 	// 1. Redaction.
 	body := raw
-	if !req.KeepSecrets {
+	if req.DoorRedacted {
+		res.Redacted = max(0, req.RedactedValues)
+	} else if !req.KeepSecrets {
 		if red, n := Redact(raw); n > 0 {
 			body, res.Redacted = red, n
 		}
@@ -199,11 +210,13 @@ func Shorten(req ShortenRequest) ShortenResult {
 			// values themselves read [REDACTED]. A table or YAML document
 			// that the masks made longer than its raw output gets the
 			// marker line after all: output never grows without saying why,
-			// and a line above rows is still read as rows.
-			res.Text, res.Changed = body, true
+			// and a line above rows is still read as rows. (With the door's
+			// redaction raw is already redacted: the text passes as it is.)
+			res.Text = body
 			if len(body) > len(raw) && (k == KindCSV || k == KindTSV || k == KindYAML) {
 				res.Text = redactionMarker(res.Redacted) + "\n" + body
 			}
+			res.Changed = res.Text != raw
 		}
 		return res
 	}
@@ -227,7 +240,7 @@ func Shorten(req ShortenRequest) ShortenResult {
 		// every line number the host renders from startLine.
 		res.Reason = "read"
 		if res.Redacted > 0 {
-			res.Text, res.Changed = body, true
+			res.Text, res.Changed = body, body != raw
 		}
 		return res
 	case "Grep", "Glob":

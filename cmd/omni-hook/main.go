@@ -3,7 +3,7 @@
 // daemon's reply. It links only the daemon's wire protocol (nats.go and the
 // standard library), so it starts faster than the full omni binary, which
 // also links the embedded NATS server (3.8 ms against 5.2 ms per call,
-// measured 2026-11-29; JETSTREAM.md §3, §4). `omni init` registers it in
+// measured 2026-11-29 with omni bench --latency). `omni init` registers it in
 // place of `omni hook` when it sits beside the omni binary.
 //
 // When no daemon of this protocol answers (the first call of a session,
@@ -39,6 +39,15 @@ const maxInput = 16 << 20
 
 // deadline is cmd/omni's hookDeadline: past it the hook prints nothing.
 const deadline = 4 * time.Second
+
+// fallbackKill is how long the fallback `omni hook` may run before it is
+// killed as hung. That process bounds its own call to the daemon by
+// deadline and always exits; the kill is only a backstop, so it must also
+// cover the process's start, which on a loaded machine takes seconds: a
+// 64-way storm with no daemon on two cores at load 30–50 saw most
+// fallbacks killed at the former 5 s backstop (deadline + 1 s) while the
+// same 64 `omni hook` processes run directly all answered.
+const fallbackKill = 15 * time.Second
 
 // usage is printed for -h, --help and help.
 const usage = `omni-hook: the thin client of 'omni hook'.
@@ -131,6 +140,7 @@ func run(stdin io.Reader, stdout, stderr io.Writer) {
 			logf(home, "omni-hook: %v", err)
 			return
 		}
+		logf(home, "omni-hook: %v: running omni hook", err)
 	}
 	fallback(home, req[1:], stdout, stderr)
 }
@@ -142,7 +152,7 @@ func fallback(home string, payload []byte, stdout, stderr io.Writer) {
 		logf(home, "omni-hook: no daemon answers and no omni binary was found beside %s or on $PATH", self())
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), deadline+time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), fallbackKill)
 	defer cancel()
 	c := exec.CommandContext(ctx, bin, "hook")
 	c.Stdin = bytes.NewReader(payload)

@@ -5,38 +5,25 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/omnictx/omni/events"
-	"github.com/omnictx/omni/events/jetstream"
 	"github.com/omnictx/omni/internal/bench"
 	"github.com/omnictx/omni/internal/daemon"
 	"github.com/omnictx/omni/internal/daemon/wire"
 )
 
-// openBenchStore opens the store of home for omni bench; a daemon that owns
-// it is asked to stop first.
+// openBenchStore opens the store of home for omni bench alone
+// (daemon.OpenStore: a daemon that owns it is asked to stop first).
 func openBenchStore(ctx context.Context, home string) (events.Log, func() error, error) {
-	st, err := jetstream.Open(ctx, jetstream.Options{Dir: filepath.Join(home, "store"), LockWait: 0})
-	if errors.Is(err, jetstream.ErrLocked) {
-		// A daemon owns this home: ask it to stop, then take the store.
-		if _, serr := daemon.NewClient(configOf(home)).Stop(ctx, 10*time.Second); serr == nil {
-			st, err = jetstream.Open(ctx, jetstream.Options{Dir: filepath.Join(home, "store"), LockWait: 10 * time.Second})
-		}
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	return st, st.Close, nil
+	return daemon.OpenStore(ctx, configOf(home))
 }
 
 // benchFlags are omni bench's flags.
@@ -118,11 +105,11 @@ Exit codes: 0 done; 2 a corpus file or the store could not be read.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.corpus = append(o.corpus, args...)
 			if len(o.corpus) == 0 {
-				return &exitError{code: 2, msg: "omni bench: --corpus FILE... is required (e.g. ../shared/corpus/*.jsonl)"}
+				return usageErr("omni bench: --corpus FILE... is required (e.g. ../shared/corpus/*.jsonl)")
 			}
 			if o.latency {
 				if o.n <= 0 {
-					return &exitError{code: 2, msg: fmt.Sprintf("omni bench --latency: --n %d: want at least 1 process per size", o.n)}
+					return usageErr("omni bench --latency: --n %d: want at least 1 process per size", o.n)
 				}
 				var w io.Writer = s.Out
 				if o.asJSON {
@@ -134,10 +121,10 @@ Exit codes: 0 done; 2 a corpus file or the store could not be read.`,
 				defer stop()
 				rep, err := bench.Latency(ctx, o.corpus, o.n, o.home, benchDaemon, w)
 				if ctx.Err() != nil {
-					return &exitError{code: 130, msg: "omni bench --latency: interrupted"}
+					return failErr(errInterrupted, "omni bench --latency: interrupted")
 				}
 				if err != nil {
-					return &exitError{code: 2, msg: "omni bench --latency: " + err.Error()}
+					return failErr(err, "omni bench --latency: "+err.Error())
 				}
 				if o.asJSON {
 					enc := json.NewEncoder(s.Out)
@@ -150,7 +137,7 @@ Exit codes: 0 done; 2 a corpus file or the store could not be read.`,
 			rep, err := bench.Run(context.Background(), bench.Options{Corpus: o.corpus, Home: o.home, Out: o.out, LedgerOnly: o.ledgerOnly, Persisted: o.persisted, Limit: o.limit,
 				OpenStore: openBenchStore, MarkBusy: daemon.MarkBusy, Logf: homeLogf}, s.Err)
 			if err != nil {
-				return &exitError{code: 2, msg: "omni bench: " + err.Error()}
+				return failErr(err, "omni bench: "+err.Error())
 			}
 			if o.asJSON {
 				enc := json.NewEncoder(s.Out)

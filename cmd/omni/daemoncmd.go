@@ -16,13 +16,14 @@ import (
 const daemonStopTimeout = 10 * time.Second
 
 // daemonConfig is this process's daemon configuration: $OMNI_HOME, this
-// build's version, OMNI_KEEP_SECRETS=1 and OMNI_NO_DAEMON.
+// build's version, OMNI_KEEP_SECRETS=1, OMNI_NO_DAEMON and the cluster
+// variables (OMNI_NATS_URL, ...; daemon.WithClusterEnv).
 func daemonConfig() daemon.Config { return configOf(omniHome()) }
 
 // configOf is daemonConfig for another home.
 func configOf(home string) daemon.Config {
-	return daemon.Config{Home: home, Version: version,
-		KeepSecrets: os.Getenv("OMNI_KEEP_SECRETS") == "1", InProcess: os.Getenv("OMNI_NO_DAEMON") != ""}
+	return daemon.WithClusterEnv(daemon.Config{Home: home, Version: version,
+		KeepSecrets: os.Getenv("OMNI_KEEP_SECRETS") == "1", InProcess: os.Getenv("OMNI_NO_DAEMON") != ""}, os.Getenv)
 }
 
 // newClient returns the daemon client of this process (daemonConfig).

@@ -15,6 +15,7 @@ import (
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/hooks"
 	"github.com/omnictx/omni/internal/daemon"
+	"github.com/omnictx/omni/internal/statsreport"
 )
 
 type diffOptions struct {
@@ -103,11 +104,11 @@ func renderDiff(w io.Writer, d hooks.DiffResult, ctxLines int, color bool) {
 	}
 	what := d.Tool
 	if d.Source != "" {
-		what += ": " + clipName(d.Source, 80)
+		what += ": " + statsreport.ClipName(d.Source, 80)
 	}
 	fmt.Fprintln(w, paint(ansiBold, fmt.Sprintf("omni diff · seq %d · %s · %s · %s (%s)", d.Seq, d.Time, d.Reader, what, d.Door)))
 	raw, del := splitKeepEnds(d.Raw), splitKeepEnds(d.Delivered)
-	fmt.Fprintf(w, "raw %s B, %s lines → delivered %s B, %s lines", num(len(d.Raw)), num(len(raw)), num(len(d.Delivered)), num(len(del)))
+	fmt.Fprintf(w, "raw %s B, %s lines → delivered %s B, %s lines", statsreport.Num(len(d.Raw)), statsreport.Num(len(raw)), statsreport.Num(len(d.Delivered)), statsreport.Num(len(del)))
 	if len(d.Folds) > 0 {
 		parts := make([]string, len(d.Folds))
 		for i, f := range d.Folds {

@@ -11,6 +11,7 @@ import (
 	"github.com/omnictx/omni/events/memlog"
 	"github.com/omnictx/omni/hooks"
 	"github.com/omnictx/omni/internal/daemon"
+	"github.com/omnictx/omni/internal/testfixture"
 )
 
 // apply rebuilds both sides of an edit script.
@@ -74,7 +75,7 @@ func TestDiffLinesRoundTrip(t *testing.T) {
 }
 
 func TestDiffFixture(t *testing.T) {
-	svc := fixtureService(t)
+	svc := testfixture.Service(t)
 	ctx := context.Background()
 	// seq 3: `grep -n shard big.txt`, a run of 20 lines folded.
 	b, err := svc.Handle(ctx, "diff", []byte(`{"seq":3}`))
@@ -117,7 +118,7 @@ func TestDiffFixture(t *testing.T) {
 func TestDiffLast(t *testing.T) {
 	ctx := context.Background()
 	log := memlog.New()
-	eng, err := hooks.New(ctx, log, hooks.Options{Now: fixtureClock()})
+	eng, err := hooks.New(ctx, log, hooks.Options{Now: testfixture.Clock()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,9 +126,9 @@ func TestDiffLast(t *testing.T) {
 	if _, err := svc.Handle(ctx, "diff", nil); err == nil {
 		t.Fatal("diff of an empty log")
 	}
-	text := fixtureText("x", 30)
+	text := testfixture.Text("x", 30)
 	for i := 0; i < 2; i++ {
-		eng.HookResult(ctx, hooks.HookInput{Stdin: fixtureBash("s", "", "/p", "cat x", text)})
+		eng.HookResult(ctx, hooks.HookInput{Stdin: testfixture.Bash("s", "", "/p", "cat x", text)})
 	}
 	b, err := svc.Handle(ctx, "diff", nil)
 	if err != nil {

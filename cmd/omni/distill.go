@@ -50,7 +50,7 @@ Exit codes: 0 printed; 2 the file could not be read.`,
 				return failErr(err, "omni distill: "+err.Error())
 			}
 			text := string(b)
-			out := text
+			out := redactLocal(text, keepSecrets) // what prints if the Engine does not answer
 			if len(b) <= hooks.MaxInput && len(b) > 0 && utf8.Valid(b) {
 				in := hooks.CallInput{Door: events.DoorDistill, Command: command, Text: text,
 					ExitCode: exitCode, Session: session, Agent: agent, Cwd: cwd(), KeepSecrets: keepSecrets}
@@ -58,7 +58,7 @@ Exit codes: 0 printed; 2 the file could not be read.`,
 				defer cancel()
 				r, err := newClient().Call(ctx, in)
 				if err != nil {
-					fmt.Fprintf(s.Err, "omni distill: %v (printing the raw output)\n", err)
+					fmt.Fprintf(s.Err, "omni distill: %v (printing the output unshortened, redacted)\n", err)
 				} else {
 					out = r.Delivered
 				}

@@ -7,6 +7,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -93,7 +94,7 @@ Exit codes: 0 nothing wrong; 1 at least one problem (listed); 2 usage error.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o, err := hostsetup.DefaultOptions()
 			if err != nil {
-				return &exitError{code: 1, msg: "omni doctor: " + err.Error()}
+				return failErr(errProblems, "omni doctor: "+err.Error())
 			}
 			rep := runDoctor(o)
 			if fix && len(rep.Problems) > 0 {
@@ -108,7 +109,7 @@ Exit codes: 0 nothing wrong; 1 at least one problem (listed); 2 usage error.`,
 				printDoctor(s.Out, rep)
 			}
 			if len(rep.Problems) > 0 {
-				return &exitError{code: 1}
+				return failErr(errProblems, "")
 			}
 			return nil
 		},
@@ -192,7 +193,13 @@ func runDoctor(o hostsetup.Options) doctorReport {
 		if err != nil {
 			usable = false
 			rep.Store = "error: " + err.Error()
-			problem("the store under %s does not open: %v: check %s, then run 'omni daemon --stop'", storeDir, err, filepath.Join(home, "daemon.log"))
+			if errors.Is(err, daemon.ErrClusterDown) {
+				rep.Store = "cluster unreachable"
+				problem("the cluster of %s (%s) does not answer: %v: hooks pass output through unchanged and record nothing until it does; check the servers, then 'omni daemon --stop'",
+					daemon.EnvNATSURL, jetstream.RedactURL(os.Getenv(daemon.EnvNATSURL)), err)
+			} else {
+				problem("the store under %s does not open: %v: check %s, then run 'omni daemon --stop'", storeDir, err, filepath.Join(home, "daemon.log"))
+			}
 		} else {
 			rep.Store, rep.Calls = "ok", st.Agent.Calls+st.Terminal.Calls
 			if ds := rep.DaemonState; ds != nil && ds.State == "none" {
@@ -232,6 +239,20 @@ func runDoctor(o hostsetup.Options) doctorReport {
 			} else if h.BaseMissing != "" {
 				problem("the log starts at seq %d (omni gc removed older batches) but its base snapshot is unusable (%s): replay cannot rebuild the retained range; restore %s from a backup, or run 'omni gc --repair' to start it from an empty state",
 					h.First, h.BaseMissing, daemon.BasePath(home, h.First))
+			}
+		}
+	}
+	if h := rep.Log; h != nil && h.Cluster.Backend == "cluster" {
+		cs := h.Cluster
+		if h.Unreachable != "" {
+			rep.Store = "cluster unreachable"
+			problem("the cluster %s does not answer (%s): hooks pass output through unchanged and record nothing until it does; check the servers and %s",
+				cs.URL, h.Unreachable, daemon.EnvNATSURL)
+		}
+		for _, p := range cs.Peers {
+			if p.Offline || !p.Current {
+				problem("replica %s of stream %s is %s: the stream keeps going while a majority of its %d replicas answers; restart that server",
+					p.Name, cs.Stream, peerState(p), cs.Replicas)
 			}
 		}
 	}
@@ -297,6 +318,11 @@ func printDoctor(w io.Writer, rep doctorReport) {
 		if h.RecordedLost > 0 {
 			fmt.Fprintf(tw, "\t%s recorded as lost (a damaged store file, omni gc --repair)\n", batches(h.RecordedLost))
 		}
+	}
+	if h := rep.Log; h != nil && h.Cluster.Backend == "cluster" {
+		fmt.Fprintf(tw, "backend\t%s\n", clusterLine(h.Cluster, h.Unreachable))
+	} else if rep.Log != nil {
+		fmt.Fprintf(tw, "backend\tembedded store (set %s to share a cluster)\n", daemon.EnvNATSURL)
 	}
 	fmt.Fprintf(tw, "daemon\t%s\n", rep.Daemon)
 	tw.Flush()
@@ -415,4 +441,44 @@ func binaryVersion(bin string) string {
 		return "unknown"
 	}
 	return f[len(f)-1]
+}
+
+// clusterLine describes a cluster backend in one line: its servers, the
+// connection, the stream and each replica's state.
+func clusterLine(cs jetstream.ClusterState, unreachable string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "cluster %s, %s", cs.URL, strings.ToLower(cs.Status))
+	if cs.Server != "" {
+		fmt.Fprintf(&b, " to %s", cs.Server)
+		if cs.Cluster != "" {
+			fmt.Fprintf(&b, " (cluster %s)", cs.Cluster)
+		}
+	}
+	fmt.Fprintf(&b, "; stream %s", cs.Stream)
+	if unreachable != "" {
+		b.WriteString(" unreachable")
+		return b.String()
+	}
+	fmt.Fprintf(&b, " R%d", cs.Replicas)
+	for i, p := range cs.Peers {
+		sep := ", "
+		if i == 0 {
+			sep = ": "
+		}
+		fmt.Fprintf(&b, "%s%s %s", sep, p.Name, peerState(p))
+	}
+	return b.String()
+}
+
+// peerState names a replica's state: leader, current, offline or lagging.
+func peerState(p jetstream.Peer) string {
+	switch {
+	case p.Leader:
+		return "leader"
+	case p.Offline:
+		return "offline"
+	case !p.Current:
+		return fmt.Sprintf("lagging %d", p.Lag)
+	}
+	return "current"
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/hooks"
+	"github.com/omnictx/omni/redact"
 )
 
 func newExecCmd(s streams) *cobra.Command {
@@ -76,10 +77,17 @@ func runExec(ctx context.Context, s streams, session, agent string, quiet, keepS
 	var out bytes.Buffer
 	c.Stdout = &out
 	c.Stderr = s.Err
+	if !keepSecrets {
+		// stderr reaches the agent without passing the daemon: it is
+		// redacted here, line by line (issue 12).
+		rw := redact.NewWriter(s.Err)
+		defer rw.Close()
+		c.Stderr = rw
+	}
 	c.Stdin = s.In
 	start := time.Now()
 	if err := c.Start(); err != nil {
-		return &exitError{code: 127, msg: fmt.Sprintf("omni exec: %v", err)}
+		return failErr(errNotRunnable, fmt.Sprintf("omni exec: %v", err))
 	}
 	// A signal to omni (a host timeout, Ctrl-C) goes to the command; what it
 	// printed so far is then delivered raw, never lost.
@@ -107,13 +115,13 @@ func runExec(ctx context.Context, s streams, session, agent string, quiet, keepS
 		if n, ok := got.(syscall.Signal); ok {
 			code += int(n)
 		}
-		return &exitError{code: code}
+		return childExit{code}
 	}
 	code := 0
 	if err != nil {
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) {
-			return &exitError{code: 127, msg: fmt.Sprintf("omni exec: %v", err)}
+			return failErr(errNotRunnable, fmt.Sprintf("omni exec: %v", err))
 		}
 		code = ee.ExitCode()
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
@@ -130,7 +138,7 @@ func runExec(ctx context.Context, s streams, session, agent string, quiet, keepS
 			100*float64(len(text)-len(delivered))/float64(len(text)), time.Since(start).Milliseconds())
 	}
 	if code != 0 {
-		return &exitError{code: code}
+		return childExit{code}
 	}
 	return nil
 }
@@ -139,38 +147,18 @@ func runExec(ctx context.Context, s streams, session, agent string, quiet, keepS
 // and returns the text to print; on any error, the raw text (fail open).
 func deliverCall(ctx context.Context, in hooks.CallInput) string {
 	if in.Text == "" || !utf8.ValidString(in.Text) {
-		// Invalid UTF-8 cannot cross the JSON request byte for byte: pass it.
-		return in.Text
+		// Invalid UTF-8 cannot cross the JSON request byte for byte:
+		// nothing is recorded, the text passes redacted here.
+		return redactLocal(in.Text, in.KeepSecrets)
 	}
 	cctx, cancel := context.WithTimeout(ctx, hookDeadline)
 	defer cancel()
 	r, err := newClient().Call(cctx, in)
 	if err != nil {
 		homeLogf(omniHome())("%s: %v", in.Door, err)
-		return in.Text
+		return redactLocal(in.Text, in.KeepSecrets)
 	}
 	return r.Delivered
-}
-
-func runPipe(ctx context.Context, s streams, session, agent string, keepSecrets bool) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	b, err := io.ReadAll(io.LimitReader(s.In, hooks.MaxInput+1))
-	if err != nil {
-		return fmt.Errorf("read stdin: %w", err)
-	}
-	text := string(b)
-	out := text
-	if len(b) <= hooks.MaxInput {
-		out = deliverCall(ctx, hooks.CallInput{Door: events.DoorPipe, Text: text, Session: session, Agent: agent,
-			Cwd: cwd(), Passthrough: os.Getenv("OMNI_PASSTHROUGH") != "", KeepSecrets: keepSecrets})
-	}
-	_, err = io.WriteString(s.Out, out)
-	if len(b) > hooks.MaxInput {
-		_, err = io.Copy(s.Out, s.In)
-	}
-	return err
 }
 
 func cwd() string {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/omnictx/omni/hooks"
 	"github.com/omnictx/omni/internal/daemon"
+	"github.com/omnictx/omni/internal/statsreport"
 )
 
 func newExplainCmd(s streams) *cobra.Command {
@@ -80,17 +81,17 @@ func renderExplain(w io.Writer, x hooks.Explanation) {
 		}
 		fmt.Fprintln(w)
 		if f.Tool != "" || f.Source != "" {
-			fmt.Fprintf(w, "  output of %s %s (%s B)\n", f.Tool, quoteSource(f.Source), num(f.RawBytes))
+			fmt.Fprintf(w, "  output of %s %s (%s B)\n", f.Tool, quoteSource(f.Source), statsreport.Num(f.RawBytes))
 		}
 		fmt.Fprintf(w, "  marker %q, handle %s: lines %d-%d (%s lines, %s B) became a %s B marker\n", f.Marker, f.Handle,
-			f.FirstLine+1, f.FirstLine+f.Lines, num(f.Lines), num(f.Bytes), num(f.MarkerBytes))
+			f.FirstLine+1, f.FirstLine+f.Lines, statsreport.Num(f.Lines), statsreport.Num(f.Bytes), statsreport.Num(f.MarkerBytes))
 		fmt.Fprintf(w, "  claim: %s\n", scopeClaim(f.Scope))
 		verdict := "cleared"
 		if !f.Cleared {
 			verdict = "NOT cleared (recorded before this bar?)"
 		}
-		fmt.Fprintf(w, "  bar: %s B of lines against %s B marker + %s B gain = %s B: %s\n", num(f.Bytes), num(f.MarkerBytes),
-			num(f.GainBytes), num(f.BarBytes), verdict)
+		fmt.Fprintf(w, "  bar: %s B of lines against %s B marker + %s B gain = %s B: %s\n", statsreport.Num(f.Bytes), statsreport.Num(f.MarkerBytes),
+			statsreport.Num(f.GainBytes), statsreport.Num(f.BarBytes), verdict)
 		if f.First != nil {
 			d := f.First
 			fmt.Fprintf(w, "  first delivered by seq %d (%s) to %s: %s %s", d.Seq, d.Time, d.Reader, d.Tool, quoteSource(d.Source))
@@ -143,5 +144,5 @@ func quoteSource(s string) string {
 	if s == "" {
 		return "(no command)"
 	}
-	return "`" + clipName(s, 100) + "`"
+	return "`" + statsreport.ClipName(s, 100) + "`"
 }

@@ -2,61 +2,28 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/omnictx/omni/internal/daemon"
+	"github.com/omnictx/omni/internal/testfixture"
 )
 
-func goalVia(t *testing.T, svc *daemon.Service, req daemon.GoalRequest) (daemon.GoalReply, error) {
-	t.Helper()
-	b, _ := json.Marshal(req)
-	out, err := svc.Handle(context.Background(), "goal", b)
-	if err != nil {
-		return daemon.GoalReply{}, err
-	}
-	var r daemon.GoalReply
-	if err := json.Unmarshal(out, &r); err != nil {
+// omni goal's text form of a goal reply with its history and facts.
+func TestGoalRender(t *testing.T) {
+	svc := testfixture.Service(t)
+	const p = "/home/dev/alpha"
+	if _, err := svc.Goal(t.Context(), daemon.GoalRequest{Op: "set", Project: p, Session: "s9", Text: "make stats exact"}); err != nil {
 		t.Fatal(err)
 	}
-	return r, nil
-}
-
-func TestGoalMethod(t *testing.T) {
-	svc := fixtureService(t)
-	const p = "/home/dev/alpha"
-	r, err := goalVia(t, svc, daemon.GoalRequest{Op: "show", Project: p})
-	if err != nil || r.Goal == nil || r.Goal.Text != "fold less, explain more" || len(r.Facts) != 1 {
-		t.Fatalf("show: %+v %v", r, err)
-	}
-	r, err = goalVia(t, svc, daemon.GoalRequest{Op: "set", Project: p, Session: "s9", Text: "  make stats exact "})
-	if err != nil || r.Goal.Text != "make stats exact" || r.Goal.Session != "s9" || r.Seq == 0 || len(r.History) != 2 {
-		t.Fatalf("set: %+v %v", r, err)
-	}
-	r, err = goalVia(t, svc, daemon.GoalRequest{Op: "remember", Project: p, Text: "bench first"})
-	if err != nil || len(r.Facts) != 2 || r.Facts[1].Text != "bench first" {
-		t.Fatalf("remember: %+v %v", r, err)
+	r, err := svc.Goal(t.Context(), daemon.GoalRequest{Op: "remember", Project: p, Text: "bench first"})
+	if err != nil {
+		t.Fatal(err)
 	}
 	var out bytes.Buffer
 	renderGoal(&out, r, true)
 	if !strings.Contains(out.String(), "goal of /home/dev/alpha: make stats exact") || !strings.Contains(out.String(), "remembered:") ||
 		!strings.Contains(out.String(), "fold less, explain more") {
 		t.Fatalf("render:\n%s", out.String())
-	}
-	r, err = goalVia(t, svc, daemon.GoalRequest{Op: "clear", Project: p})
-	if err != nil || r.Goal != nil || len(r.History) != 3 || r.History[2].Text != "" {
-		t.Fatalf("clear: %+v %v", r, err)
-	}
-	for _, bad := range []daemon.GoalRequest{{Op: "set", Project: p}, {Op: "remember", Project: p, Text: " "}, {Op: "nope"}} {
-		if _, err := goalVia(t, svc, bad); err == nil {
-			t.Errorf("%+v: no error", bad)
-		}
-	}
-	// An unknown project has nothing.
-	r, err = goalVia(t, svc, daemon.GoalRequest{Op: "show", Project: "/elsewhere"})
-	if err != nil || r.Goal != nil || len(r.Facts) != 0 {
-		t.Fatalf("unknown project: %+v %v", r, err)
 	}
 }

@@ -75,25 +75,25 @@ written; 2 usage error, or the host could not be told.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if hookOnly && mcpOnly {
-				return &exitError{code: 2, msg: "omni init: --hook-only and --mcp-only exclude each other"}
+				return usageErr("omni init: --hook-only and --mcp-only exclude each other")
 			}
 			o, err := hostsetup.DefaultOptions()
 			if err != nil {
-				return &exitError{code: 1, msg: "omni init: " + err.Error()}
+				return failErr(errProblems, "omni init: "+err.Error())
 			}
 			if bin != "" {
 				if filepath.Base(bin) == hostsetup.HookBinaryName {
-					return &exitError{code: 2, msg: "omni init: --bin names the omni binary; omni-hook is registered for the hooks on its own when it sits beside it"}
+					return usageErr("omni init: --bin names the omni binary; omni-hook is registered for the hooks on its own when it sits beside it")
 				}
 				if o.Omni, err = filepath.Abs(bin); err != nil {
-					return &exitError{code: 2, msg: "omni init: --bin: " + err.Error()}
+					return usageErr("omni init: --bin: %v", err)
 				}
 			}
 			o.HookOnly, o.MCPOnly, o.Rewrite = hookOnly, mcpOnly, rewrite
 			if project {
 				wd, err := os.Getwd()
 				if err != nil {
-					return &exitError{code: 1, msg: "omni init: " + err.Error()}
+					return failErr(errProblems, "omni init: "+err.Error())
 				}
 				o.Project = projectOf(wd)
 			}
@@ -126,14 +126,14 @@ written; 2 usage error, or the host could not be told.`,
 					if len(found) > 1 {
 						why = "found " + strings.Join(names, ", ")
 					}
-					return &exitError{code: 2, msg: "omni init: cannot tell which host to set up (" + why + "); pass one or more of:\n" + hostFlagHelp}
+					return usageErr("omni init: cannot tell which host to set up (%s); pass one or more of:\n%s", why, hostFlagHelp)
 				}
 			}
 			if rewrite && !slices.Contains(hosts, hostsetup.Claude) {
-				return &exitError{code: 2, msg: "omni init: --rewrite is for Claude Code only (add --claude)"}
+				return usageErr("omni init: --rewrite is for Claude Code only (add --claude)")
 			}
 			if err := hostsetup.Run(s.Out, hosts, o, !uninstall, dry, asJSON); err != nil {
-				return &exitError{code: 1, msg: "omni init: " + err.Error()}
+				return failErr(errProblems, "omni init: "+err.Error())
 			}
 			return nil
 		},

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/omnictx/omni/internal/hostsetup"
+	"github.com/omnictx/omni/internal/testbin"
 )
 
 // initEnv gives a test its own HOME (and OMNI_HOME), with no host config
@@ -521,5 +522,5 @@ func TestPretoolCommand(t *testing.T) {
 // hostOmniBinary builds cmd/omni into a temporary directory.
 func hostOmniBinary(t *testing.T) string {
 	t.Helper()
-	return filepath.Join(testBinary(t, false), "omni")
+	return testbin.Omni(t)
 }

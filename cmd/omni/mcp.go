@@ -49,7 +49,7 @@ Exit codes: 0 when stdin closes; 1 on a transport error.`,
 			d := mcpserver.NewDrain(s.In, s.Out, mcpserver.DrainWait)
 			t := &mcp.IOTransport{Reader: d, Writer: d}
 			if err := srv.Run(ctx, t); err != nil && ctx.Err() == nil && !isEOF(err) {
-				return &exitError{code: 1, msg: "omni mcp: " + err.Error()}
+				return failErr(errProblems, "omni mcp: "+err.Error())
 			}
 			return nil
 		},

@@ -72,7 +72,7 @@ read.`,
 						batches(sm.MissingCount), seqList(sm.Missing, sm.MissingCount))
 				}
 				if sm.Identical != sm.Compared || sm.MissingCount > 0 {
-					return &exitError{code: 1}
+					return failErr(errProblems, "")
 				}
 				return nil
 			}
@@ -91,7 +91,7 @@ read.`,
 				fmt.Fprintf(s.Err, "omni replay: seq %d (%s): %s\n", rp.Seq, what, status)
 			}
 			if rp.Compared && !rp.Match {
-				return &exitError{code: 1}
+				return failErr(errProblems, "")
 			}
 			return nil
 		},

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -36,15 +37,11 @@ func stdStreams() streams {
 		ErrIsTerminal: term.IsTerminal(int(os.Stderr.Fd()))}
 }
 
-// exitError carries an explicit exit code through cobra without printing
-// usage: a child's exit status (omni exec), a check that found problems.
-// msg, when not empty, is printed on stderr.
-type exitError struct {
-	code int
-	msg  string
-}
+// childExit is the exit status of the command `omni exec` ran (128+N when
+// signal N ended it), passed through as omni's own; it prints nothing.
+type childExit struct{ code int }
 
-func (e *exitError) Error() string { return e.msg }
+func (e childExit) Error() string { return "exit status " + strconv.Itoa(e.code) }
 
 // cliError is what a command returns for a failure: the message printed on
 // stderr and the cause exitCode chooses the exit code from.
@@ -63,6 +60,15 @@ var (
 	// errNotFound: a handle, sequence or invocation that is not there, or a
 	// record that could not be rerun (exit 1).
 	errNotFound = errors.New("not found")
+	// errProblems: the command ran and reports a failure of what it
+	// checks or sets up: doctor's problems, a replay that differs, a host
+	// file init could not write, the MCP transport (exit 1).
+	errProblems = errors.New("problems found")
+	// errNotRunnable: the command omni exec was given could not be started
+	// (exit 127, as a shell reports it).
+	errNotRunnable = errors.New("command not runnable")
+	// errInterrupted: stopped by SIGINT or SIGTERM (exit 130).
+	errInterrupted = errors.New("interrupted")
 )
 
 // usageErr is a bad flag or argument: exit 2 with the message.
@@ -75,18 +81,23 @@ func failErr(cause error, msg string) error { return &cliError{msg: msg, cause: 
 
 // exitCode maps a command's error to the process exit code; with run, the
 // only place that does. 1: a handle, sequence or fold that is not there
-// (or unreadable, or malformed), a replay that differs; 2: usage, store
-// and every other error.
+// (or unreadable, or malformed), a replay that differs, problems found;
+// 2: usage, store and every other error; 127: omni exec's command could
+// not start; 130: interrupted; omni exec's child's own status.
 func exitCode(err error) int {
-	var ee *exitError
+	var ce childExit
 	switch {
 	case err == nil:
 		return 0
-	case errors.As(err, &ee):
-		return ee.code
+	case errors.As(err, &ce):
+		return ce.code
 	case errors.Is(err, errUsage):
 		return 2
-	case errors.Is(err, errNotFound),
+	case errors.Is(err, errNotRunnable):
+		return 127
+	case errors.Is(err, errInterrupted):
+		return 130
+	case errors.Is(err, errNotFound), errors.Is(err, errProblems),
 		errors.Is(err, daemon.ErrUnknownHandle), errors.Is(err, daemon.ErrDamaged),
 		errors.Is(err, daemon.ErrBadHandle), errors.Is(err, daemon.ErrReservedHandle),
 		errors.Is(err, daemon.ErrNoDelivery), errors.Is(err, daemon.ErrNoFold),
@@ -116,7 +127,7 @@ func pinHome() {
 // empty store there.
 func requireHome(cmd, home string) error {
 	if _, err := os.Stat(home); errors.Is(err, fs.ErrNotExist) {
-		return &exitError{code: 2, msg: fmt.Sprintf("omni %s: no omni home at %s (set OMNI_HOME, or run a hook there first): nothing was recorded there", cmd, home)}
+		return failErr(fs.ErrNotExist, fmt.Sprintf("omni %s: no omni home at %s (set OMNI_HOME, or run a hook there first): nothing was recorded there", cmd, home))
 	}
 	return nil
 }
@@ -133,14 +144,16 @@ func run(args []string, s streams) int {
 	}
 	if len(args) > 0 && (args[0] == "hook" || args[0] == "pretool") {
 		// A host hook never fails the host: exit 2 would block the tool call
-		// and feed stderr to the model (HOSTS.md §1.2). Log and exit 0.
+		// and feed stderr to the model (Claude Code treats exit 2 of a
+		// hook as a blocking error). Log and exit 0.
 		homeLogf(omniHome())("%s: %v", args[0], err)
 		return 0
 	}
-	var ee *exitError
+	var ee childExit
 	var ce *cliError
 	switch {
-	case errors.As(err, &ee), errors.As(err, &ce):
+	case errors.As(err, &ee):
+	case errors.As(err, &ce):
 		if msg := err.Error(); msg != "" {
 			fmt.Fprintln(s.Err, msg)
 		}

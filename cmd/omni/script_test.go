@@ -1,7 +1,7 @@
 package main
 
-// End-to-end tests of the omni command as txtar scripts (STYLE.md §3
-// example 12): testdata/script/*.txtar, run with omni, built once by the
+// End-to-end tests of the omni command as txtar scripts (testscript):
+// testdata/script/*.txtar, run with omni, built once by the
 // test, first on $PATH. Each script sets OMNI_HOME=$WORK/home; most
 // set OMNI_NO_DAEMON=1 (in-process store, hermetic), one goes through the
 // daemon and stops it at the end.
@@ -49,6 +49,8 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/omnictx/omni/internal/testbin"
 )
 
 func init() {
@@ -64,13 +66,12 @@ func updateFlag() bool {
 	return f != nil && f.Value.String() == "true"
 }
 
-// buildOmni builds cmd/omni once into a temporary directory and returns
-// that directory. The package's TestMain belongs to the corpus tests, so
-// testscript.Main cannot install the test binary as omni; a real binary
-// also makes the daemon spawn (os.Executable) what users run.
+// buildOmni returns a directory holding a real omni binary (one build per
+// test process, internal/testbin): the daemon a command spawns is
+// os.Executable, which must be the omni users run, not this test binary.
 func buildOmni(t *testing.T) string {
 	t.Helper()
-	return testBinary(t, false)
+	return testbin.Dir(t, false)
 }
 
 func TestScript(t *testing.T) {

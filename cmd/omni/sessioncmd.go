@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/omnictx/omni/internal/daemon"
+	"github.com/omnictx/omni/internal/statsreport"
 	"github.com/spf13/cobra"
 )
 
@@ -70,7 +71,7 @@ func renderSession(w io.Writer, r daemon.SessionReply, op string) {
 	if r.Goal != "" {
 		fmt.Fprintf(w, " · goal: %s", r.Goal)
 	}
-	fmt.Fprintf(w, " · %s remembered\n", plural(r.Facts, "fact"))
+	fmt.Fprintf(w, " · %s remembered\n", statsreport.Plural(r.Facts, "fact"))
 	if len(r.Sessions) == 0 {
 		fmt.Fprintln(w, "no session recorded")
 	}
@@ -79,14 +80,14 @@ func renderSession(w io.Writer, r daemon.SessionReply, op string) {
 		for _, st := range r.Sessions {
 			segs := make([]string, len(st.Segments))
 			for i, n := range st.Segments {
-				segs[i] = num(n)
+				segs[i] = statsreport.Num(n)
 			}
 			end := ""
 			if st.Ended {
 				end = " (ended)"
 			}
-			line := fmt.Sprintf("%-38s %-20s %-20s %7s %12s  %s%s", clipName(st.ID, 38), st.First, st.Last, num(st.Calls),
-				num(len(st.Segments)), strings.Join(segs, " "), end)
+			line := fmt.Sprintf("%-38s %-20s %-20s %7s %12s  %s%s", statsreport.ClipName(st.ID, 38), st.First, st.Last, statsreport.Num(st.Calls),
+				statsreport.Num(len(st.Segments)), strings.Join(segs, " "), end)
 			fmt.Fprintln(w, strings.TrimRight(line, " "))
 		}
 		return
@@ -99,15 +100,15 @@ func renderSession(w io.Writer, r daemon.SessionReply, op string) {
 		fmt.Fprintf(w, "session %s (%s)\n", st.ID, state)
 		fmt.Fprintf(w, "  %s … %s\n", st.First, st.Last)
 		fmt.Fprintf(w, "  readers: %s\n", strings.Join(st.Readers, ", "))
-		fmt.Fprintf(w, "  calls %s; compactions %s", num(st.Calls), num(len(st.Segments)))
+		fmt.Fprintf(w, "  calls %s; compactions %s", statsreport.Num(st.Calls), statsreport.Num(len(st.Segments)))
 		if len(st.Segments) > 0 {
 			segs := make([]string, len(st.Segments))
 			for i, n := range st.Segments {
-				segs[i] = num(n)
+				segs[i] = statsreport.Num(n)
 			}
 			fmt.Fprintf(w, " (calls before each: %s)", strings.Join(segs, ", "))
 		}
-		fmt.Fprintf(w, "; calls since the last compaction %s\n", num(st.CallsOpen))
+		fmt.Fprintf(w, "; calls since the last compaction %s\n", statsreport.Num(st.CallsOpen))
 	}
 	if r.Context != "" {
 		fmt.Fprintln(w, "a new session of this project is told:")

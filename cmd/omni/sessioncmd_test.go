@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/omnictx/omni/internal/daemon"
+	"github.com/omnictx/omni/internal/testfixture"
 )
 
 func sessionVia(t *testing.T, svc *daemon.Service, req daemon.SessionRequest) daemon.SessionReply {
@@ -25,7 +26,7 @@ func sessionVia(t *testing.T, svc *daemon.Service, req daemon.SessionRequest) da
 }
 
 func TestSessionMethod(t *testing.T) {
-	svc := fixtureService(t)
+	svc := testfixture.Service(t)
 	const p = "/home/dev/alpha"
 	st := sessionVia(t, svc, daemon.SessionRequest{Op: "status", Project: p})
 	if len(st.Sessions) != 1 || st.Goal != "fold less, explain more" || st.Facts != 1 {

@@ -121,6 +121,22 @@ const environmentHelp = `Environment variables omni reads:
                         (default ~/.config)
   NO_COLOR              any value: 'omni diff' prints no colour
 
+A team on one NATS JetStream cluster (README, "A team on one NATS cluster"):
+
+  OMNI_NATS_URL         server URLs, comma-separated: the log is a stream on
+                        that cluster, shared with every machine pointed at
+                        it, instead of the embedded store (unset: embedded)
+  OMNI_NATS_CREDS       a NATS .creds file (user JWT and nkey seed)
+  OMNI_NATS_CA          PEM file of the CAs that sign the servers' certificates
+  OMNI_NATS_CERT        client TLS certificate (PEM), with OMNI_NATS_KEY
+  OMNI_NATS_KEY         client TLS key (PEM), with OMNI_NATS_CERT
+  OMNI_NATS_STREAM      the stream's name (default EVENTS), the same on
+                        every machine of the team
+  OMNI_NATS_REPLICAS    replicas of a stream omni creates, 1 to 5 (default
+                        3 on a cluster of three or more servers, else 1)
+  USER                  the user events record when the account database
+                        names none ('omni stats --by user')
+
 Read by the OpenCode plugin that 'omni init --opencode' writes:
 
   OMNI_BIN              the omni binary to run (default: the one init ran)
@@ -128,7 +144,8 @@ Read by the OpenCode plugin that 'omni init --opencode' writes:
 
 Test helpers only: OMNI_CHROMIUM (the dashboard's browser test),
 OMNI_DAEMON_HELPER (the daemon tests), OMNI_E2E_CLIS (where e2e/install.sh
-put the agent CLIs).`
+put the agent CLIs), OMNI_TEAM_FIGURES and OMNI_TEAM_FIGURES_LIMIT (the team
+figures on the shared corpus).`
 
 // newEnvironmentTopic is the help topic 'omni help environment'.
 func newEnvironmentTopic() *cobra.Command {
@@ -141,4 +158,4 @@ func newEnvironmentTopic() *cobra.Command {
 
 // fullVersion is the version with its build, as --version and doctor
 // print it ("0.1.0-dev+rev:0123abcd…"): two builds never share it.
-func fullVersion() string { return version + "+" + wire.BuildID() }
+var fullVersion = func() string { return version + "+" + wire.BuildID() }

@@ -146,4 +146,31 @@ func Run(t *testing.T, newLog func(t *testing.T) events.Log) {
 			t.Fatalf("Append after Purge = %d, %v; want 6", seq, err)
 		}
 	})
+	t.Run("AppendAfter", func(t *testing.T) {
+		l := newLog(t)
+		c, ok := l.(events.Conditional)
+		if !ok {
+			t.Skip("the log has no conditional append")
+		}
+		if _, err := c.AppendAfter(ctx, []events.Event{mk(1, events.KindCompacted)}, 3); !errors.Is(err, events.ErrConflict) {
+			t.Fatalf("AppendAfter(3) on empty: err = %v, want ErrConflict", err)
+		}
+		if seq, err := c.AppendAfter(ctx, []events.Event{mk(1, events.KindCompacted)}, 0); err != nil || seq != 1 {
+			t.Fatalf("AppendAfter(0) on empty = %d, %v; want 1", seq, err)
+		}
+		if _, err := l.Append(ctx, []events.Event{mk(2, events.KindCompacted)}); err != nil {
+			t.Fatal(err)
+		}
+		// Another writer appended batch 2: an append after 1 is refused
+		// and stores nothing.
+		if _, err := c.AppendAfter(ctx, []events.Event{mk(3, events.KindCompacted)}, 1); !errors.Is(err, events.ErrConflict) {
+			t.Fatalf("AppendAfter(1) with 2 batches: err = %v, want ErrConflict", err)
+		}
+		if last, _ := l.Last(ctx); last != 2 {
+			t.Fatalf("Last after a refused append = %d, want 2", last)
+		}
+		if seq, err := c.AppendAfter(ctx, []events.Event{mk(3, events.KindCompacted)}, 2); err != nil || seq != 3 {
+			t.Fatalf("AppendAfter(2) = %d, %v; want 3", seq, err)
+		}
+	})
 }

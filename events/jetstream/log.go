@@ -19,9 +19,6 @@ import (
 var _ events.Log = (*Store)(nil)
 
 const (
-	// directGetSubject is the batched direct-get API of the stream
-	// (JETSTREAM.md §4.3, §10).
-	directGetSubject = "$JS.API.DIRECT.GET." + StreamName
 	// readBatch is how many messages one Read round trip asks for.
 	readBatch = 1024
 	// readMaxBytes caps the bytes one Read round trip asks for (the server
@@ -50,6 +47,29 @@ type directGetRequest struct {
 // Options.MaxPayload) or publish error otherwise, in which case the batch
 // may or may not be stored.
 func (st *Store) Append(ctx context.Context, batch []events.Event) (events.Seq, error) {
+	return st.append(ctx, batch, nil)
+}
+
+var _ events.Conditional = (*Store)(nil)
+
+// AppendAfter is Append when the stream's newest batch is last (0: the
+// stream is empty): the server checks it when it stores the message (the
+// leader, on a cluster), so two machines never both append after the same
+// batch. Errors: events.ErrConflict when another writer appended first
+// (nothing was stored); Append's otherwise.
+func (st *Store) AppendAfter(ctx context.Context, batch []events.Event, last events.Seq) (events.Seq, error) {
+	return st.append(ctx, batch, &last)
+}
+
+// errWrongLastSequence and errWrongLastSequenceReplicated are JetStream's
+// error codes for a publish whose expected last sequence is not the
+// stream's (10071; a replicated stream reports 10164).
+const (
+	errWrongLastSequence           js.ErrorCode = 10071
+	errWrongLastSequenceReplicated js.ErrorCode = 10164
+)
+
+func (st *Store) append(ctx context.Context, batch []events.Event, last *events.Seq) (events.Seq, error) {
 	if st.isClosed() {
 		return 0, events.ErrClosed
 	}
@@ -63,11 +83,24 @@ func (st *Store) Append(ctx context.Context, batch []events.Event) (events.Seq, 
 	if err := st.checkSpace(len(data)); err != nil {
 		return 0, err
 	}
-	ctx, cancel := opContext(ctx)
+	if err := st.allow(); err != nil {
+		return 0, fmt.Errorf("append: %w", err)
+	}
+	ctx, cancel := st.remoteContext(ctx)
 	defer cancel()
+	opts := []js.PublishOpt{js.WithExpectStream(st.name)}
+	if last != nil {
+		opts = append(opts, js.WithExpectLastSequence(uint64(*last)))
+	}
 	start := time.Now()
-	ack, err := st.js.Publish(ctx, Subject, data, js.WithExpectStream(StreamName))
+	ack, err := st.js.Publish(ctx, st.subject, data, opts...)
 	if err != nil {
+		var apiErr *js.APIError
+		if errors.As(err, &apiErr) && (apiErr.ErrorCode == errWrongLastSequence || apiErr.ErrorCode == errWrongLastSequenceReplicated) {
+			st.observe(nil)
+			return 0, events.ErrConflict
+		}
+		st.observe(err)
 		// Only a server that kept an append waiting for brokenWait is
 		// suspect: a caller whose deadline was nearly spent when it
 		// appended says nothing about the store.
@@ -77,6 +110,7 @@ func (st *Store) Append(ctx context.Context, batch []events.Event) (events.Seq, 
 		return 0, fmt.Errorf("append: %w", st.mapErr(err))
 	}
 	st.timeouts.Store(0)
+	st.observe(nil)
 	return events.Seq(ack.Sequence), nil
 }
 
@@ -224,7 +258,7 @@ func (st *Store) fetch(ctx context.Context, sub *nats.Subscription, inbox string
 	}
 	ctx, cancel := opContext(ctx)
 	defer cancel()
-	if err := st.nc.PublishRequest(directGetSubject, inbox, req); err != nil {
+	if err := st.nc.PublishRequest(st.directGet, inbox, req); err != nil {
 		return nil, fmt.Errorf("read: %w", st.mapErr(err))
 	}
 	var out []stored
@@ -278,9 +312,13 @@ func (st *Store) Get(ctx context.Context, seq events.Seq) ([]events.Event, error
 	if err != nil {
 		return nil, fmt.Errorf("get %d: %w", seq, err)
 	}
-	ctx, cancel := opContext(ctx)
+	if err := st.allow(); err != nil {
+		return nil, fmt.Errorf("get %d: %w", seq, err)
+	}
+	ctx, cancel := st.remoteContext(ctx)
 	defer cancel()
-	m, err := st.nc.RequestWithContext(ctx, directGetSubject, req)
+	m, err := st.nc.RequestWithContext(ctx, st.directGet, req)
+	st.observe(err)
 	if err != nil {
 		return nil, fmt.Errorf("get %d: %w", seq, st.mapErr(err))
 	}

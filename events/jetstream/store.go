@@ -91,10 +91,16 @@ type Options struct {
 	// fails with ErrLocked if it is held; > 0 polls every 5 ms for up to
 	// LockWait, then fails with ErrLocked.
 	LockWait time.Duration
-	// URL, when set, makes Open connect to this NATS URL (an existing
-	// deployment with JetStream) instead of embedding a server. No lock is
-	// taken and Dir, Listen, LockWait and MaxPayload are ignored.
+	// URL, when set, makes Open connect to this NATS deployment with
+	// JetStream (one URL, or several separated by commas: the servers of a
+	// cluster) instead of embedding a server; Remote says how. The lock of
+	// Dir is still taken when Dir is set (one daemon per home); with Listen
+	// a local server without JetStream serves Conn and Addr (the daemon's
+	// RPC stays on this machine), and the log lives on the cluster.
 	URL string
+	// Remote holds the credentials, TLS files, stream name and replicas of
+	// a URL store; ignored without URL.
+	Remote Remote
 	// MaxPayload is the largest message the embedded server accepts, in
 	// bytes; 0 means DefaultMaxPayload (32 MiB).
 	MaxPayload int32
@@ -133,8 +139,15 @@ type Store struct {
 	nc     *nats.Conn
 	js     js.JetStream
 	stream js.Stream
-	lock   *flock.Flock // nil with Options.URL
+	lock   *flock.Flock // nil without Options.Dir
 	addr   string
+
+	// name and subject are the stream's name and only subject; directGet
+	// its batched direct-get API subject.
+	name, subject, directGet string
+	// remote describes a store reached through Options.URL (nil when
+	// embedded): the cluster's URL and the local RPC front.
+	remote *remoteState
 
 	// dataDir is the JetStream directory ("" with Options.URL): Append
 	// checks the free space of its file system first.
@@ -162,6 +175,9 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	}
 	if o.URL != "" {
 		return openRemote(ctx, o)
+	}
+	if o.Remote.Stream != "" {
+		return nil, errors.New("open store: a stream name is only for a remote store (URL)")
 	}
 	if o.Dir == "" {
 		return nil, errors.New("open store: empty directory")
@@ -302,12 +318,13 @@ func startEmbedded(ctx context.Context, o Options) (*Store, error) {
 		return nil, fmt.Errorf("connect in-process: %w", err)
 	}
 	st := &Store{srv: srv, nc: nc, dataDir: opts.StoreDir}
+	st.setNames(StreamName)
 	if o.Listen {
 		if a := srv.Addr(); a != nil {
 			st.addr = a.String()
 		}
 	}
-	if err := st.openStream(ctx); err != nil {
+	if err := st.openStream(ctx, 1); err != nil {
 		nc.Close()
 		srv.Shutdown()
 		srv.WaitForShutdown()
@@ -373,41 +390,38 @@ func goMemory() uint64 {
 	return s[0].Value.Uint64()
 }
 
-// openRemote connects to o.URL and opens the stream there.
-func openRemote(ctx context.Context, o Options) (*Store, error) {
-	copts := []nats.Option{nats.Name("omni-store")}
-	if o.Token != "" {
-		copts = append(copts, nats.Token(o.Token))
-	}
-	if d, ok := ctx.Deadline(); ok {
-		copts = append(copts, nats.Timeout(max(time.Until(d), time.Millisecond)))
-	}
-	nc, err := nats.Connect(o.URL, copts...)
-	if err != nil {
-		return nil, fmt.Errorf("connect %s: %w", o.URL, err)
-	}
-	st := &Store{nc: nc}
-	if err := st.openStream(ctx); err != nil {
-		nc.Close()
-		return nil, err
-	}
-	return st, nil
+// setNames sets the stream's name and the subjects derived from it.
+func (st *Store) setNames(name string) {
+	st.name, st.subject = name, SubjectOf(name)
+	st.directGet = "$JS.API.DIRECT.GET." + name
 }
 
-// openStream looks up or creates the EVENTS stream and finishes st.
-func (st *Store) openStream(ctx context.Context) error {
+// SubjectOf returns the only subject of the stream named name: Subject for
+// StreamName, "omni.events.<name>" for any other (two streams of one
+// account cannot share a subject).
+func SubjectOf(name string) string {
+	if name == StreamName {
+		return Subject
+	}
+	return Subject + "." + name
+}
+
+// openStream looks up or creates the stream and finishes st. replicas is
+// the replication of a new stream: 1 embedded; on a cluster the asked
+// number, or with 0 three, then one if the cluster cannot place three.
+func (st *Store) openStream(ctx context.Context, replicas int) error {
 	ctx, cancel := opContext(ctx)
 	defer cancel()
 	j, err := js.New(st.nc)
 	if err != nil {
 		return fmt.Errorf("jetstream: %w", err)
 	}
-	stream, err := j.Stream(ctx, StreamName)
+	stream, err := j.Stream(ctx, st.name)
 	switch {
 	case errors.Is(err, js.ErrStreamNotFound):
-		stream, err = j.CreateStream(ctx, js.StreamConfig{
-			Name:        StreamName,
-			Subjects:    []string{Subject},
+		cfg := js.StreamConfig{
+			Name:        st.name,
+			Subjects:    []string{st.subject},
 			Storage:     js.FileStorage,
 			Retention:   js.LimitsPolicy,
 			Discard:     js.DiscardOld,
@@ -415,32 +429,51 @@ func (st *Store) openStream(ctx context.Context) error {
 			Duplicates:  duplicates,
 			AllowDirect: true,
 			Compression: js.NoCompression,
-			Replicas:    1,
-		})
+			Replicas:    max(replicas, 1),
+		}
+		if replicas == 0 && st.remote != nil {
+			cfg.Replicas = 3
+		}
+		stream, err = j.CreateStream(ctx, cfg)
+		if err != nil && replicas == 0 && cfg.Replicas > 1 {
+			// A single server or a cluster of fewer than three: one replica.
+			cfg.Replicas = 1
+			stream, err = j.CreateStream(ctx, cfg)
+		}
 		if err != nil {
-			return fmt.Errorf("create stream %s: %w", StreamName, err)
+			return fmt.Errorf("create stream %s: %w", st.name, err)
 		}
 	case err != nil:
-		return fmt.Errorf("stream %s: %w", StreamName, err)
+		return fmt.Errorf("stream %s: %w", st.name, err)
 	case !stream.CachedInfo().Config.AllowDirect:
 		cfg := stream.CachedInfo().Config
 		cfg.AllowDirect = true
 		if stream, err = j.UpdateStream(ctx, cfg); err != nil {
-			return fmt.Errorf("enable direct get on %s: %w", StreamName, err)
+			return fmt.Errorf("enable direct get on %s: %w", st.name, err)
 		}
 	}
 	st.js, st.stream = j, stream
 	return nil
 }
 
-// Conn returns the store's own connection to its server, for serving
-// requests beside the log (the daemon's RPC, internal/daemon). Close
-// drains it: whoever subscribes on it stops serving first.
-func (st *Store) Conn() *nats.Conn { return st.nc }
+// Conn returns the store's own connection to its local server, for
+// serving requests beside the log (the daemon's RPC, internal/daemon):
+// the embedded server's, or with URL and Listen the local front's (nil
+// with URL and no Listen). Close drains it: whoever subscribes on it
+// stops serving first.
+func (st *Store) Conn() *nats.Conn {
+	if st.remote != nil {
+		return st.remote.front
+	}
+	return st.nc
+}
 
 // Addr returns the TCP address clients Dial, as "127.0.0.1:port", when the
-// store was opened with Listen; "" otherwise (and with URL).
+// store was opened with Listen; "" otherwise.
 func (st *Store) Addr() string { return st.addr }
+
+// Stream returns the name of the stream holding the log.
+func (st *Store) Stream() string { return st.name }
 
 // Close shuts the store down cleanly and releases the lock: it drains the
 // connection (up to 5 s), shuts the embedded server down and waits for it
@@ -461,6 +494,13 @@ func (st *Store) Close() error {
 	st.mu.Unlock()
 
 	var errs []error
+	if st.remote != nil && st.remote.front != nil {
+		if err := drainConn(st.remote.front, closeGrace); err != nil {
+			errs = append(errs, fmt.Errorf("drain front: %w", err))
+		}
+		st.remote.frontSrv.Shutdown()
+		st.remote.frontSrv.WaitForShutdown()
+	}
 	if err := drainConn(st.nc, closeGrace); err != nil {
 		errs = append(errs, fmt.Errorf("drain: %w", err))
 	}

@@ -46,6 +46,32 @@ func (l *Log) Append(ctx context.Context, batch []events.Event) (events.Seq, err
 	return events.Seq(len(l.batches)), nil
 }
 
+var _ events.Conditional = (*Log)(nil)
+
+// AppendAfter is Append when the newest batch is last (0: empty), else
+// events.ErrConflict with nothing stored.
+func (l *Log) AppendAfter(ctx context.Context, batch []events.Event, last events.Seq) (events.Seq, error) {
+	if f := l.FailAppend; f != nil {
+		if err := f(batch); err != nil {
+			return 0, err
+		}
+	}
+	b, err := events.Encode(batch)
+	if err != nil {
+		return 0, err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return 0, events.ErrClosed
+	}
+	if events.Seq(len(l.batches)) != last {
+		return 0, events.ErrConflict
+	}
+	l.batches = append(l.batches, b)
+	return events.Seq(len(l.batches)), nil
+}
+
 // Read calls fn for every event from seq from on, in order.
 func (l *Log) Read(ctx context.Context, from events.Seq, fn func(events.Event) error) error {
 	if from < l.first {

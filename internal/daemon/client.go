@@ -192,6 +192,15 @@ func (c *Client) do(ctx context.Context, method string, req []byte) ([]byte, err
 	if who, busy := StoreBusy(home); busy {
 		return nil, fmt.Errorf("%w: %s holds it", ErrStoreBusy, who)
 	}
+	downCheck := func() error {
+		if c.cfg.ClusterURL == "" || method == MethodStop || method == MethodPing {
+			return nil
+		}
+		return ClusterDown(home)
+	}
+	if err := downCheck(); err != nil {
+		return nil, err
+	}
 	if err := CheckHome(home); err != nil {
 		return nil, err
 	}
@@ -210,6 +219,9 @@ func (c *Client) do(ctx context.Context, method string, req []byte) ([]byte, err
 		}
 		spawn := true
 		for {
+			if err := downCheck(); err != nil {
+				return nil, err // a daemon just failed to reach the cluster
+			}
 			wait := spawnWait
 			if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
 				wait = time.Until(dl)
@@ -236,6 +248,9 @@ func (c *Client) do(ctx context.Context, method string, req []byte) ([]byte, err
 			case <-time.After(20 * time.Millisecond):
 			}
 		}
+	}
+	if err := downCheck(); err != nil {
+		return nil, err
 	}
 	wait := localWait
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
@@ -461,6 +476,11 @@ func (c *Client) spawn(ctx context.Context, d *dialer, wait time.Duration) (*wir
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		if c.cfg.ClusterURL != "" {
+			if err := ClusterDown(d.home); err != nil {
+				return nil, err // the daemon could not reach its cluster
+			}
+		}
 		if m, ok := jetstream.ReadMarker(storeDir(d.home)); ok {
 			return nil, fmt.Errorf("%w: %s", ErrDamagedStore, m.Why)
 		}
@@ -527,6 +547,7 @@ func (c *Client) startProcess(replace bool) (<-chan struct{}, error) {
 		cmd.Env = os.Environ()
 	}
 	cmd.Env = append(cmd.Env, "OMNI_HOME="+home)
+	cmd.Env = append(cmd.Env, c.cfg.clusterEnv()...)
 	if replace {
 		cmd.Env = append(cmd.Env, ReplaceEnv+"=1")
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/events/jetstream"
 	"github.com/omnictx/omni/internal/daemon/wire"
+	"github.com/omnictx/omni/internal/testbin"
 )
 
 // fakeDaemon is the handler the tests serve: "hook" echoes, "stats" appends
@@ -519,17 +520,12 @@ func TestDaemonFirstCall(t *testing.T) {
 	t.Logf("daemon.log:\n%s", logs)
 }
 
-// TestDaemonBinaryStorm runs the storm against the real omni binary, once
-// cmd/omni builds (it needs main.go).
+// TestDaemonBinaryStorm runs the storm against the real omni binary.
 func TestDaemonBinaryStorm(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and spawns the omni binary")
 	}
-	bin := filepath.Join(t.TempDir(), "omni")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/omnictx/omni/cmd/omni").CombinedOutput()
-	if err != nil {
-		t.Skipf("cmd/omni does not build yet (needs main.go wiring newDaemonCmd): %v\n%s", err, out)
-	}
+	bin := testbin.Omni(t)
 	useSpawn(t, bin, nil, "daemon")
 	// The client is this test binary, the daemon cmd/omni: another build.
 	testAnyBuild = true
@@ -632,4 +628,11 @@ func TestDaemonCrashRecovery(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestMain removes the one build of omni the package's tests share.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testbin.Cleanup()
+	os.Exit(code)
 }

@@ -212,6 +212,10 @@ var (
 	// a request fails at once instead of waiting out its deadline. Never
 	// crosses the wire: the client checks it before sending.
 	ErrStoreBusy = errors.New("the store is busy")
+	// ErrClusterDown: the log is on a cluster that does not answer now (the
+	// daemon's back-off, or a daemon that could not reach it at start):
+	// the request fails at once and a hook passes its output through.
+	ErrClusterDown = jetstream.ErrUnreachable
 	// ErrNoDaemon is returned (wrapped) when no daemon of this protocol
 	// could be reached (none running, a stale address, one of another
 	// protocol, one shutting down) and none could be spawned in time.
@@ -254,6 +258,7 @@ var codes = []struct {
 	{"bad-target", ErrBadTarget},
 	{"no-base", ErrNoBase},
 	{"not-in-log", ErrNotInLog},
+	{"cluster-down", ErrClusterDown},
 	{"too-late", ErrTooLate},
 	{"damaged-store", ErrDamagedStore},
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/events/jetstream"
+	"github.com/omnictx/omni/hooks"
 	"github.com/omnictx/omni/internal/daemon/wire"
 )
 
@@ -69,12 +70,36 @@ func ServiceHandler(cfg Config) HandlerFactory {
 		cp := newCheckpointer(cfg, svc.engine, Logf(cfg.Home))
 		cp.onWrite = setMemoryLimit
 		setMemoryLimit()
+		stopFollow := func() {}
+		if st, ok := log.(*jetstream.Store); ok && st.Remote() {
+			if stopFollow, err = followShared(ctx, st, svc.engine, Logf(cfg.Home)); err != nil {
+				_ = cp.close()
+				return nil, nil, err
+			}
+		}
 		handle := func(ctx context.Context, method string, req []byte) ([]byte, error) {
 			defer cp.maybe()
 			return svc.Handle(ctx, method, req)
 		}
-		return handle, cp.close, nil
+		closeAll := func() error {
+			stopFollow()
+			return cp.close()
+		}
+		return handle, closeAll, nil
 	}
+}
+
+// followShared makes eng fold every batch other machines append to a
+// shared log, as they arrive (jetstream.Store.Follow, from the batch after
+// the newest one eng holds), and returns the func that stops it.
+func followShared(ctx context.Context, st *jetstream.Store, eng *hooks.Engine, logf func(string, ...any)) (func(), error) {
+	stop, err := st.Follow(ctx, eng.Applied()+1, eng.Follow, func(seq events.Seq, err error) {
+		logf("follow: batch %d does not decode: %v (skipped)", seq, err)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("daemon: %w", err)
+	}
+	return stop, nil
 }
 
 // NoHandler serves ping and stop only: every other method fails.
@@ -172,14 +197,30 @@ func Run(ctx context.Context, cfg Config, idle time.Duration, logf func(format s
 		}
 		lockWait = releaseWait
 	}
-	st, err := jetstream.Open(ctx, jetstream.Options{Dir: storeDir(home), Listen: true, Token: token, TLS: id.Server, LockWait: lockWait,
-		OnStuck: onStuck(home)})
+	o := cfg.storeOptions()
+	o.Listen, o.Token, o.TLS, o.LockWait, o.OnStuck = true, token, id.Server, lockWait, onStuck(home)
+	st, err := jetstream.Open(ctx, o)
 	if errors.Is(err, jetstream.ErrLocked) {
 		logf("daemon %d: store %s is owned by another process; exiting", os.Getpid(), storeDir(home))
 		return nil
 	}
 	if err != nil {
+		if cfg.ClusterURL != "" {
+			// Hooks fail open at once for a back-off instead of each
+			// spawning a daemon that waits for the cluster (ClusterDown).
+			markClusterDown(home, err)
+		}
 		return fmt.Errorf("daemon: %w", err)
+	}
+	if cfg.ClusterURL != "" {
+		clearClusterDown(home)
+		st.OnClusterState(func(down bool, why string) {
+			if down {
+				logf("daemon %d: the cluster does not answer (%s): hooks pass output through, recording nothing, until it does", os.Getpid(), why)
+			} else {
+				logf("daemon %d: the cluster answers again", os.Getpid())
+			}
+		})
 	}
 	h, closeHandler, err := newHandler(ctx, st)
 	if err != nil {
@@ -262,7 +303,11 @@ func Run(ctx context.Context, cfg Config, idle time.Duration, logf func(format s
 		return errors.Join(serr, shutdown(home, ad, srv, st, closeHandler))
 	}
 	act.ad = ad
-	logf("daemon %d: ready on %s (protocol %d) in %s", os.Getpid(), ad.Addr, wire.Protocol,
+	backend := "embedded store"
+	if cfg.ClusterURL != "" {
+		backend = "stream " + st.Stream() + " on " + jetstream.RedactURL(cfg.ClusterURL)
+	}
+	logf("daemon %d: ready on %s (protocol %d, %s) in %s", os.Getpid(), ad.Addr, wire.Protocol, backend,
 		time.Since(start).Round(10*time.Microsecond))
 
 	why := act.waitExit(ctx, stopCh, idle, home)

@@ -33,6 +33,21 @@ type Config struct {
 	// stopped, a foreign listener's address retired) and then wait up to
 	// 3 s for the store lock (ReplaceEnv=1 in a spawned daemon).
 	Replace bool
+	// ClusterURL, when set (OMNI_NATS_URL: one or more server URLs,
+	// comma-separated), puts the log on that NATS deployment's JetStream
+	// instead of the embedded store under Home/store; Cluster says how to
+	// reach it (OMNI_NATS_CREDS, OMNI_NATS_CA, OMNI_NATS_CERT,
+	// OMNI_NATS_KEY, OMNI_NATS_STREAM, OMNI_NATS_REPLICAS). The lock,
+	// checkpoints and daemon.addr stay in Home.
+	ClusterURL string
+	Cluster    jetstream.Remote
+}
+
+// storeOptions returns the options that open cfg's store: the embedded one
+// under Home/store, or the cluster's stream with the lock still in
+// Home/store.
+func (cfg Config) storeOptions() jetstream.Options {
+	return jetstream.Options{Dir: storeDir(cfg.Home), URL: cfg.ClusterURL, Remote: cfg.Cluster}
 }
 
 // Service answers the daemon's methods over one open store. The daemon
@@ -48,11 +63,21 @@ type Service struct {
 
 // NewService builds the service of cfg.Home over log: the Engine starts
 // from the home's checkpoint (if this build wrote it and the log still
-// holds its batch) and folds the log's tail. Errors: the Engine's (a log
-// that cannot be read).
+// holds its batch) and folds the log's tail. Its events carry the
+// machine and user of Identity; with cfg.ClusterURL the log is shared
+// (hooks.Options.Shared) and projects are named by TeamProjectOf.
+// Errors: the Engine's (a log that cannot be read).
 func NewService(ctx context.Context, log events.Log, cfg Config) (*Service, error) {
-	eng, err := newEngineFromCheckpoint(ctx, log, cfg, hooks.Options{ProjectOf: ProjectOf, Logf: Logf(cfg.Home),
-		KeepSecrets: cfg.KeepSecrets, Base: baseLoader(cfg.Home)})
+	opt := hooks.Options{ProjectOf: ProjectOf, Logf: Logf(cfg.Home),
+		KeepSecrets: cfg.KeepSecrets, Base: baseLoader(cfg.Home)}
+	opt.Machine, opt.User = Identity(cfg.Home)
+	if cfg.ClusterURL != "" {
+		// Other machines append to the log: decisions append only after
+		// the batch they were decided at, and a project is its
+		// repository's remote, the same in every clone.
+		opt.Shared, opt.ProjectOf = true, TeamProjectOf
+	}
+	eng, err := newEngineFromCheckpoint(ctx, log, cfg, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -93,10 +118,17 @@ func OpenLocal(ctx context.Context, cfg Config, wait time.Duration) (*Service, f
 	if err := os.MkdirAll(cfg.Home, 0o700); err != nil {
 		return nil, nil, fmt.Errorf("create %s: %w", cfg.Home, err)
 	}
-	st, err := jetstream.Open(ctx, jetstream.Options{Dir: filepath.Join(cfg.Home, "store"), LockWait: wait,
-		OnStuck: onStuck(cfg.Home)})
+	o := cfg.storeOptions()
+	o.LockWait, o.OnStuck = wait, onStuck(cfg.Home)
+	st, err := jetstream.Open(ctx, o)
 	if err != nil {
+		if cfg.ClusterURL != "" && !errors.Is(err, jetstream.ErrLocked) {
+			markClusterDown(cfg.Home, err)
+		}
 		return nil, nil, fmt.Errorf("open store: %w", err)
+	}
+	if cfg.ClusterURL != "" {
+		clearClusterDown(cfg.Home)
 	}
 	svc, err := NewService(ctx, st, cfg)
 	if err != nil {
@@ -104,6 +136,29 @@ func OpenLocal(ctx context.Context, cfg Config, wait time.Duration) (*Service, f
 		return nil, nil, err
 	}
 	return svc, st.Close, nil
+}
+
+// storeStopWait is how long OpenStore waits for a daemon that holds the
+// store to stop and release its lock.
+const storeStopWait = 10 * time.Second
+
+// OpenStore opens the store of cfg.Home for a process that needs it alone
+// (omni bench): a daemon that holds it is asked to stop first, and its lock
+// waited for up to 10 s. It returns the log and the function that closes
+// it. Errors: jetstream.ErrLocked (wrapped) when the lock stays held, the
+// store's.
+func OpenStore(ctx context.Context, cfg Config) (events.Log, func() error, error) {
+	dir := filepath.Join(cfg.Home, "store")
+	st, err := jetstream.Open(ctx, jetstream.Options{Dir: dir, LockWait: 0})
+	if errors.Is(err, jetstream.ErrLocked) {
+		if _, serr := NewClient(cfg).Stop(ctx, storeStopWait); serr == nil {
+			st, err = jetstream.Open(ctx, jetstream.Options{Dir: dir, LockWait: storeStopWait})
+		}
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, st.Close, nil
 }
 
 // StuckExit is the exit status of a process whose in-process store start
@@ -123,7 +178,15 @@ func onStuck(home string) func(error) {
 
 // Hook answers one hook request (wire.MethodHook: the flags byte, then the
 // payload) with what the hook prints; it never fails (hooks.Engine.Hook).
+//
+// On a cluster that does not answer now (jetstream.Store.Unavailable: the
+// connection is down, or an operation failed within the back-off) it
+// answers nothing at once, so the host keeps its output and nothing is
+// recorded: no marker can name bytes the cluster did not store.
 func (s *Service) Hook(ctx context.Context, req []byte) []byte {
+	if st, ok := s.log.(*jetstream.Store); ok && st.Unavailable() != nil {
+		return nil
+	}
 	in := hooks.HookInput{}
 	if len(req) > 0 {
 		in.Passthrough = req[0]&HookPassthrough != 0
@@ -134,6 +197,11 @@ func (s *Service) Hook(ctx context.Context, req []byte) []byte {
 
 // Call runs one exec, pipe or distill output through the Engine.
 func (s *Service) Call(ctx context.Context, in hooks.CallInput) (CallReply, error) {
+	if st, ok := s.log.(*jetstream.Store); ok {
+		if err := st.Unavailable(); err != nil {
+			return CallReply{}, err
+		}
+	}
 	res, err := s.engine.Call(ctx, in)
 	if err != nil {
 		return CallReply{}, err

@@ -21,6 +21,11 @@ func (s *Service) GC(ctx context.Context, in GCRequest) (hooks.GCPlan, error) {
 	if in.Before <= 0 {
 		return hooks.GCPlan{}, fmt.Errorf("gc request: a positive retention duration is required")
 	}
+	if st, ok := s.log.(*jetstream.Store); ok && st.Remote() {
+		// Every machine folds the shared stream and keeps its own base: a
+		// purge by one would leave the others without theirs.
+		return hooks.GCPlan{}, fmt.Errorf("gc: the log is the shared stream %s on a cluster: omni gc does not remove other machines' history (set limits on the stream itself)", st.Stream())
+	}
 	plan, err := s.engine.GC(ctx, time.Now().Add(-in.Before), hooks.GCOptions{
 		Base:     s.base(),
 		SaveBase: func(cp hooks.Checkpoint) error { return saveBase(s.home, cp) },
@@ -57,6 +62,13 @@ type HealthReply struct {
 	Check        jetstream.CheckResult `json:"check"`
 	Unrecorded   []events.Seq          `json:"unrecorded,omitempty"`
 	RecordedLost int                   `json:"recorded_lost,omitempty"`
+	// Cluster is the backend: embedded, or the cluster's connection,
+	// stream and replicas.
+	Cluster jetstream.ClusterState `json:"cluster"`
+	// Unreachable is set when the log is on a cluster that does not answer
+	// now (the stream's state above is then empty): hooks pass output
+	// through unchanged and record nothing until it answers again.
+	Unreachable string `json:"unreachable,omitempty"`
 	// Checkpoint is the batch the last checkpoint covered (0 without
 	// one): a log that ends before it lost its newest batches to deleted
 	// or emptied files. GCBases counts omni gc's base snapshots: none
@@ -74,12 +86,19 @@ func (s *Service) Health(ctx context.Context) (HealthReply, error) {
 	if !ok {
 		return HealthReply{}, fmt.Errorf("health: not a JetStream store")
 	}
+	cs := st.Cluster(ctx)
 	h, err := st.Health(ctx)
 	if err != nil {
+		if st.Remote() {
+			return HealthReply{Cluster: cs, Unreachable: err.Error()}, nil
+		}
 		return HealthReply{}, err
 	}
-	out := HealthReply{Health: h}
+	out := HealthReply{Health: h, Cluster: cs}
 	if out.Check, err = st.Check(ctx); err != nil {
+		if st.Remote() {
+			return HealthReply{Cluster: cs, Unreachable: err.Error()}, nil
+		}
 		return HealthReply{}, err
 	}
 	lost := s.engine.LostSeqs()
@@ -136,6 +155,9 @@ func (s *Service) Repair(ctx context.Context) (RepairReply, error) {
 	st, ok := s.log.(*jetstream.Store)
 	if !ok {
 		return RepairReply{}, fmt.Errorf("repair: not a JetStream store")
+	}
+	if st.Remote() {
+		return RepairReply{}, fmt.Errorf("repair: the log is the shared stream %s on a cluster, whose replicas repair themselves", st.Stream())
 	}
 	var out RepairReply
 	var err error

@@ -121,7 +121,9 @@ const (
 	transitive              // every package it depends on, and its tests' imports
 )
 
-// rule is one arrow of STYLE.md §4 that must not be drawn.
+// rule is one import arrow that must not be drawn (ARCHITECTURE.md,
+// "Dependency direction": imports point from cmd down to events, never up
+// or sideways between projections).
 type rule struct {
 	// name states the rule; reason says why it exists. Both are printed
 	// with every violation.
@@ -184,64 +186,64 @@ const (
 	cmdOmni    = module + "/cmd/omni"
 )
 
-// rules are STYLE.md §4 ("Dependency direction") as checks.
+// rules are the dependency direction of ARCHITECTURE.md as checks.
 var rules = []rule{
 	{
 		name:    "events imports the standard library only",
-		reason:  "events is the vocabulary at the centre (L0) that every package imports; an import there reaches every package, so it may import nothing of ours or anyone's (STYLE.md §2 rule 2, §4)",
+		reason:  "events is the vocabulary at the centre (L0) that every package imports; an import there reaches every package, so it may import nothing of ours or anyone's",
 		named:   []string{"events"},
 		applies: is("events"),
 		bad:     onlyStdAnd(),
 	},
 	{
 		name:    "events/memlog and events/eventstest import only events and the standard library",
-		reason:  "they sit beside events as its in-memory log and its conformance suite; every store's tests import them, so they must not drag another layer or a store into those tests (STYLE.md §3 example 5, §4)",
+		reason:  "they sit beside events as its in-memory log and its conformance suite; every store's tests import them, so they must not drag another layer or a store into those tests",
 		named:   []string{"events/memlog", "events/eventstest"},
 		applies: is("events/memlog", "events/eventstest"),
 		bad:     onlyStdAnd("events"),
 	},
 	{
 		name:    "projections/* import only events, internal/shellcmd and the standard library, never each other",
-		reason:  "a projection is a pure fold State × Event → State: no store, no clock, no I/O, no pipeline; replay and golden tests run each one alone, which an import of another projection would break (STYLE.md §2 rule 4, §4). internal/shellcmd is a pure standard-library leaf (the stats family of a command reads its assignments)",
+		reason:  "a projection is a pure fold State × Event → State: no store, no clock, no I/O, no pipeline; replay and golden tests run each one alone, which an import of another projection would break. internal/shellcmd is a pure standard-library leaf (the stats family of a command reads its assignments)",
 		named:   []string{"projections/ledger", "projections/stats", "projections/session"},
 		applies: under("projections"),
 		bad:     onlyStdAnd("events", "internal/shellcmd"),
 	},
 	{
 		name:    "replay imports only events and the standard library",
-		reason:  "replay declares its own Projection interface and folds whatever projections its caller passes; importing projections/* or a store would fix what it can replay (STYLE.md §2 rule 3, §4)",
+		reason:  "replay declares its own Projection interface and folds whatever projections its caller passes; importing projections/* or a store would fix what it can replay",
 		named:   []string{"replay"},
 		applies: is("replay"),
 		bad:     onlyStdAnd("events"),
 	},
 	{
 		name:    "pipeline and its subpackages import the standard library, internal/shellcmd and each other only",
-		reason:  "pipeline is the leaf (text in, text and plain facts out) that makes every distiller a golden test with no fixtures; its rooms (pipeline/distill, pipeline/internal/textline) and internal/shellcmd, the module's one reader of shell command lines, are standard-library leaves themselves. The one edge STYLE.md §4 foresees is pipeline → events, and adding it means changing STYLE.md and this rule together",
+		reason:  "pipeline is the leaf (text in, text and plain facts out) that makes every distiller a golden test with no fixtures; its rooms (pipeline/distill, pipeline/internal/textline) and internal/shellcmd, the module's one reader of shell command lines, are standard-library leaves themselves. The one edge the layering foresees is pipeline → events, and adding it means changing ARCHITECTURE.md and this rule together",
 		named:   []string{"pipeline", "pipeline/distill", "pipeline/internal/textline"},
 		applies: func(rel string) bool { return rel == "pipeline" || strings.HasPrefix(rel, "pipeline/") },
 		bad:     onlyStdAnd("internal/shellcmd", "pipeline/distill", "pipeline/internal/textline"),
 	},
 	{
 		name:    "hooks depends on no NATS, cobra, events/jetstream or cmd/omni, even through another package or in its tests",
-		reason:  "hooks appends through an injected events.Log and takes its inputs as values; the store adapter and the CLI are wired in from above by cmd/omni (STYLE.md §2 rule 9, §4)",
+		reason:  "hooks appends through an injected events.Log and takes its inputs as values; the store adapter and the CLI are wired in from above by cmd/omni",
 		named:   []string{"hooks"},
 		applies: is("hooks"),
 		bad:     anyOf(natsPrefix, cobra, pflag, jetstream, cmdOmni),
 		scope:   transitive,
 	},
 	{
-		name:    "only events/jetstream, internal/daemon and internal/daemon/wire import NATS (github.com/nats-io/...)",
-		reason:  "one adapter, named for its technology, owns the store on NATS; the daemon package serves its requests on the store's connection and its wire subpackage is the protocol's client half, split out so the thin hook client links nats.go without the server. NATS can then be upgraded or replaced in these three places",
-		named:   []string{"events/jetstream", "internal/daemon", "internal/daemon/wire"},
-		applies: except("events/jetstream", "internal/daemon", "internal/daemon/wire"),
+		name:    "only events/jetstream (and its test cluster jstest, run by hand by tools/natscluster), internal/daemon and internal/daemon/wire import NATS (github.com/nats-io/...)",
+		reason:  "one adapter, named for its technology, owns the store on NATS; the daemon package serves its requests on the store's connection and its wire subpackage is the protocol's client half, split out so the thin hook client links nats.go without the server; events/jetstream/jstest starts real clusters of nats-servers for tests. NATS can then be upgraded or replaced in these places",
+		named:   []string{"events/jetstream", "events/jetstream/jstest", "internal/daemon", "internal/daemon/wire"},
+		applies: except("events/jetstream", "events/jetstream/jstest", "internal/daemon", "internal/daemon/wire", "tools/natscluster"),
 		bad:     anyOf(natsPrefix),
 		scope:   withTests,
 	},
 	{
 		name:    "only cmd/omni and internal/daemon import events/jetstream",
-		reason:  "opening the store is a process concern: the daemon package opens it (the daemon, or a command in-process) and cmd/omni wires it; every package below them takes an events.Log",
+		reason:  "opening the store is a process concern: the daemon package opens it (the daemon, or a command in-process) and cmd/omni wires it; every package below them takes an events.Log (tools/natscluster only runs the test cluster of events/jetstream/jstest)",
 		named:   []string{"cmd/omni", "internal/daemon", "events/jetstream"},
-		applies: except("cmd/omni", "internal/daemon", "events/jetstream", "internal/daemon/wire", "cmd/omni-hook"),
+		applies: except("cmd/omni", "internal/daemon", "events/jetstream", "internal/daemon/wire", "cmd/omni-hook", "tools/natscluster"),
 		bad:     anyOf(jetstream),
 		scope:   withTests,
 	},
@@ -262,7 +264,7 @@ var rules = []rule{
 	},
 	{
 		name:    "only cmd/omni imports cobra",
-		reason:  "flags, commands and os.Exit live only in cmd/omni (STYLE.md §2 rule 9)",
+		reason:  "flags, commands and os.Exit live only in cmd/omni",
 		named:   []string{"cmd/omni"},
 		applies: except("cmd/omni"),
 		bad:     anyOf(cobra, pflag),
@@ -270,7 +272,7 @@ var rules = []rule{
 	},
 	{
 		name:    "nothing imports cmd/omni",
-		reason:  "cmd/omni is the top layer (L3) that wires everything; arrows point only downward (STYLE.md §4)",
+		reason:  "cmd/omni is the top layer (L3) that wires everything; arrows point only downward",
 		named:   []string{"cmd/omni"},
 		applies: except("cmd/omni"),
 		bad:     anyOf(cmdOmni),
@@ -281,6 +283,13 @@ var rules = []rule{
 		reason:  "it is the one reader of shell command lines that hooks, pipeline and projections/stats share; as a pure leaf it adds nothing to what each of them may depend on",
 		named:   []string{"internal/shellcmd"},
 		applies: is("internal/shellcmd"),
+		bad:     onlyStdAnd(),
+	},
+	{
+		name:    "redact imports the standard library only (its test helper redact/redacttest too)",
+		reason:  "the redaction stage runs at the entry of every door (the daemon, an in-process hook, exec, pipe, distill) before anything is recorded; a leaf with no dependency can run anywhere and costs nothing to link (issue 12)",
+		named:   []string{"redact", "redact/redacttest"},
+		applies: is("redact", "redact/redacttest"),
 		bad:     onlyStdAnd(),
 	},
 }
@@ -352,7 +361,7 @@ func violations(l *listing, pkgs []*pkg) []string {
 	return out
 }
 
-// TestDependencyDirection enforces STYLE.md §4 over every package of the
+// TestDependencyDirection enforces the dependency direction over every package of the
 // module (the git-ignored tmp/ scratch directory aside).
 func TestDependencyDirection(t *testing.T) {
 	l := loadListing(t)
@@ -495,16 +504,16 @@ func docProblems(p *pkg, read func(path string) ([]byte, error)) []string {
 	case nonTest == 0:
 		// tests only: nothing to document
 	case len(docs) == 0:
-		problems = append(problems, fmt.Sprintf("%s has no package doc: add doc.go with \"// Package %s ...\" above the package clause (STYLE.md §2 rule 6)", p.ImportPath, p.Name))
+		problems = append(problems, fmt.Sprintf("%s has no package doc: add doc.go with \"// Package %s ...\" above the package clause: every package says what it is for", p.ImportPath, p.Name))
 	case len(docs) > 1:
-		problems = append(problems, fmt.Sprintf("%s has %d package docs (%s): keep one, in doc.go or the package's main file (STYLE.md §3 example 2)", p.ImportPath, len(docs), strings.Join(docs, ", ")))
+		problems = append(problems, fmt.Sprintf("%s has %d package docs (%s): keep one, in doc.go or the package's main file", p.ImportPath, len(docs), strings.Join(docs, ", ")))
 	}
 	return problems
 }
 
 // TestPackageDocs checks every package of the module (the git-ignored tmp/
-// scratch directory aside) with docProblems: STYLE.md §2 rule 6, §3
-// example 2.
+// scratch directory aside) with docProblems: exactly one package doc
+// comment, in doc.go or the main file.
 func TestPackageDocs(t *testing.T) {
 	for _, p := range loadListing(t).own {
 		for _, msg := range docProblems(p, os.ReadFile) {

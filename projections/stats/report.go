@@ -53,6 +53,11 @@ type PartReport struct {
 	ByHost    []RowReport `json:"by_host"`
 	ByAgent   []RowReport `json:"by_agent"`
 	ByProject []RowReport `json:"by_project"`
+	// ByMachine and ByUser split the calls by the machine and user whose
+	// daemon recorded them (a team sharing one cluster); "" when the
+	// events recorded none.
+	ByMachine []RowReport `json:"by_machine"`
+	ByUser    []RowReport `json:"by_user"`
 	// Folds is the calibration per marker kind, sorted by kind.
 	Folds []FoldReport `json:"folds"`
 	// DecideLatency is the histogram of the engine's decision time per
@@ -273,6 +278,7 @@ func (p *Part) report() PartReport {
 	}
 	r.ByTool, r.ByFamily, r.BySession = rows(p.ByTool), rows(p.ByFamily), rows(p.BySession)
 	r.ByHost, r.ByAgent, r.ByProject = rows(p.ByHost), rows(p.ByAgent), rows(p.ByProject)
+	r.ByMachine, r.ByUser = rows(p.ByMachine), rows(p.ByUser)
 	r.Sessions = len(p.BySession)
 	r.Folds = []FoldReport{}
 	kinds := make([]string, 0, len(p.ByFold))

@@ -40,8 +40,9 @@ type PartSnapshot struct {
 	Totals                                                 Totals
 	Folded, Distilled, Collapsed, Redacted, Cut, LeftAlone Mechanism
 	LeftAloneReasons                                       []Named[int]
-	// Rows are ByTool, ByFamily, BySession, ByHost, ByAgent, ByProject.
-	Rows        [6][]Named[Row]
+	// Rows are ByTool, ByFamily, BySession, ByHost, ByAgent, ByProject,
+	// ByMachine, ByUser.
+	Rows        [8][]Named[Row]
 	ByFold      []Named[FoldTotals]
 	Lifetimes   []int
 	Open        []Named[int]
@@ -84,8 +85,8 @@ type CallSnapshot struct {
 	RowsNil  bool
 }
 
-func (p *Part) rowMaps() [6]map[string]*Row {
-	return [6]map[string]*Row{p.ByTool, p.ByFamily, p.BySession, p.ByHost, p.ByAgent, p.ByProject}
+func (p *Part) rowMaps() [8]map[string]*Row {
+	return [8]map[string]*Row{p.ByTool, p.ByFamily, p.BySession, p.ByHost, p.ByAgent, p.ByProject, p.ByMachine, p.ByUser}
 }
 
 func namedPtr[V any](m map[string]*V) []Named[V] {
@@ -156,6 +157,7 @@ func (x PartSnapshot) part() (*Part, error) {
 		Cut: x.Cut, LeftAlone: x.LeftAlone, LeftAloneReasons: valMap(x.LeftAloneReasons),
 		ByTool: ptrMap(x.Rows[0]), ByFamily: ptrMap(x.Rows[1]), BySession: ptrMap(x.Rows[2]),
 		ByHost: ptrMap(x.Rows[3]), ByAgent: ptrMap(x.Rows[4]), ByProject: ptrMap(x.Rows[5]),
+		ByMachine: ptrMap(x.Rows[6]), ByUser: ptrMap(x.Rows[7]),
 		ByFold: ptrMap(x.ByFold), Lifetimes: slices.Clone(x.Lifetimes), Open: valMap(x.Open),
 		Compactions: x.Compactions, First: x.First, Last: x.Last, Latency: x.Latency,
 	}
@@ -275,7 +277,7 @@ func FromSnapshot(x Snapshot) (*Stats, error) {
 		s.cur.rows = []*Row{}
 	}
 	for _, ref := range c.Rows {
-		if p == nil || ref.Map < 0 || ref.Map >= 6 {
+		if p == nil || ref.Map < 0 || ref.Map >= len(PartSnapshot{}.Rows) {
 			return nil, fmt.Errorf("stats snapshot: unresolved breakdown row")
 		}
 		r := p.rowMaps()[ref.Map][ref.Key]

@@ -214,8 +214,9 @@ type Part struct {
 	// Emitted reason ("unchanged" when none was given).
 	Folded, Distilled, Collapsed, Redacted, Cut, LeftAlone Mechanism
 	LeftAloneReasons                                       map[string]int
-	// Breakdowns of the Emitted events.
-	ByTool, ByFamily, BySession, ByHost, ByAgent, ByProject map[string]*Row
+	// Breakdowns of the Emitted events. ByMachine and ByUser key on the
+	// event's Machine and User ("" for events that recorded none).
+	ByTool, ByFamily, BySession, ByHost, ByAgent, ByProject, ByMachine, ByUser map[string]*Row
 	// ByFold is the fold calibration per marker kind.
 	ByFold map[string]*FoldTotals
 	// Lifetimes are the calls each reader session made before a compaction
@@ -244,6 +245,7 @@ func newPart() *Part {
 		LeftAloneReasons: map[string]int{},
 		ByTool:           map[string]*Row{}, ByFamily: map[string]*Row{}, BySession: map[string]*Row{},
 		ByHost: map[string]*Row{}, ByAgent: map[string]*Row{}, ByProject: map[string]*Row{},
+		ByMachine: map[string]*Row{}, ByUser: map[string]*Row{},
 		ByFold: map[string]*FoldTotals{},
 		Open:   map[string]int{},
 	}
@@ -506,7 +508,8 @@ func (s *Stats) emitted(e events.Event, em *events.Emitted) {
 		p.Latency[i]++
 	}
 	c.rows = []*Row{row(p.ByTool, em.Tool), row(p.ByFamily, Family(em.Tool, em.Source)), row(p.BySession, e.Session),
-		row(p.ByHost, c.host), row(p.ByAgent, agent), row(p.ByProject, e.Project)}
+		row(p.ByHost, c.host), row(p.ByAgent, agent), row(p.ByProject, e.Project),
+		row(p.ByMachine, e.Machine), row(p.ByUser, e.User)}
 	for _, r := range c.rows {
 		r.add(em, c.folds)
 	}

@@ -1,0 +1,25 @@
+package main
+
+import (
+	"os"
+
+	"github.com/omnictx/omni/redact"
+)
+
+// redactLocal redacts a text that reaches the agent without passing the
+// Engine (no reader, invalid UTF-8): the redaction stage still runs, in
+// this process, unless the user asked to keep secrets (--keep-secrets,
+// OMNI_KEEP_SECRETS=1). A panic inside redaction leaves the raw text
+// (fail open for the reader: nothing is recorded here).
+func redactLocal(text string, keep bool) (out string) {
+	if keep || os.Getenv("OMNI_KEEP_SECRETS") == "1" || text == "" {
+		return text
+	}
+	defer func() {
+		if recover() != nil {
+			out = text
+		}
+	}()
+	out, _ = redact.Text(text)
+	return out
+}

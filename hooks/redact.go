@@ -1,0 +1,126 @@
+package hooks
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/omnictx/omni/events"
+	"github.com/omnictx/omni/redact"
+)
+
+// ErrRedaction: the door's redaction stage could not run on an input. The
+// input is not recorded (fail closed for the log) and the caller delivers
+// the raw output (fail open for the reader).
+var ErrRedaction = fmt.Errorf("redaction failed: input not recorded")
+
+// doorRedaction is what the redaction stage at a door's entry replaced in
+// one input (issue 12 §1).
+type doorRedaction struct {
+	// total counts values replaced anywhere in the input (tool_input, the
+	// error, the command, the output).
+	total int
+	// visible counts values replaced in the text the model reads (the
+	// hook's tool_response, an exec or pipe output).
+	visible int
+	// kept: the user asked to keep secrets; nothing was redacted.
+	kept bool
+}
+
+// Parameters of the Invoked event that record the redaction stage.
+const (
+	// paramRedacted holds doorRedaction.visible when the input held
+	// credentials: the stored input is the redacted one, and a replay,
+	// which finds nothing left to redact, takes the count from here.
+	paramRedacted = "redacted"
+	// paramRedactedTotal holds doorRedaction.total.
+	paramRedactedTotal = "redacted_total"
+	// paramKeepSecrets says the input was recorded unredacted because the
+	// user asked (--keep-secrets, OMNI_KEEP_SECRETS=1).
+	paramKeepSecrets = "keep_secrets"
+)
+
+// redactPayload runs the redaction stage over a hook payload: every string
+// of the JSON document (tool_response, tool_input, error) loses its
+// credentials before anything is parsed, recorded, archived or printed.
+// keep skips it. A panic inside redaction is ErrRedaction.
+func redactPayload(stdin []byte, keep bool) (out []byte, r doorRedaction, err error) {
+	if keep {
+		return stdin, doorRedaction{kept: true}, nil
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			out, r, err = nil, doorRedaction{}, ErrRedaction
+		}
+	}()
+	out, fields := redact.JSON(stdin, nil)
+	r.total = fields.Total()
+	r.visible = fields["tool_response"]
+	return out, r, nil
+}
+
+// redactCall runs the redaction stage over an exec, pipe or distill input:
+// its output text and its command line. keep skips it. A panic inside
+// redaction is ErrRedaction.
+func redactCall(in CallInput, keep bool) (out CallInput, r doorRedaction, err error) {
+	if keep {
+		return in, doorRedaction{kept: true}, nil
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			out, r, err = in, doorRedaction{}, ErrRedaction
+		}
+	}()
+	var n, m int
+	in.Text, n = redact.Text(in.Text)
+	in.Command, m = redact.Text(in.Command)
+	return in, doorRedaction{total: n + m, visible: n}, nil
+}
+
+// record writes the redaction stage's outcome into an Invoked event's
+// parameters. prior is the visible count a replay read from the recorded
+// event (the stored input is already redacted); the larger count wins.
+func (r *doorRedaction) record(inv *events.Event, prior int) {
+	if inv.Invoked == nil {
+		return
+	}
+	if r.kept {
+		inv.Invoked.Params = withParam(inv.Invoked.Params, paramKeepSecrets, "1")
+		return
+	}
+	r.visible = max(r.visible, prior)
+	r.total = max(r.total, r.visible)
+	if r.total > 0 {
+		inv.Invoked.Params = withParam(inv.Invoked.Params, paramRedacted, strconv.Itoa(r.visible))
+		inv.Invoked.Params = withParam(inv.Invoked.Params, paramRedactedTotal, strconv.Itoa(r.total))
+	}
+}
+
+// untouchedReplyTools echo what the agent wrote; their results are not
+// rewritten even when redaction changed them (the agent typed the value).
+var untouchedReplyTools = map[string]bool{
+	"Edit": true, "Write": true, "MultiEdit": true, "NotebookEdit": true, "TodoWrite": true,
+}
+
+// redactedEcho renders the Claude Code reply for a tool omni otherwise
+// leaves alone (WebSearch, BashOutput, Task/Agent, MCP tools, …) whose
+// result held credentials: tool_response echoed with only its redacted
+// strings changed, so its shape is the tool's own (HOSTS.md §1.7).
+func redactedEcho(resp json.RawMessage) []byte {
+	if len(resp) == 0 {
+		return nil
+	}
+	b, err := marshal(struct {
+		HookSpecificOutput struct {
+			HookEventName     string          `json:"hookEventName"`
+			UpdatedToolOutput json.RawMessage `json:"updatedToolOutput"`
+		} `json:"hookSpecificOutput"`
+	}{HookSpecificOutput: struct {
+		HookEventName     string          `json:"hookEventName"`
+		UpdatedToolOutput json.RawMessage `json:"updatedToolOutput"`
+	}{"PostToolUse", resp}})
+	if err != nil {
+		return nil
+	}
+	return append(b, '\n')
+}

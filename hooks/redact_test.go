@@ -1,0 +1,199 @@
+package hooks
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/omnictx/omni/events"
+	"github.com/omnictx/omni/events/memlog"
+	"github.com/omnictx/omni/redact/redacttest"
+)
+
+// doorPayload builds a Claude Code hook payload for one tool whose result
+// carries text (tool_response in the tool's own shape).
+func doorPayload(session, tool, event, cmd, text string) []byte {
+	p := map[string]any{"session_id": session, "cwd": "/home/dev/proj", "hook_event_name": event, "tool_name": tool,
+		"tool_input": map[string]any{"command": cmd}}
+	switch tool {
+	case "Bash":
+		p["tool_response"] = map[string]any{"stdout": text, "stderr": "", "interrupted": false, "isImage": false}
+	case "BashOutput":
+		p["tool_response"] = map[string]any{"shellId": "b1", "command": cmd, "status": "completed", "exitCode": 0,
+			"stdout": text, "stderr": "", "stdoutLines": 1, "stderrLines": 0, "timestamp": "2026-01-01T00:00:00Z"}
+	case "Read":
+		p["tool_input"] = map[string]any{"file_path": "/home/dev/proj/.env"}
+		p["tool_response"] = map[string]any{"type": "text", "file": map[string]any{"filePath": "/home/dev/proj/.env",
+			"content": text, "numLines": strings.Count(text, "\n"), "startLine": 1, "totalLines": strings.Count(text, "\n")}}
+	case "Grep":
+		p["tool_input"] = map[string]any{"pattern": "password", "output_mode": "content"}
+		p["tool_response"] = map[string]any{"mode": "content", "numFiles": 1, "filenames": []string{}, "content": text,
+			"numLines": strings.Count(text, "\n")}
+	case "Glob":
+		p["tool_input"] = map[string]any{"pattern": "**/*"}
+		p["tool_response"] = map[string]any{"filenames": strings.Split(strings.TrimSuffix(text, "\n"), "\n"),
+			"durationMs": 3, "numFiles": 1, "truncated": false}
+	case "WebFetch":
+		p["tool_input"] = map[string]any{"url": "https://docs.acme.dev/setup", "prompt": "setup"}
+		p["tool_response"] = map[string]any{"bytes": len(text), "code": 200, "codeText": "OK", "result": text,
+			"durationMs": 90, "url": "https://docs.acme.dev/setup"}
+	case "WebSearch":
+		p["tool_input"] = map[string]any{"query": "acme setup"}
+		p["tool_response"] = map[string]any{"query": "acme setup", "results": []any{map[string]any{"tool_use_id": "x",
+			"content": []any{map[string]any{"title": "Setup", "url": "https://acme.dev"}}}, text}, "durationSeconds": 1.2}
+	case "Task", "Agent":
+		p["tool_input"] = map[string]any{"description": "look", "prompt": "find the config"}
+		p["tool_response"] = map[string]any{"content": []any{map[string]any{"type": "text", "text": text}},
+			"totalDurationMs": 100, "totalTokens": 10, "totalToolUseCount": 1}
+	case "mcp__db__query":
+		p["tool_input"] = map[string]any{"sql": "select * from settings"}
+		p["tool_response"] = []any{map[string]any{"type": "text", "text": text}}
+	}
+	if event == "PostToolUseFailure" {
+		delete(p, "tool_response")
+		p["error"] = "Exit code 1\n" + text
+	}
+	b, _ := json.Marshal(p)
+	return b
+}
+
+// leaks returns the values of c found in s, raw or JSON-escaped.
+func leaks(s string, values []string) []string {
+	var out []string
+	for _, v := range values {
+		ev, _ := json.Marshal(v)
+		if strings.Contains(s, v) || strings.Contains(s, strings.Trim(string(ev), `"`)) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// TestNoSecretThroughAnyDoor sends every generated fake credential through
+// every door twice (a hook for each tool, the failure event, a command
+// carrying it, exec, pipe, distill), then looks for each value in what the
+// model reads, in every event of the log (compressed inputs and archived
+// blocks decoded), in the projections' checkpoint, and replays the log.
+func TestNoSecretThroughAnyDoor(t *testing.T) {
+	ctx := context.Background()
+	log := memlog.New()
+	e, err := New(ctx, log, Options{Now: fixedClock(), ProjectOf: func(string) string { return "/home/dev/proj" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := redacttest.New(0)
+	t.Logf("seed %d", g.Seed)
+	cases := g.Cases()
+	var all []string
+	tools := []string{"Bash", "BashOutput", "Read", "Grep", "Glob", "WebFetch", "WebSearch", "Task", "Agent", "mcp__db__query"}
+	for round := 0; round < 2; round++ {
+		for _, c := range cases {
+			all = append(all, c.Values...)
+			if c.Command {
+				r, err := e.HookResult(ctx, HookInput{Stdin: doorPayload("s1", "Bash", "PostToolUse", c.Text, "done\n")})
+				if err != nil {
+					t.Fatalf("%s: command hook: %v", c.Kind, err)
+				}
+				if l := leaks(string(r.Reply)+r.Delivered, c.Values); len(l) > 0 {
+					t.Errorf("%s: command reply leaks %q", c.Kind, l)
+				}
+				for _, door := range []events.Door{events.DoorExec, events.DoorDistill} {
+					res, err := e.Call(ctx, CallInput{Door: door, Command: c.Text, Text: "done\n", Session: "s1", Cwd: "/home/dev/proj"})
+					if err != nil {
+						t.Fatalf("%s: %s: %v", c.Kind, door, err)
+					}
+					if l := leaks(res.Delivered, c.Values); len(l) > 0 {
+						t.Errorf("%s: %s delivers %q", c.Kind, door, l)
+					}
+				}
+				continue
+			}
+			// Enough lines around the value that a repeat folds and
+			// archives a block.
+			var body strings.Builder
+			for i := 0; i < 30; i++ {
+				body.WriteString("config line " + c.Kind + " " + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + "\n")
+			}
+			body.WriteString(c.Text)
+			text := body.String()
+			for _, tool := range tools {
+				stdin := doorPayload("s1", tool, "PostToolUse", "cat config", text)
+				r, err := e.HookResult(ctx, HookInput{Stdin: stdin})
+				if err != nil {
+					t.Fatalf("%s via %s: %v", c.Kind, tool, err)
+				}
+				seen := string(r.Reply)
+				if r.Reply == nil {
+					seen = string(stdin) // the host keeps its own bytes
+				}
+				if l := leaks(seen, c.Values); len(l) > 0 {
+					t.Errorf("%s via %s: the model reads %q", c.Kind, tool, l)
+				}
+			}
+			if _, err := e.HookResult(ctx, HookInput{Stdin: doorPayload("s1", "Bash", "PostToolUseFailure", "make deploy", text)}); err != nil {
+				t.Fatalf("%s: failure event: %v", c.Kind, err)
+			}
+			for _, door := range []events.Door{events.DoorExec, events.DoorPipe, events.DoorDistill} {
+				res, err := e.Call(ctx, CallInput{Door: door, Command: "cat config", Text: text, Session: "s1", Cwd: "/home/dev/proj"})
+				if err != nil {
+					t.Fatalf("%s: %s: %v", c.Kind, door, err)
+				}
+				if l := leaks(res.Delivered, c.Values); len(l) > 0 {
+					t.Errorf("%s: %s delivers %q", c.Kind, door, l)
+				}
+			}
+		}
+	}
+	// The log: every event, with compressed inputs and archived blocks
+	// decoded.
+	var invoked, archived int
+	err = log.Read(ctx, 0, func(ev events.Event) error {
+		b, _ := json.Marshal(ev)
+		text := string(b)
+		if ev.Invoked != nil && len(ev.Invoked.Input) > 0 {
+			in, err := e.decompress(ev.Invoked.Input)
+			if err != nil {
+				t.Fatalf("decompress input: %v", err)
+			}
+			text += string(in)
+			invoked++
+		}
+		if ev.Archived != nil {
+			in, err := e.decompress(ev.Archived.Data)
+			if err != nil {
+				t.Fatalf("decompress block: %v", err)
+			}
+			text += string(in)
+			archived++
+		}
+		if l := leaks(text, all); len(l) > 0 {
+			t.Errorf("event %d.%d (%s) holds %q", ev.Seq, ev.Index, ev.Kind, l)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if invoked == 0 || archived == 0 {
+		t.Fatalf("the test recorded %d inputs and %d blocks: it proves nothing", invoked, archived)
+	}
+	cp, err := e.Checkpoint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cb, _ := cp.MarshalBinary()
+	if l := leaks(string(cb), all); len(l) > 0 {
+		t.Errorf("the checkpoint holds %q", l)
+	}
+	// Redacted inputs are stored, not withheld: every invocation replays
+	// to the bytes it delivered.
+	sum, err := Verify(ctx, log, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Withheld != 0 || sum.Compared == 0 || sum.Identical != sum.Compared {
+		t.Errorf("verify: %d compared, %d identical, %d withheld; mismatches %v", sum.Compared, sum.Identical, sum.Withheld, sum.Mismatches)
+	}
+	t.Logf("%d cases (%d values), %d inputs and %d blocks recorded", len(cases), len(all)/2, invoked, archived)
+}

@@ -1,0 +1,94 @@
+// Package testbin builds the omni and omni-hook binaries once per test
+// process for the tests that run them as users do (testscript, storms,
+// kill loops, scenarios), and hands each test a directory of its own
+// holding them. Only tests import it.
+package testbin
+
+import (
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+// The one build of this test process, removed by Cleanup.
+var (
+	once sync.Once
+	dir  string
+	err  error
+	out  []byte
+)
+
+// Dir returns a directory of the test's own holding omni (a hard link to,
+// or a copy of, the shared build), and omni-hook beside it when thin: omni
+// init registers omni-hook for the hooks only when it sits beside omni, and
+// daemons are told apart by their binary's path. The first call builds both
+// with `go build`; a build failure fails the test with the compiler's
+// output.
+func Dir(t testing.TB, thin bool) string {
+	t.Helper()
+	once.Do(func() {
+		goBin, lerr := exec.LookPath("go")
+		if lerr != nil {
+			err = lerr
+			return
+		}
+		if dir, err = os.MkdirTemp("", "omni-test-bin-"); err != nil {
+			return
+		}
+		for _, b := range [][2]string{{"omni", "github.com/omnictx/omni/cmd/omni"}, {"omni-hook", "github.com/omnictx/omni/cmd/omni-hook"}} {
+			if out, err = exec.Command(goBin, "build", "-o", filepath.Join(dir, b[0]), b[1]).CombinedOutput(); err != nil {
+				return
+			}
+		}
+	})
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	d := t.TempDir()
+	names := []string{"omni"}
+	if thin {
+		names = append(names, "omni-hook")
+	}
+	for _, n := range names {
+		if err := linkOrCopy(filepath.Join(dir, n), filepath.Join(d, n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return d
+}
+
+// Omni returns the path of an omni binary of the test's own (Dir without
+// omni-hook).
+func Omni(t testing.TB) string { return filepath.Join(Dir(t, false), "omni") }
+
+// Cleanup removes the shared build; TestMain calls it after the tests.
+func Cleanup() {
+	if dir != "" {
+		os.RemoveAll(dir)
+	}
+}
+
+// linkOrCopy hard-links src to dst, or copies it (mode kept) when the two
+// are on different file systems.
+func linkOrCopy(src, dst string) error {
+	if os.Link(src, dst) == nil {
+		return nil
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}

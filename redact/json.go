@@ -1,0 +1,299 @@
+package redact
+
+import (
+	"bytes"
+	"encoding/json"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// JSON redacts every string value of a JSON document b: a value under a
+// credential-named key ("password": "…", "private_key": "…") is replaced
+// whole when it is a credential, and any other string's text is redacted
+// as Text does (a tool output inside a hook payload, a command in
+// tool_input). Keys, numbers and the document's bytes outside changed
+// strings are kept; a changed string is re-encoded (its escapes may be
+// spelled differently, its meaning is the same but for the secret).
+//
+// fields counts the values replaced under each top-level key of an object
+// ("tool_response": 2, "tool_input": 1; "" for a document that is not an
+// object). kinds, when not nil, receives counts per rule kind. b is not
+// changed; out is b itself when nothing was replaced. Input that is not
+// JSON is scanned the same way (strings are found by their quotes), so
+// JSON never fails and never panics.
+func JSON(b []byte, kinds Counts) (out []byte, fields Counts) {
+	w := jsonWalker{src: b, kinds: kinds}
+	w.walk()
+	if w.out == nil {
+		return b, w.fields
+	}
+	w.out = append(w.out, b[w.at:]...)
+	return w.out, w.fields
+}
+
+// Total sums the counts.
+func (c Counts) Total() int {
+	n := 0
+	for _, v := range c {
+		n += v
+	}
+	return n
+}
+
+type jsonFrame struct {
+	obj       bool
+	expectKey bool
+	key       string
+	// st carries line state from one string element of an array to the
+	// next (a private key or a name/value pair split over Glob's
+	// filenames, one line each).
+	st lineState
+}
+
+type jsonWalker struct {
+	src    []byte
+	out    []byte // nil until the first change
+	at     int    // src bytes before at are in out
+	kinds  Counts
+	fields Counts
+	stack  []jsonFrame
+	top    string
+}
+
+func (w *jsonWalker) walk() {
+	b := w.src
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '{':
+			w.stack = append(w.stack, jsonFrame{obj: true, expectKey: true})
+		case '[':
+			key := ""
+			if n := len(w.stack); n > 0 {
+				key = w.stack[n-1].key
+			}
+			w.stack = append(w.stack, jsonFrame{key: key})
+		case '}', ']':
+			if n := len(w.stack); n > 0 {
+				w.stack = w.stack[:n-1]
+			}
+		case ',':
+			if n := len(w.stack); n > 0 && w.stack[n-1].obj {
+				w.stack[n-1].expectKey = true
+			}
+		case ':':
+			if n := len(w.stack); n > 0 && w.stack[n-1].obj {
+				w.stack[n-1].expectKey = false
+			}
+		case '"':
+			// The closing quote is the first one not escaped (preceded by
+			// an even run of backslashes).
+			e := i + 1
+			for {
+				k := bytes.IndexByte(b[e:], '"')
+				if k < 0 {
+					e = len(b)
+					break
+				}
+				e += k
+				n := 0
+				for n < e-i-1 && b[e-1-n] == '\\' {
+					n++
+				}
+				if n%2 == 0 {
+					break
+				}
+				e++
+			}
+			esc := bytes.IndexByte(b[i+1:e], '\\') >= 0
+			w.str(i, e, esc)
+			i = e
+		}
+	}
+}
+
+// str handles the string b[s:e+1] (quotes included; e may be len(b) for an
+// unterminated string).
+func (w *jsonWalker) str(s, e int, esc bool) {
+	n := len(w.stack)
+	if n > 0 && w.stack[n-1].obj && w.stack[n-1].expectKey {
+		key := w.decode(s, e, esc)
+		w.stack[n-1].key = key
+		if n == 1 {
+			w.top = key
+		}
+		return
+	}
+	if e >= len(w.src) {
+		return // unterminated: not a value we can rewrite in place
+	}
+	v := w.decode(s, e, esc)
+	key := ""
+	if n > 0 {
+		key = w.stack[n-1].key
+	}
+	var red string
+	cnt := 0
+	if m, weak := matchName(key); m && key != "" && credentialValue(v, weak, ctxAssign, true) {
+		red, cnt = Marker, 1
+		if w.kinds != nil {
+			w.kinds["json-field"]++
+		}
+	} else if n > 0 && !w.stack[n-1].obj {
+		red, cnt = textState(v, &w.stack[n-1].st, w.kinds)
+	} else {
+		red, cnt = text(v, w.kinds)
+	}
+	if red == v {
+		return
+	}
+	if w.fields == nil {
+		w.fields = Counts{}
+	}
+	w.fields[w.top] += cnt
+	enc, err := encodeString(red)
+	if err != nil {
+		return
+	}
+	if w.out == nil {
+		w.out = make([]byte, 0, len(w.src))
+	}
+	w.out = append(w.out, w.src[w.at:s]...)
+	w.out = append(w.out, enc...)
+	w.at = e + 1
+}
+
+// decode returns the text of the string b[s:e+1].
+func (w *jsonWalker) decode(s, e int, esc bool) string {
+	if e >= len(w.src) {
+		return string(w.src[s+1:]) // unterminated
+	}
+	if !esc {
+		return string(w.src[s+1 : e])
+	}
+	if v, ok := unquote(w.src[s+1 : e]); ok {
+		return v
+	}
+	var v string
+	if json.Unmarshal(w.src[s:e+1], &v) != nil {
+		return string(w.src[s+1 : e])
+	}
+	return v
+}
+
+// unquote decodes the inside of a JSON string with escapes, as
+// encoding/json does, for well-formed input: ok is false on anything else
+// (a bad escape, a lone surrogate, invalid UTF-8), which the caller hands
+// to encoding/json.
+func unquote(b []byte) (string, bool) {
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); {
+		// A run without escapes is copied whole.
+		if k := bytes.IndexByte(b[i:], '\\'); k != 0 {
+			if k < 0 {
+				k = len(b) - i
+			}
+			run := b[i : i+k]
+			for _, c := range run {
+				if c < 0x20 || c == '"' {
+					return "", false
+				}
+			}
+			if !utf8.Valid(run) {
+				return "", false
+			}
+			out = append(out, run...)
+			i += k
+			continue
+		}
+		c := b[i]
+		switch {
+		case c == '\\':
+			if i+1 >= len(b) {
+				return "", false
+			}
+			switch b[i+1] {
+			case '"', '\\', '/':
+				out = append(out, b[i+1])
+			case 'b':
+				out = append(out, '\b')
+			case 'f':
+				out = append(out, '\f')
+			case 'n':
+				out = append(out, '\n')
+			case 'r':
+				out = append(out, '\r')
+			case 't':
+				out = append(out, '\t')
+			case 'u':
+				r, ok := hex4(b, i+2)
+				if !ok {
+					return "", false
+				}
+				i += 6
+				if utf16.IsSurrogate(r) {
+					r2, ok := rune(0), false
+					if i+6 <= len(b) && b[i] == '\\' && b[i+1] == 'u' {
+						r2, ok = hex4(b, i+2)
+					}
+					dec := utf16.DecodeRune(r, r2)
+					if !ok || dec == utf8.RuneError {
+						return "", false
+					}
+					r = dec
+					i += 6
+				}
+				out = utf8.AppendRune(out, r)
+				continue
+			default:
+				return "", false
+			}
+			i += 2
+		case c < 0x20 || c == '"':
+			return "", false
+		case c < utf8.RuneSelf:
+			out = append(out, c)
+			i++
+		default:
+			r, n := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && n == 1 {
+				return "", false
+			}
+			out = append(out, b[i:i+n]...)
+			i += n
+		}
+	}
+	return string(out), true
+}
+
+// hex4 reads four hex digits at b[i:].
+func hex4(b []byte, i int) (rune, bool) {
+	if i+4 > len(b) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[i : i+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r*16 + rune(c)
+	}
+	return r, true
+}
+
+// encodeString returns the JSON encoding of v without HTML escaping.
+func encodeString(v string) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}

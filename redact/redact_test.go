@@ -1,0 +1,248 @@
+package redact
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestRedactTable(t *testing.T) {
+	cases := []struct {
+		in, want string
+		n        int
+	}{
+		// The reference's NAME=value rule.
+		{"GITHUB_TOKEN=ghp_abc123\n", "GITHUB_TOKEN=[REDACTED]\n", 1},
+		{"export AWS_SECRET_ACCESS_KEY=\"abc/def+ghi\"\n", "export AWS_SECRET_ACCESS_KEY=\"[REDACTED]\"\n", 1},
+		{"MYPASSWORD=hunter2", "MYPASSWORD=[REDACTED]", 1},
+		{"DB_PASSWORD=$DB_PASSWORD\n", "DB_PASSWORD=$DB_PASSWORD\n", 0},
+		{"TOKEN=${TOKEN}\nAPI_KEY=$(cat key)\n", "TOKEN=${TOKEN}\nAPI_KEY=$(cat key)\n", 0},
+		{"SECRET=$3cr3t\n", "SECRET=[REDACTED]\n", 1},
+		{"PASSED=12\nAUTHORS=me\nMONKEYS=3\n", "PASSED=12\nAUTHORS=me\nMONKEYS=3\n", 0},
+		{"primary_key=id\nssh_key={props.key}\n", "primary_key=id\nssh_key={props.key}\n", 0},
+		{"JWT_SIGNING_KEY=q8Zt-jwt-k3y\n", "JWT_SIGNING_KEY=[REDACTED]\n", 1},
+		{"pass=3/10\n", "pass=3/10\n", 0},
+		{"PASSWORD=\n", "PASSWORD=\n", 0},
+		{"AWS_REGION=eu-west-1\nPASSWORD_FILE=/run/secrets/db\n", "AWS_REGION=eu-west-1\nPASSWORD_FILE=/run/secrets/db\n", 0},
+		{"AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE\n", "AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE\n", 0}, // the documentation example
+		{"AWS_ACCESS_KEY_ID=AKIA2E0A8F3B244C9986\n", "AWS_ACCESS_KEY_ID=[REDACTED]\n", 1},
+		// YAML and headers.
+		{"db:\n  password: s3cr3t\n  user: app\n", "db:\n  password: [REDACTED]\n  user: app\n", 1},
+		{"  api_token: \"abc.def\"\n", "  api_token: \"[REDACTED]\"\n", 1},
+		{"  private_key: |\n", "  private_key: |\n", 0},
+		{"  enabled_auth: true\n", "  enabled_auth: true\n", 0},
+		{"PASS: test_login\n", "PASS: test_login\n", 0},
+		{"> Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.e30.sig\r\n", "> Authorization: Bearer [REDACTED]\r\n", 1},
+		{"Authorization: Basic dXNlcjpwYXNz\n", "Authorization: Basic dXNlcjpwYXNz\n", 0}, // user:pass
+		{"Authorization: Basic ZGVwbG95OlpxOCF4MkxtOQ==\n", "Authorization: Basic [REDACTED]\n", 1},
+		{`curl -H "Authorization: token ghp_9a8b7c6d5e" https://api`, `curl -H "Authorization: token [REDACTED]" https://api`, 1},
+		{"sent header Bearer q1w2e3r4t5y6u7i8\n", "sent header Bearer [REDACTED]\n", 1},
+		{"< Set-Cookie: sid=abc123; Path=/\n", "< Set-Cookie: [REDACTED]\n", 1},
+		// URLs with passwords.
+		{"connecting to postgres://app:s3cr3t@db:5432/app\n", "connecting to postgres://app:[REDACTED]@db:5432/app\n", 1},
+		{"redis://:pw9Xk@127.0.0.1:6379/0 and https://example.com/x@y\n", "redis://:[REDACTED]@127.0.0.1:6379/0 and https://example.com/x@y\n", 1},
+		{"git clone https://user@github.com/x.git\n", "git clone https://user@github.com/x.git\n", 0},
+		// JSON and Python fields, anywhere in a line.
+		{`{"user": "a", "access_token": "xyz\"q", "max_tokens": 5}`, `{"user": "a", "access_token": "[REDACTED]", "max_tokens": 5}`, 1},
+		{`params = {'host': 'h', 'password': 'pw9Xk'}`, `params = {'host': 'h', 'password': '[REDACTED]'}`, 1},
+		{`{"token_count": 3, "key": "some words here"}`, `{"token_count": 3, "key": "some words here"}`, 0},
+		// Source code is not a credential.
+		{"        auth = self.auth\n", "        auth = self.auth\n", 0},
+		{"    key = make_key(value, version=version)\n", "    key = make_key(value, version=version)\n", 0},
+		{"SESSION_COOKIE_SECURE = True\nSECRET_KEY_MIN_LENGTH = 50\n", "SESSION_COOKIE_SECURE = True\nSECRET_KEY_MIN_LENGTH = 50\n", 0},
+		{"            auth=auth,\n", "            auth=auth,\n", 0},
+		{"    token = token\n", "    token = token\n", 0},
+		{"    password = 'hunter2'\n", "    password = '[REDACTED]'\n", 1},
+		{"if x == None:\n    token == other\n", "if x == None:\n    token == other\n", 0},
+		// Line-number prefixes of Read, cat -n and grep -n.
+		{"     3→API_KEY=sk-live-123\n", "     3→API_KEY=[REDACTED]\n", 1},
+		{"     3\tAPI_KEY=sk-live-123\n", "     3\tAPI_KEY=[REDACTED]\n", 1},
+		{"config/.env:3:API_KEY=sk-live-123\n", "config/.env:3:API_KEY=[REDACTED]\n", 1},
+		// Idempotence.
+		{"TOKEN=[REDACTED]\n", "TOKEN=[REDACTED]\n", 0},
+	}
+	for _, c := range cases {
+		got, n := Text(c.in)
+		if got != c.want || n != c.n {
+			t.Errorf("Text(%q)\n got %q, %d\nwant %q, %d", c.in, got, n, c.want, c.n)
+		}
+	}
+}
+
+func TestRedactPrivateKeyBlock(t *testing.T) {
+	in := "key:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEow\nIBAAKC\n-----END RSA PRIVATE KEY-----\ncert:\n-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
+	// One [REDACTED] per body line: the text keeps its line count.
+	want := "key:\n-----BEGIN RSA PRIVATE KEY-----\n[REDACTED]\n[REDACTED]\n-----END RSA PRIVATE KEY-----\ncert:\n-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
+	got, n := Text(in)
+	if got != want || n != 1 {
+		t.Fatalf("got %q, %d", got, n)
+	}
+	// Indented inside a YAML block scalar: the body keeps its indentation.
+	in = "tls.key: |\n  -----BEGIN PRIVATE KEY-----\n  AAAA\n  BBBB\n  -----END PRIVATE KEY-----\n"
+	want = "tls.key: |\n  -----BEGIN PRIVATE KEY-----\n  [REDACTED]\n  [REDACTED]\n  -----END PRIVATE KEY-----\n"
+	if got, n = Text(in); got != want || n != 1 {
+		t.Fatalf("got %q, %d", got, n)
+	}
+	// One-line JSON with escaped newlines: the field rule takes it.
+	in = `{"private_key": "-----BEGIN PRIVATE KEY-----\nAAA\n-----END PRIVATE KEY-----\n", "type": "service_account"}`
+	got, n = Text(in)
+	if n != 1 || strings.Contains(got, "AAA") || !json.Valid([]byte(got)) {
+		t.Fatalf("got %q, %d", got, n)
+	}
+}
+
+func TestRedactNoCopyWhenClean(t *testing.T) {
+	in := strings.Repeat("ordinary line with key: and = signs == x\n", 100)
+	allocs := testing.AllocsPerRun(20, func() { Text(in) })
+	if allocs > 0 {
+		t.Fatalf("%v allocations for clean text", allocs)
+	}
+}
+
+// FuzzRedact: no panic; redaction is idempotent; the line count holds
+// except where a private key body shrinks to one line; a JSON payload
+// stays valid JSON.
+func FuzzRedact(f *testing.F) {
+	for _, s := range []string{
+		"GITHUB_TOKEN=ghp_x\n", `{"token": "abc", "n": 1}`, "> Authorization: Bearer abcdefghijk\n",
+		"postgres://u:p@h/db\n", "-----BEGIN PRIVATE KEY-----\nAAA\n-----END PRIVATE KEY-----\n",
+		"password: x\n", `{'password': 'a\'b'}`, "Authorization:", "Bearer ", "://:@", "\"\":\"\"",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out, n := Text(s)
+		if n == 0 && out != s {
+			t.Fatalf("changed without counting: %q -> %q", s, out)
+		}
+		again, n2 := Text(out)
+		if n2 != 0 || again != out {
+			t.Fatalf("not idempotent: %q -> %q -> %q (%d)", s, out, again, n2)
+		}
+		if !strings.Contains(s, "PRIVATE KEY") && strings.Count(out, "\n") != strings.Count(s, "\n") {
+			t.Fatalf("line count changed: %q -> %q", s, out)
+		}
+		if json.Valid([]byte(s)) && !json.Valid([]byte(out)) {
+			t.Fatalf("JSON broken: %q -> %q", s, out)
+		}
+	})
+}
+
+// TestRedactKnownTokens: standalone vendor keys are redacted wherever they
+// stand; look-alikes inside words or too short are not.
+func TestRedactKnownTokens(t *testing.T) {
+	for in, want := range map[string]string{
+		"key is sk-proj-q1w2e3r4t5y6u7i8o9p0a1s2d3f4 ok": "key is [REDACTED] ok",
+		"token ghp_q1w2e3r4t5y6u7i8o9p0a1s2d3f4g5h6j7":   "token [REDACTED]",
+		"id AKIAIOSFODNN7EXAMPLE here":                   "id AKIAIOSFODNN7EXAMPLE here",
+		"id AKIA2E0A8F3B244C9986 here":                   "id [REDACTED] here",
+		"task-sk-abc and desk-top":                       "task-sk-abc and desk-top",
+		"sk-short":                                       "sk-short",
+	} {
+		got, _ := Text(in + "\n")
+		if got != want+"\n" && !(want == in && got == in+"\n") {
+			t.Errorf("Text(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestRedactPEMMentionIsNotABlock: a line that only mentions a PEM header
+// (code, a JSON string) starts no key block, and no line is lost.
+func TestRedactPEMMentionIsNotABlock(t *testing.T) {
+	for _, in := range []string{
+		"package x\n\nconst hdr = \"-----BEGIN RSA PRIVATE KEY-----\"\nfunc a() {}\nfunc b() {}\n",
+		"{\n  \"pem\": [\"-----BEGIN PRIVATE KEY-----\", \"MIIE\", \"-----END PRIVATE KEY-----\"]\n}\n",
+		"-----BEGIN PRIVATE KEY-----\nno end line follows\n",
+	} {
+		got, _ := Text(in)
+		if strings.Count(got, "\n") != strings.Count(in, "\n") {
+			t.Errorf("Redact changed the line count of %q: %q", in, got)
+		}
+		if strings.Contains(in, "func b") && got != in {
+			t.Errorf("Text(%q) = %q", in, got)
+		}
+	}
+}
+
+// TestRedactNoFalsePositives: words that only look like credentials stay.
+func TestRedactNoFalsePositives(t *testing.T) {
+	for _, in := range []string{
+		"authorization: failed for user bob",
+		"    auth_test.go:10: Authorization: header missing in request",
+		"token: expired",
+		"password: required",
+		"see sk-learn-classification-tutorial-notes for details",
+		"deploy cluster sk-prod-eu-west-1-nodepool-a done",
+	} {
+		if got, n := Text(in + "\n"); n != 0 || got != in+"\n" {
+			t.Errorf("Text(%q) = %q, %d; want it unchanged", in, got, n)
+		}
+	}
+	for in, want := range map[string]string{
+		"Authorization: Bearer abcdef0123456789":        "Authorization: Bearer [REDACTED]",
+		"authorization: Basic ZGVwbG95OlpxOCF4MkxtOQ==": "authorization: Basic [REDACTED]",
+		"Authorization: 9f8e7d6c5b4a39281706f5e4d3c2":   "Authorization: [REDACTED]",
+		"password: hunter2":                             "password: [REDACTED]",
+	} {
+		if got, _ := Text(in + "\n"); got != want+"\n" {
+			t.Errorf("Text(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestWriterMatchesText: the streaming Writer, fed in pieces of any size,
+// writes what Text returns.
+func TestWriterMatchesText(t *testing.T) {
+	in := "a\nGITHUB_TOKEN=ghp_q1w2e3r4t5y6u7i8o9p0a1s2d3f4g5h6j7k8\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\nq1w2e3r4\n-----END RSA PRIVATE KEY-----\nlast password: zq8!Tk2@Lm"
+	want, _ := Text(in)
+	for _, step := range []int{1, 3, 7, 64, len(in)} {
+		var b strings.Builder
+		w := NewWriter(&b)
+		for i := 0; i < len(in); i += step {
+			w.Write([]byte(in[i:min(len(in), i+step)]))
+		}
+		w.Close()
+		if b.String() != want {
+			t.Fatalf("step %d: got %q, want %q", step, b.String(), want)
+		}
+	}
+}
+
+// FuzzUnquote: the fast JSON string decoder agrees with encoding/json
+// whenever it accepts the input.
+func FuzzUnquote(f *testing.F) {
+	for _, s := range []string{`a\nb`, `\u00e9\ud83d\ude00`, `\"q\\`, "é", `\ud800`, `\x`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, ok := unquote([]byte(s))
+		if !ok {
+			return
+		}
+		var want string
+		if err := json.Unmarshal([]byte(`"`+s+`"`), &want); err != nil {
+			t.Fatalf("accepted %q, encoding/json says %v", s, err)
+		}
+		if got != want {
+			t.Fatalf("%q: got %q, want %q", s, got, want)
+		}
+	})
+}
+
+// FuzzJSON: JSON never panics, a valid document stays valid, and a
+// document without credentials comes back as the same bytes.
+func FuzzJSON(f *testing.F) {
+	for _, s := range []string{`{"a":"b"}`, `{"password":"x9!Lq2z","n":[1,"\"q\\\\"]}`, `["-----BEGIN RSA PRIVATE KEY-----","QUJD"]`,
+		`{"tool_response":{"stdout":"TOKEN=ghp_q1w2e3r4t5y6u7i8o9p0a1s2d3f4g5h6j7k8\n"}}`, `"\ud800"`, `{"k":"\u00e9"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out, fields := JSON([]byte(s), nil)
+		if json.Valid([]byte(s)) && !json.Valid(out) {
+			t.Fatalf("JSON broken: %q -> %q", s, out)
+		}
+		if fields.Total() == 0 && string(out) != s && !strings.Contains(s, "PRIVATE KEY") {
+			t.Fatalf("changed without counting: %q -> %q", s, out)
+		}
+	})
+}

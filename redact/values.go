@@ -1,0 +1,475 @@
+package redact
+
+import (
+	"encoding/base64"
+	"strings"
+)
+
+// valueCtx says where a value stands, which decides how much it must look
+// like a credential to be one.
+type valueCtx uint8
+
+const (
+	// ctxAssign: a whole-line assignment or field (NAME=v, name: v,
+	// "name": "v"): under a strong name any value but a placeholder, a
+	// reference or a literal is a credential.
+	ctxAssign valueCtx = iota
+	// ctxColon: `name: v` (YAML, headers): as ctxAssign, and YAML
+	// booleans, counts and status words ("token: expired") are not values.
+	ctxColon
+	// ctxCode: an unquoted value in source code (`f(password=pwd)`): a
+	// bare identifier or expression is a variable.
+	ctxCode
+	// ctxQuery: a URL query parameter, a connection-string field, a shell
+	// environment prefix or a command-line flag: the value is data.
+	ctxQuery
+)
+
+// credentialValue reports whether v (without its quotes) is a credential
+// under a name that matched (weak: only KEY matched).
+func credentialValue(v string, weak bool, ctx valueCtx, quoted bool) bool {
+	if v == "" || len(v) > 1<<16 {
+		return v != "" // a 64 KiB value under a credential name is one
+	}
+	if placeholder(v) {
+		return false
+	}
+	lv := strings.ToLower(v)
+	if isCount(v) && (len(v) < 4 || ctx == ctxColon || strings.IndexByte(v, '/') > 0) {
+		return false
+	}
+	switch lv {
+	case "true", "false", "yes", "no", "on", "off":
+		if ctx == ctxColon || ctx == ctxCode || !quoted {
+			return false
+		}
+	}
+	if ctx == ctxColon && statusWord[lv] {
+		return false
+	}
+	if !quoted && envName(v) {
+		return false // a reference to another setting: key: LOG_LEVEL
+	}
+	if !quoted && (ctx == ctxCode || ctx == ctxAssign || ctx == ctxColon) && codeLike(v) {
+		return false
+	}
+	if ctx == ctxCode && !quoted && variableName(v) {
+		return false
+	}
+	if weak {
+		if strings.HasPrefix(v, "{") || plainIdentifier(v) || strings.ContainsAny(v, " \t") || filePath(v) {
+			return false
+		}
+		// Under a name that only says "key", the value must look like
+		// key material: 16 bytes or more, or 8 with letters and digits,
+		// all printable ASCII (hotkey: "⌥⌘C", key='ctrl+shift' stay).
+		if !(len(v) >= 8 && hasLetterAndDigit(v) || len(v) >= 16 && !isIdentifier(v)) || !printableASCII(v) ||
+			strings.IndexByte(v, '\\') >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// placeholders are values written to stand for a credential, not to be one.
+var placeholders = map[string]bool{
+	"changeme": true, "change_me": true, "change-me": true, "changeit": true, "secret": true, "password": true,
+	"passwd": true, "pass": true, "token": true, "apikey": true, "api_key": true, "api-key": true, "key": true,
+	"example": true, "dummy": true, "test": true, "testing": true, "sample": true, "placeholder": true,
+	"todo": true, "tbd": true, "fixme": true, "foo": true, "bar": true, "baz": true, "qux": true, "none": true,
+	"null": true, "nil": true, "undefined": true, "redacted": true, "hidden": true, "masked": true, "...": true,
+	"…": true, "-": true, "~": true, "value": true, "string": true, "str": true, "mypassword": true,
+	"yourpassword": true, "your_password": true, "your-password": true, "secret_key": true, "xyz": true,
+	"abc": true, "pw": true,
+	"pwd": true, "letmein": true, "user": true, "username": true,
+	"<empty>": true, "empty": true, "notset": true, "not-set": true, "unset": true, "default": true,
+	"user:pass": true, "user:password": true, "username:password": true, "admin:admin": true, "userpass": true,
+}
+
+// placeholder reports a value that stands for a credential: a known word,
+// an all-same-character run (xxxx, ****, ••••), an angle- or
+// square-bracketed name (<password>, [token]), a reference or template
+// (${TOKEN}, $TOKEN, {{ .token }}, %(pw)s, {0}, a process environment reference), or text
+// saying it is an example (your_api_key_here, EXAMPLE, xxxx, changeme).
+func placeholder(v string) bool {
+	if v == "" {
+		return true
+	}
+	if strings.Contains(v, Marker) {
+		return true
+	}
+	lv := strings.ToLower(v)
+	if placeholders[lv] || placeholderWord(lv) {
+		return true
+	}
+	// user:pass, neo4j/password: the secret part is the last one.
+	if k := strings.LastIndexAny(v, ":/@"); k > 0 && k+1 < len(v) && len(v) <= 40 && strings.IndexAny(v[:k], ":/@") < 0 &&
+		plainIdentifier(v[:k]) && placeholderWord(v[k+1:]) {
+		return true
+	}
+	if strings.HasPrefix(v, "eyJ") && fakeJWT(v) {
+		return true
+	}
+	if len(v) > 6 && strings.EqualFold(v[:6], "basic ") {
+		// Basic user:password, decoded: a placeholder pair stays.
+		if b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(v[6:])); err == nil && placeholder(string(b)) {
+			return true
+		}
+	}
+	if formatString(v) {
+		return true
+	}
+	if sameChar(v) {
+		return true
+	}
+	if n := len(v); n >= 2 && (v[0] == '<' && v[n-1] == '>' || v[0] == '[' && v[n-1] == ']' || v[0] == '{' && v[n-1] == '}') &&
+		nameish(v[1:n-1]) || n >= 3 && v[0] == '%' && v[n-1] == '%' && envName(v[1:n-1]) {
+		return true
+	}
+	if isShellExpansion(v) || strings.HasPrefix(v, "{{") || strings.Contains(v, "${") || strings.Contains(v, "$(") ||
+		strings.Contains(v, "{{") || strings.Contains(v, "<%") || strings.HasPrefix(v, "%(") || v == "%s" || v == "%v" || v == "?" {
+		return true
+	}
+	for _, w := range placeholderWords {
+		if strings.Contains(lv, w) {
+			return true
+		}
+	}
+	if strings.HasPrefix(lv, "process.env") || strings.HasPrefix(lv, "os.environ") || strings.HasPrefix(lv, "env.") ||
+		strings.HasPrefix(lv, "secrets.") || strings.HasPrefix(lv, "vault:") || strings.HasPrefix(lv, "secretref:") ||
+		strings.HasPrefix(lv, "keyvault:") || strings.HasPrefix(lv, "arn:aws:secretsmanager") || strings.HasPrefix(lv, "op://") {
+		return true
+	}
+	return false
+}
+
+// placeholderWords inside a value mark it as an example or a reference.
+// Each is long enough that a random credential holds it with negligible
+// probability (under 1 in 10^5 for a 40-character value).
+var placeholderWords = []string{
+	"example", "changeme", "change_me", "change-me", "placeholder", "your_", "your-", "yourkey", "yourtoken",
+	"yoursecret", "_here", "-here", "replace_me", "replace-me", "replaceme", "redacted", "dummy", "xxxx", "****",
+	"••", "<your", "insert", "fake", "notreal", "not-a-real", "not_a_real", "sample_", "sample-",
+	"0000000000", "1234567890", "abcdefgh", "…", "...",
+}
+
+// placeholderWord reports a value that, lower-cased and with non-letters
+// and trailing digits dropped, is a word standing for a credential or ends
+// in one (pass@word, secret2, somepassword, wrong_password, new-token).
+func placeholderWord(lv string) bool {
+	if len(lv) > 40 {
+		return false
+	}
+	var b [40]byte
+	n := 0
+	for i := 0; i < len(lv); i++ {
+		c := lv[i]
+		if isLower(c) {
+			b[n] = c
+			n++
+		} else if !isDigit(c) && strings.IndexByte("_-@.:%0123456789", c) < 0 && c < 0x80 {
+			return false // other symbols: a real password's
+		}
+	}
+	w := string(b[:n])
+	if w == "" {
+		return false
+	}
+	if placeholders[w] {
+		return true
+	}
+	for _, end := range []string{"password", "passwd", "secret", "token", "apikey", "pass", "key"} {
+		if strings.HasSuffix(w, end) && len(w) <= len(end)+8 && onlyLettersDigitsSeps(lv) {
+			return true
+		}
+	}
+	return false
+}
+
+// onlyLettersDigitsSeps reports [a-z0-9_.-] (with URL escapes of @).
+func onlyLettersDigitsSeps(v string) bool {
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !(isLower(c) || isDigit(c) || c == '_' || c == '-' || c == '.' || c == '%' || c == '@' || c == ':') {
+			return false
+		}
+	}
+	return true
+}
+
+// fakeJWT reports a JWT whose payload says it is fake or an example.
+func fakeJWT(v string) bool {
+	parts := strings.SplitN(v, ".", 3)
+	if len(parts) < 2 {
+		return false
+	}
+	p, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(parts[1], "="))
+	if err != nil {
+		return false
+	}
+	lp := strings.ToLower(string(p))
+	return strings.Contains(lp, "fake") || strings.Contains(lp, "example") || strings.Contains(lp, "dummy")
+}
+
+// sameChar reports a value of one repeated character (xxxx, ****).
+func sameChar(v string) bool {
+	if len(v) < 3 {
+		return false
+	}
+	for i := 1; i < len(v); i++ {
+		if v[i] != v[0] {
+			return false
+		}
+	}
+	return true
+}
+
+// statusWord lists words that, after `name:`, state a condition rather than
+// give a credential (logs and validation messages print them).
+var statusWord = map[string]bool{
+	"required": true, "missing": true, "expired": true, "invalid": true, "empty": true, "set": true,
+	"unset": true, "ok": true, "present": true, "absent": true, "hidden": true, "redacted": true,
+	"n/a": true, "na": true, "unknown": true, "optional": true, "disabled": true, "enabled": true,
+	"valid": true, "revoked": true, "denied": true, "failed": true, "error": true, "none.": true,
+	"true": true, "false": true, "null": true, "yes": true, "no": true, "configured": true, "found": true,
+	"not": true, "refreshed": true, "rotated": true, "generated": true, "created": true, "deleted": true,
+}
+
+// isShellExpansion reports $VAR, ${…} and $(…) (but not "$3cr3t").
+func isShellExpansion(v string) bool {
+	if len(v) < 2 || v[0] != '$' {
+		return false
+	}
+	c := v[1]
+	return c == '{' || c == '(' || c == '_' || isUpper(c) || isLower(c)
+}
+
+// envName reports an upper-case setting name used as a value
+// (key: LOG_LEVEL, secretName: DB_PASSWORD): [A-Z][A-Z0-9_]* with an
+// underscore, or upper-case letters only.
+func envName(v string) bool {
+	if v == "" || !isUpper(v[0]) || len(v) > 64 {
+		return false
+	}
+	under, digit := false, false
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c == '_':
+			under = true
+		case isDigit(c):
+			digit = true
+		case isUpper(c):
+		default:
+			return false
+		}
+	}
+	return under || !digit
+}
+
+// codeLike reports an unquoted value that is source code rather than a
+// credential: a call, index or literal collection, an expression with
+// blanks, a trailing "," or ";", a null or number literal, or a dotted
+// attribute path (self.auth, settings.SECRET_KEY).
+func codeLike(v string) bool {
+	if v == "" {
+		return false
+	}
+	if strings.ContainsAny(v, "()[]{}<> \t") || strings.HasSuffix(v, ",") || strings.HasSuffix(v, ";") {
+		return true
+	}
+	switch strings.ToLower(v) {
+	case "none", "null", "nil", "undefined", "true", "false":
+		return true
+	}
+	if isDecimal(v) && len(v) < 6 {
+		return true
+	}
+	return dottedPath(v)
+}
+
+// variableName reports a bare identifier that reads as a variable: every
+// word (split at "_" and camel humps) holds a vowel and digits come only
+// at the end (pwd, db_password, apiKey, token2). A random credential of
+// letters and digits almost never passes (its runs lack vowels or hold
+// digits inside).
+func variableName(v string) bool {
+	if !isIdentifier(v) || len(v) > 48 {
+		return false
+	}
+	var buf [16]string
+	segs := nameSegments(v, buf[:])
+	if len(segs) == 0 {
+		return false
+	}
+	for i, sg := range segs {
+		body := strings.TrimRight(sg, "0123456789")
+		if body == "" || (len(body) != len(sg) && i != len(segs)-1) {
+			return false
+		}
+		for k := 0; k < len(body); k++ {
+			if isDigit(body[k]) {
+				return false
+			}
+		}
+		if !strings.ContainsAny(body, "AEIOU") && !abbreviations[body] {
+			return false
+		}
+	}
+	return true
+}
+
+// abbreviations are vowel-less words of variable names.
+var abbreviations = map[string]bool{
+	"PWD": true, "PW": true, "DB": true, "CFG": true, "CTX": true, "REQ": true, "RS": true, "MSG": true, "FN": true,
+	"CB": true, "SSH": true, "TLS": true, "JWT": true, "SRC": true, "DST": true, "TMP": true, "STR": true,
+	"SQL": true, "HTTP": true, "HTTPS": true, "XML": true, "CSV": true, "PSK": true, "MFA": true, "TTL": true,
+	"KV": true, "K": true, "V": true, "X": true, "S": true, "N": true, "P": true, "B": true, "C": true,
+}
+
+// isDecimal reports a number such as "-1.5".
+func isDecimal(v string) bool {
+	v = strings.TrimPrefix(v, "-")
+	dot := false
+	for i := 0; i < len(v); i++ {
+		if v[i] == '.' && !dot && i > 0 && i < len(v)-1 {
+			dot = true
+			continue
+		}
+		if !isDigit(v[i]) {
+			return false
+		}
+	}
+	return v != ""
+}
+
+// isIdentifier reports [A-Za-z_][A-Za-z0-9_]*.
+func isIdentifier(v string) bool {
+	if v == "" || isDigit(v[0]) {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if !isNameByte(v[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// dottedPath reports identifier.identifier[...] whose first segment is
+// lower-case letters (self.auth, os.environ, settings.SECRET_KEY).
+func dottedPath(v string) bool {
+	if strings.IndexByte(v, '.') < 0 {
+		return false
+	}
+	parts := strings.Split(v, ".")
+	for _, p := range parts {
+		if !isIdentifier(p) {
+			return false
+		}
+	}
+	for i := 0; i < len(parts[0]); i++ {
+		if !isLower(parts[0][i]) && parts[0][i] != '_' {
+			return false
+		}
+	}
+	return true
+}
+
+// isCount reports a number or a ratio such as "3" or "3/10".
+func isCount(v string) bool {
+	if v == "" {
+		return false
+	}
+	slash := false
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c == '/' && !slash && i > 0 && i < len(v)-1 {
+			slash = true
+			continue
+		}
+		if !isDigit(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// plainIdentifier: starts with a lower-case letter, a digit or "_", only
+// [a-z0-9._-], under 40 bytes (REFERENCE.md §8's weak-KEY rule; "_" added
+// for Python's private names).
+func plainIdentifier(v string) bool {
+	if v == "" || len(v) >= 40 {
+		return false
+	}
+	c := v[0]
+	if !(isLower(c) || isDigit(c) || c == '_') {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !(isLower(c) || isDigit(c) || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// filePath reports a value naming a file (~/.ssh/id_rsa, ./key.pem,
+// /etc/ssl/private/x.key, C:\keys\a.pfx): a weak KEY's value that is a
+// path is not the key.
+func filePath(v string) bool {
+	if len(v) > 200 || strings.ContainsAny(v, "+=") {
+		return false // base64, not a path
+	}
+	if strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~/") || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") {
+		return true
+	}
+	if len(v) > 3 && (isUpper(v[0]) || isLower(v[0])) && v[1] == ':' && (v[2] == '\\' || v[2] == '/') {
+		return true
+	}
+	for _, ext := range []string{".pem", ".key", ".crt", ".pfx", ".p12", ".json", ".jks", ".pub", ".asc", ".gpg"} {
+		if strings.HasSuffix(strings.ToLower(v), ext) {
+			return true
+		}
+	}
+	return false
+}
+
+// nameish reports the inside of a bracketed placeholder: letters, digits,
+// "_", "-", ".", blanks and braces (<your token>, {{ .Token }}, %API_KEY%).
+func nameish(v string) bool {
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !(isAlnum(c) || strings.IndexByte("_-. {}$", c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// printableASCII reports bytes 0x21..0x7e only.
+func printableASCII(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if v[i] < 0x21 || v[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// formatString reports a printf or Python format string: a %s, %v or %d
+// standing alone or after a delimiter (user:%s, Bearer %s) and not
+// followed by a letter or digit, %(name)s, {}.
+func formatString(v string) bool {
+	if strings.Contains(v, "%(") || strings.Contains(v, "{}") {
+		return true
+	}
+	for i := 0; i+1 < len(v); i++ {
+		if v[i] == '%' && (v[i+1] == 's' || v[i+1] == 'v' || v[i+1] == 'd') && (i+2 == len(v) || strings.IndexByte(" :/@'\"", v[i+2]) >= 0) &&
+			(i == 0 || strings.IndexByte(" :=/@", v[i-1]) >= 0) {
+			return true
+		}
+	}
+	return false
+}

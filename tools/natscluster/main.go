@@ -1,0 +1,64 @@
+// Command natscluster runs a JetStream cluster of nats-servers on loopback
+// ports until interrupted, from the nats-server module omni links (the
+// same cluster the team tests start), and prints the OMNI_NATS_URL that
+// reaches it: for trying two homes on one machine and for the README's
+// figures.
+//
+//	go run ./tools/natscluster [-n 3] [-dir DIR]
+package main
+
+import (
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/omnictx/omni/events/jetstream/jstest"
+)
+
+// runner satisfies jstest.TB outside a test.
+type runner struct {
+	dir      string
+	cleanups []func()
+}
+
+func (r *runner) Helper()                           {}
+func (r *runner) Fatalf(format string, args ...any) { r.stop(); log.Fatalf(format, args...) }
+func (r *runner) Cleanup(f func())                  { r.cleanups = append(r.cleanups, f) }
+func (r *runner) TempDir() string {
+	d, err := os.MkdirTemp(r.dir, "node")
+	if err != nil {
+		log.Fatal(err)
+	}
+	return d
+}
+
+func (r *runner) stop() {
+	for i := len(r.cleanups) - 1; i >= 0; i-- {
+		r.cleanups[i]()
+	}
+	r.cleanups = nil
+}
+
+func main() {
+	n := flag.Int("n", 3, "number of nodes")
+	dir := flag.String("dir", "", "directory for the nodes' stores (default: a new temporary directory)")
+	flag.Parse()
+	if *dir == "" {
+		d, err := os.MkdirTemp("", "natscluster")
+		if err != nil {
+			log.Fatal(err)
+		}
+		*dir = d
+		defer os.RemoveAll(d)
+	}
+	r := &runner{dir: *dir}
+	c := jstest.Start(r, *n)
+	fmt.Printf("OMNI_NATS_URL=%s\n", c.URL())
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	<-sig
+	r.stop()
+}
