@@ -129,7 +129,7 @@ func run(stdin io.Reader, stdout, stderr io.Writer) {
 			if ad, aerr := wire.ReadAddr(home); aerr == nil {
 				pid = ad.PID
 			}
-			if wire.StartBackoff(home, pid, err.Error()) {
+			if wire.StartBackoff(home, pid, err) {
 				logf(home, "omni-hook: %v: back-off for %s, starting a replacement", err, wire.BackoffFor)
 				startReplacement(home)
 			}

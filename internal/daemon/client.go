@@ -209,7 +209,7 @@ func (c *Client) do(ctx context.Context, method string, req []byte) ([]byte, err
 			filepath.Join(storeDir(home), jetstream.DamagedFile))
 	}
 	if !c.cfg.InProcess {
-		if b, on := wire.ReadBackoff(home); on {
+		if b, on := wire.ReadBackoff(home); on && b.Hard {
 			if m, _ := lookup(method); m.once {
 				return nil, fmt.Errorf("%w (%s)", ErrBackoff, b.Why)
 			}
@@ -297,7 +297,7 @@ func (d *dialer) dial(ctx context.Context) (*wire.Conn, error) {
 		}
 		return nil, fmt.Errorf("daemon pid %d: protocol %d, want %d: %w", ad.PID, ad.Protocol, wire.Protocol, errProtocolMismatch)
 	}
-	conn, err := wire.Dial(ctx, ad, wire.DialTimeout)
+	conn, err := wire.DialPatient(ctx, ad)
 	if err != nil {
 		return nil, err
 	}
@@ -427,7 +427,7 @@ func (c *Client) backoff(err error) {
 	if ad, aerr := wire.ReadAddr(home); aerr == nil {
 		pid = ad.PID
 	}
-	if !wire.StartBackoff(home, pid, err.Error()) {
+	if !wire.StartBackoff(home, pid, err) {
 		return
 	}
 	Logf(home)("daemon pid %d: %v: back-off for %s, starting a replacement", pid, err, wire.BackoffFor)

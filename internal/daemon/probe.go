@@ -41,7 +41,7 @@ func Probe(ctx context.Context, home string, wait time.Duration) DaemonState {
 		wait = probeTimeout
 	}
 	var ds DaemonState
-	if b, on := wire.ReadBackoff(home); on {
+	if b, on := wire.ReadBackoff(home); on && b.Hard {
 		ds.Backoff = b.Why
 	}
 	ad, err := wire.ReadAddr(home)

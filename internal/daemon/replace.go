@@ -65,13 +65,24 @@ func ResolveSuspect(ctx context.Context, home string, logf func(string, ...any))
 	}
 	var perr error
 	if ad.Protocol == wire.Protocol {
-		pctx, cancel := context.WithTimeout(ctx, probeTimeout)
-		conn, err := wire.Dial(pctx, ad, probeTimeout)
-		if err == nil {
-			_, err = conn.Call(pctx, MethodPing, nil)
-			conn.Close()
+		// A stopped process gets one probe; one that runs gets three in a
+		// row before it counts as hung, so a loaded machine does not cost
+		// a healthy daemon its life.
+		var err error
+		for try := 0; try < 3; try++ {
+			pctx, cancel := context.WithTimeout(ctx, probeTimeout)
+			var conn *wire.Conn
+			conn, err = wire.Dial(pctx, ad, probeTimeout)
+			if err == nil {
+				_, err = conn.Call(pctx, MethodPing, nil)
+				conn.Close()
+			}
+			cancel()
+			if err == nil || errors.Is(err, wire.ErrTokenRefused) || errors.Is(err, wire.ErrUntrusted) ||
+				errors.Is(err, wire.ErrNoDaemon) || wire.Stopped(ad.PID) || ctx.Err() != nil {
+				break
+			}
 		}
-		cancel()
 		if err == nil {
 			wire.EndBackoff(home)
 			return VerdictHealthy, nil

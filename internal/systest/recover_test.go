@@ -172,7 +172,7 @@ func TestRebuiltBinaryReplacesDaemon(t *testing.T) {
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "omni")
 	build := func(v string) {
-		if out, err := exec.Command("go", "build", "-ldflags=-X main.version="+v, "-o", bin, "../../cmd/omni").CombinedOutput(); err != nil {
+		if out, err := exec.Command("go", "build", "-ldflags=-X main.version="+v, "-o", bin, "github.com/omnictx/omni/cmd/omni").CombinedOutput(); err != nil {
 			t.Fatalf("build: %v\n%s", err, out)
 		}
 	}

@@ -1,11 +1,13 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 )
 
@@ -49,6 +51,13 @@ type Backoff struct {
 	PID int `json:"pid"`
 	// Why is the failure, for omni doctor and the log.
 	Why string `json:"why"`
+	// Hard: hooks fail open at once while it stands. A back-off is hard
+	// when the daemon refused the token or its process is stopped
+	// (SIGSTOP; Stopped); a timeout of a daemon that still runs may be a
+	// loaded machine, so that back-off only keeps a second replacement
+	// from starting while the first judges the daemon, and hooks keep
+	// calling.
+	Hard bool `json:"hard"`
 }
 
 // ReadBackoff returns home's back-off record and whether it still stands.
@@ -62,16 +71,19 @@ func ReadBackoff(home string) (Backoff, bool) {
 }
 
 // StartBackoff records a back-off of BackoffFor against the daemon pid
-// (0 when unknown) and reports whether this caller started it: only that
-// caller starts a replacement. A back-off that still stands is left as it
-// is (false); an expired one is replaced.
-func StartBackoff(home string, pid int, why string) bool {
+// (0 when unknown) after err, hard when err is ErrTokenRefused or the
+// process is stopped (Backoff.Hard), and reports whether this caller
+// started it: only that caller starts a replacement. A back-off that
+// still stands is left as it is (false); an expired one is replaced.
+func StartBackoff(home string, pid int, err error) bool {
+	why := err.Error()
+	hard := errors.Is(err, ErrTokenRefused) || Stopped(pid)
 	path := filepath.Join(home, BackoffFile)
 	if _, on := ReadBackoff(home); on {
 		return false
 	}
 	_ = os.Remove(path) // expired or unreadable
-	b, _ := json.Marshal(Backoff{Until: time.Now().Add(BackoffFor).UnixMilli(), PID: pid, Why: why})
+	b, _ := json.Marshal(Backoff{Until: time.Now().Add(BackoffFor).UnixMilli(), PID: pid, Why: why, Hard: hard})
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return false // another caller started it first
@@ -82,6 +94,21 @@ func StartBackoff(home string, pid int, why string) bool {
 		return false
 	}
 	return true
+}
+
+// Stopped reports whether process pid is stopped (SIGSTOP, or traced):
+// state T or t in /proc/<pid>/stat. False when it cannot tell (no such
+// process, not Linux).
+func Stopped(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	return i >= 0 && i+2 < len(b) && (b[i+2] == 'T' || b[i+2] == 't')
 }
 
 // EndBackoff removes home's back-off record (a daemon became ready).

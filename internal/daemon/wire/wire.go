@@ -254,6 +254,26 @@ func Dial(ctx context.Context, ad Addr, timeout time.Duration) (*Conn, error) {
 	return &Conn{nc: nc}, nil
 }
 
+// DialTries is how many times DialPatient dials a daemon whose process
+// runs but did not finish the handshake within DialTimeout.
+const DialTries = 3
+
+// DialPatient is Dial with DialTimeout, tried again (up to DialTries in
+// all, while ctx leaves room for another) when the handshake timed out but
+// the daemon's process (ad.PID) is not stopped: a loaded machine slows a
+// handshake, a stopped daemon never finishes one. Errors: Dial's.
+func DialPatient(ctx context.Context, ad Addr) (*Conn, error) {
+	for try := 1; ; try++ {
+		c, err := Dial(ctx, ad, DialTimeout)
+		if err == nil || try >= DialTries || !errors.Is(err, ErrUnhealthy) || errors.Is(err, ErrTokenRefused) || Stopped(ad.PID) {
+			return c, err
+		}
+		if d, ok := ctx.Deadline(); ok && time.Until(d) < DialTimeout {
+			return c, err
+		}
+	}
+}
+
 // classifyDial names the kind of a connect error: ErrUnhealthy for a
 // refused token or a timeout, ErrUntrusted for a failed handshake or a
 // listener that does not speak NATS over TLS, ErrNoDaemon when nothing
@@ -332,7 +352,7 @@ func (c *Conn) Close() { c.nc.Close() }
 // body: check the back-off, read the address file (CheckPrivate), Dial
 // (DialTimeout, no reconnect, the certificate pinned), Conn.Call with the
 // remaining time of ctx. It never starts a daemon. Errors: ErrBackoff
-// (wrapped) while a back-off stands, nothing sent; ErrUnsafeHome (wrapped)
+// (wrapped) while a hard back-off stands, nothing sent; ErrUnsafeHome (wrapped)
 // for a home others can write; ErrNoDaemon (wrapped) when the request
 // could not reach a daemon of this protocol (an address whose listener
 // did not prove itself is retired first); ErrUnhealthy (wrapped) when the
@@ -340,7 +360,7 @@ func (c *Conn) Close() { c.nc.Close() }
 // should StartBackoff; a *RemoteError (matching ErrRemote, wrapped) when
 // the handler failed.
 func Call(ctx context.Context, home, method string, req []byte) ([]byte, error) {
-	if b, on := ReadBackoff(home); on {
+	if b, on := ReadBackoff(home); on && b.Hard {
 		return nil, backoffError(b)
 	}
 	ad, err := ReadAddr(home)
@@ -356,7 +376,7 @@ func Call(ctx context.Context, home, method string, req []byte) ([]byte, error) 
 	if why := ad.Stale(); why != "" {
 		return nil, fmt.Errorf("%w: daemon pid %d: %s", ErrNoDaemon, ad.PID, why)
 	}
-	c, err := Dial(ctx, ad, DialTimeout)
+	c, err := DialPatient(ctx, ad)
 	if errors.Is(err, ErrUntrusted) {
 		RetireAddr(home, ad.Token)
 		return nil, fmt.Errorf("%w: %w", ErrNoDaemon, err)
