@@ -89,7 +89,7 @@ var placeholders = map[string]bool{
 // placeholder reports a value that stands for a credential: a known word,
 // an all-same-character run (xxxx, ****, ••••), an angle- or
 // square-bracketed name (<password>, [token]), a reference or template
-// (${TOKEN}, $TOKEN, {{ .token }}, %(pw)s, {0}, process.env.X), or text
+// (${TOKEN}, $TOKEN, {{ .token }}, %(pw)s, {0}, a process environment reference), or text
 // saying it is an example (your_api_key_here, EXAMPLE, xxxx, changeme).
 func placeholder(v string) bool {
 	if v == "" {

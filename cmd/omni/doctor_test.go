@@ -16,6 +16,12 @@ func doctorEnv(t *testing.T) (string, string) {
 	home := initEnv(t)
 	t.Setenv("PATH", filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	t.Chdir(home)
+	// doctor runs in this test binary, a build other than the omni on PATH:
+	// it takes that omni's version as its own, so only what a test sets up
+	// is reported.
+	v, own := binaryVersion(bin), fullVersion
+	fullVersion = func() string { return v }
+	t.Cleanup(func() { fullVersion = own })
 	return home, bin
 }
 

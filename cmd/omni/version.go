@@ -158,4 +158,4 @@ func newEnvironmentTopic() *cobra.Command {
 
 // fullVersion is the version with its build, as --version and doctor
 // print it ("0.1.0-dev+rev:0123abcd…"): two builds never share it.
-func fullVersion() string { return version + "+" + wire.BuildID() }
+var fullVersion = func() string { return version + "+" + wire.BuildID() }

@@ -245,7 +245,9 @@ func (st *fullOracle) check(o *bench.OutLine) {
 		if n != len(blines) {
 			st.fail(o, "a:ledger-marker-resolves", "marker says %d lines, block %s has %d", n, h, len(blines))
 		}
-		if o.HostTool == "Read" {
+		// A whole Read re-read is one marker line with no fillers: the host
+		// numbers every line it shows, so a filler would cost a line each.
+		if o.HostTool == "Read" && !(k == 0 && len(delLines) == 1) {
 			for j := 1; j < len(blines); j++ {
 				want := pipeline.Filler + lineEnding(blines[j])
 				if k+j >= len(delLines) || delLines[k+j] != want {

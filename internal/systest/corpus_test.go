@@ -269,7 +269,9 @@ func (st *corpusOracle) check(o *bench.OutLine) {
 		} else if n != len(blines) {
 			st.fail(o, "a:expands-to-raw", "marker says %d lines, block %s has %d", n, h, len(blines))
 		}
-		if o.HostTool == "Read" {
+		// A whole Read re-read is one marker line with no fillers: the host
+		// numbers every line it shows, so a filler would cost a line each.
+		if o.HostTool == "Read" && !(k == 0 && len(delLines) == 1) {
 			if lineEnding(l) != lineEnding(blines[0]) {
 				st.fail(o, "a:expands-to-raw", "Read marker ending %q, first replaced line's %q", lineEnding(l), lineEnding(blines[0]))
 			}
