@@ -222,7 +222,10 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 		return Result{}, fmt.Errorf("stdin of %d bytes is over the %d byte limit", len(in.Stdin), MaxInput)
 	}
 	// The redaction stage, before anything is parsed, recorded or printed.
-	stdin, red, err := redactPayload(in.Stdin, e.opt.KeepSecrets)
+	// omni bench --ledger-only measures the ledger alone over a corpus's
+	// own text (which its output file carries as raw anyway): no stage but
+	// the guard and the ledger runs, and the input is recorded as kept.
+	stdin, red, err := redactPayload(in.Stdin, e.opt.KeepSecrets || e.opt.LedgerOnly)
 	if err != nil {
 		return Result{}, err
 	}

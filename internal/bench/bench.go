@@ -46,15 +46,16 @@ type Record struct {
 
 // OutLine is one line of --out: one call, in corpus order.
 type OutLine struct {
-	Session   string   `json:"session"`
-	Agent     string   `json:"agent"`
-	Seq       int      `json:"seq"`
-	Tool      string   `json:"tool"`
-	Input     string   `json:"input"`
-	HostTool  string   `json:"host_tool"`
-	Event     string   `json:"event"`
-	Project   string   `json:"project"`
-	Epoch     int      `json:"compaction_epoch"`
+	Session  string `json:"session"`
+	Agent    string `json:"agent"`
+	Seq      int    `json:"seq"`
+	Tool     string `json:"tool"`
+	Input    string `json:"input"`
+	HostTool string `json:"host_tool"`
+	Event    string `json:"event"`
+	Project  string `json:"project"`
+	Epoch    int    `json:"compaction_epoch"`
+	// Raw is the corpus output as the tool printed it (before redaction).
 	Raw       string   `json:"raw"`
 	Delivered string   `json:"delivered"`
 	Handles   []string `json:"handles,omitempty"`
@@ -538,7 +539,7 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 		if outW != nil {
 			b, _ := json.Marshal(OutLine{Session: r.Session, Agent: r.Agent, Seq: r.Seq, Tool: r.Tool, Input: r.Input,
 				HostTool: hostTool, Event: res.Event, Project: project, Epoch: r.CompactionEpoch,
-				Raw: res.Raw, Delivered: res.Delivered, Handles: handles, Reason: res.Reason})
+				Raw: r.Output, Delivered: res.Delivered, Handles: handles, Reason: res.Reason})
 			outW.Write(b)
 			if err := outW.WriteByte('\n'); err != nil {
 				return nil, fmt.Errorf("write %s: %w", o.Out, err)
