@@ -55,7 +55,8 @@ type OutLine struct {
 	Event    string `json:"event"`
 	Project  string `json:"project"`
 	Epoch    int    `json:"compaction_epoch"`
-	// Raw is the corpus output as the tool printed it (before redaction).
+	// Raw is the text the host showed, after the door redaction (none with
+	// --ledger-only).
 	Raw       string   `json:"raw"`
 	Delivered string   `json:"delivered"`
 	Handles   []string `json:"handles,omitempty"`
@@ -539,7 +540,7 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 		if outW != nil {
 			b, _ := json.Marshal(OutLine{Session: r.Session, Agent: r.Agent, Seq: r.Seq, Tool: r.Tool, Input: r.Input,
 				HostTool: hostTool, Event: res.Event, Project: project, Epoch: r.CompactionEpoch,
-				Raw: r.Output, Delivered: res.Delivered, Handles: handles, Reason: res.Reason})
+				Raw: res.Raw, Delivered: res.Delivered, Handles: handles, Reason: res.Reason})
 			outW.Write(b)
 			if err := outW.WriteByte('\n'); err != nil {
 				return nil, fmt.Errorf("write %s: %w", o.Out, err)
