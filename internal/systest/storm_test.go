@@ -16,16 +16,16 @@ import (
 	"github.com/omnictx/omni/internal/testbin"
 )
 
-// TestHookStormNoDaemon starts 16, then 64, hook processes at once against
-// a home with no daemon, twice: every first delivery prints nothing, every
-// repeat prints the whole-output marker whose handle retrieves the exact
-// bytes; afterwards exactly one daemon runs, and the log holds every
-// invocation, each replaying byte for byte: zero lost events under a 16-
-// and a 64-way concurrent storm. The 64-way storm runs once with `omni
-// hook` and once with the thin client omni-hook. On a loaded machine some
-// hooks miss their 4 s deadline and fail open (print nothing, log why):
-// the test accounts for each of them in omni.log instead of demanding a
-// marker.
+// TestHookStormNoDaemon starts 48 hook processes of `omni hook`, then 64 of
+// the thin client omni-hook, at once against a home with no daemon, twice:
+// every first delivery prints nothing, every repeat prints the
+// whole-output marker whose handle retrieves the exact bytes; afterwards
+// exactly one daemon runs, and the log holds every invocation, each
+// replaying byte for byte: zero lost events under both concurrent storms
+// (a 16-way round was dropped: the larger ones race the same spawn and
+// lock paths). On a loaded machine some hooks miss their 4 s deadline and
+// fail open (print nothing, log why): the test accounts for each of them
+// in omni.log instead of demanding a marker.
 func TestHookStormNoDaemon(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -37,7 +37,7 @@ func TestHookStormNoDaemon(t *testing.T) {
 	for _, tc := range []struct {
 		n      int
 		client []string
-	}{{16, []string{bin, "hook"}}, {64, []string{bin, "hook"}}, {64, []string{thin}}} {
+	}{{48, []string{bin, "hook"}}, {64, []string{thin}}} {
 		t.Run(fmt.Sprintf("%d-%s", tc.n, filepath.Base(tc.client[0])), func(t *testing.T) {
 			hookStorm(t, bin, tc.client, filepath.Join(t.TempDir(), "home"), tc.n)
 		})
