@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/omnictx/omni/internal/doctor"
 )
 
 // doctorEnv is initEnv plus a real omni of this version first on PATH;
@@ -19,23 +21,23 @@ func doctorEnv(t *testing.T) (string, string) {
 	// doctor runs in this test binary, a build other than the omni on PATH:
 	// it takes that omni's version as its own, so only what a test sets up
 	// is reported.
-	v, own := binaryVersion(bin), fullVersion
+	v, own := doctor.BinaryVersion(bin), fullVersion
 	fullVersion = func() string { return v }
 	t.Cleanup(func() { fullVersion = own })
 	return home, bin
 }
 
-func doctorJSON(t *testing.T, args ...string) (int, doctorReport) {
+func doctorJSON(t *testing.T, args ...string) (int, doctor.Report) {
 	t.Helper()
 	code, out, errs := initRun(t, append([]string{"doctor", "--json"}, args...)...)
-	var rep doctorReport
+	var rep doctor.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("doctor --json: %v\n%s\n%s", err, out, errs)
 	}
 	return code, rep
 }
 
-func hasProblem(rep doctorReport, parts ...string) bool {
+func hasProblem(rep doctor.Report, parts ...string) bool {
 	for _, p := range rep.Problems {
 		ok := true
 		for _, s := range parts {
@@ -145,7 +147,7 @@ func TestDoctorHookErrors(t *testing.T) {
 	writeFile(t, log, b.String())
 	code, out, _ := initRun(t, "doctor")
 	if code != 0 || !strings.Contains(out, "OpenCode     Plugin") || !strings.Contains(out, "last hook errors") ||
-		strings.Count(out, "hook: payload has no hook_event_name") != doctorLogLines || strings.Contains(out, "daemon unreachable") {
+		strings.Count(out, "hook: payload has no hook_event_name") != doctor.LogLines || strings.Contains(out, "daemon unreachable") {
 		t.Fatalf("doctor: %d\n%s", code, out)
 	}
 }
