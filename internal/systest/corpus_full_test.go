@@ -250,22 +250,7 @@ func (st *fullOracle) check(o *bench.OutLine) {
 			if strings.HasPrefix(id, "[OMNI: ") && !strings.Contains(raw, id) {
 				st.claimsOnOmniLines++
 			}
-			switch scope {
-			case claimSession:
-				st.checked["b:already-shown-to-reader"]++
-				if _, seen := rset[id]; !seen {
-					st.fail(o, "b:already-shown-to-reader", "%s marker %s: line never delivered to this reader since its last compaction: %s", kind, h, quoteShort(bl))
-				}
-			case claimProject:
-				st.checked["b':shown-in-project"]++
-				if _, seen := pset[id]; !seen {
-					st.fail(o, "b':shown-in-project", "%s marker %s: line never delivered in project %s: %s", kind, h, o.Project, quoteShort(bl))
-				}
-				st.checked["b'':not-shown-to-reader"]++
-				if _, seen := rset[id]; seen {
-					st.fail(o, "b'':not-shown-to-reader", "%s marker %s says \"not shown here\" but this reader holds: %s", kind, h, quoteShort(bl))
-				}
-			}
+			checkClaim(o, rset, pset, scope, kind, h, bl, id, claimProps{"b:already-shown-to-reader", "b':shown-in-project", "b'':not-shown-to-reader"}, st.checked, st.fail)
 		}
 	}
 	if hi != len(o.Handles) {

@@ -270,22 +270,7 @@ func (st *corpusOracle) check(o *bench.OutLine) {
 			if id == "" {
 				continue
 			}
-			switch scope {
-			case claimSession:
-				st.checked["b:already-shown-to-reader"]++
-				if _, seen := rset[id]; !seen {
-					st.fail(o, "b:already-shown-to-reader", "%s marker %s: line never delivered to this reader since its last compaction: %s", kind, h, quoteShort(bl))
-				}
-			case claimProject:
-				st.checked["c:shown-in-project"]++
-				if _, seen := pset[id]; !seen {
-					st.fail(o, "c:shown-in-project", "%s marker %s: line never delivered in project %s: %s", kind, h, o.Project, quoteShort(bl))
-				}
-				st.checked["c':not-shown-to-reader"]++
-				if _, seen := rset[id]; seen {
-					st.fail(o, "c':not-shown-to-reader", "%s marker %s says \"not shown here\" but this reader holds: %s", kind, h, quoteShort(bl))
-				}
-			}
+			checkClaim(o, rset, pset, scope, kind, h, bl, id, claimProps{"b:already-shown-to-reader", "c:shown-in-project", "c':not-shown-to-reader"}, st.checked, st.fail)
 		}
 	}
 	if ok {

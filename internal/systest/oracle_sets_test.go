@@ -55,3 +55,33 @@ func record(o *bench.OutLine, rset, pset map[string]struct{}, lines []string, sk
 		}
 	}
 }
+
+// claimProps names, in an oracle's report, the properties of a ledger
+// marker's claim: a session claim ("already shown") holds lines this reader
+// read; a project claim ("not shown here") holds lines read in the project
+// but not by this reader.
+type claimProps struct{ session, project, notReader string }
+
+// checkClaim checks the claim of marker h (of scope and kind) about one line
+// it replaced (bl, identity id) against the reader's and the project's
+// shown-sets, counting each property in checked and reporting a violation
+// through fail.
+func checkClaim(o *bench.OutLine, rset, pset map[string]struct{}, scope markerScope, kind, h, bl, id string,
+	props claimProps, checked map[string]int, fail func(o *bench.OutLine, prop, format string, args ...any)) {
+	switch scope {
+	case claimSession:
+		checked[props.session]++
+		if _, seen := rset[id]; !seen {
+			fail(o, props.session, "%s marker %s: line never delivered to this reader since its last compaction: %s", kind, h, quoteShort(bl))
+		}
+	case claimProject:
+		checked[props.project]++
+		if _, seen := pset[id]; !seen {
+			fail(o, props.project, "%s marker %s: line never delivered in project %s: %s", kind, h, o.Project, quoteShort(bl))
+		}
+		checked[props.notReader]++
+		if _, seen := rset[id]; seen {
+			fail(o, props.notReader, "%s marker %s says \"not shown here\" but this reader holds: %s", kind, h, quoteShort(bl))
+		}
+	}
+}
