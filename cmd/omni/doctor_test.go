@@ -6,6 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/omnictx/omni/internal/hostsetup/hostsetuptest"
+
+	"github.com/omnictx/omni/internal/doctor"
 )
 
 // doctorEnv is initEnv plus a real omni of this version first on PATH;
@@ -19,23 +23,23 @@ func doctorEnv(t *testing.T) (string, string) {
 	// doctor runs in this test binary, a build other than the omni on PATH:
 	// it takes that omni's version as its own, so only what a test sets up
 	// is reported.
-	v, own := binaryVersion(bin), fullVersion
+	v, own := doctor.BinaryVersion(bin), fullVersion
 	fullVersion = func() string { return v }
 	t.Cleanup(func() { fullVersion = own })
 	return home, bin
 }
 
-func doctorJSON(t *testing.T, args ...string) (int, doctorReport) {
+func doctorJSON(t *testing.T, args ...string) (int, doctor.Report) {
 	t.Helper()
 	code, out, errs := initRun(t, append([]string{"doctor", "--json"}, args...)...)
-	var rep doctorReport
+	var rep doctor.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("doctor --json: %v\n%s\n%s", err, out, errs)
 	}
 	return code, rep
 }
 
-func hasProblem(rep doctorReport, parts ...string) bool {
+func hasProblem(rep doctor.Report, parts ...string) bool {
 	for _, p := range rep.Problems {
 		ok := true
 		for _, s := range parts {
@@ -98,12 +102,12 @@ func TestDoctorTiersAndFix(t *testing.T) {
 	// A duplicate from another path and a missing event: one problem line
 	// naming the fix; --fix repairs it.
 	settings := filepath.Join(home, ".claude", "settings.json")
-	s := readFile(t, settings)
+	s := hostsetuptest.ReadFile(t, settings)
 	s = strings.Replace(s, `"SubagentStart"`, `"SubagentStarted"`, 1)
 	s = strings.Replace(s, `"hooks": {`, `"hooks": {
     "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}],
     "Notification": [{"hooks": [{"type": "command", "command": "/old/bin/omni hook"}]}],`, 1)
-	writeFile(t, settings, s)
+	hostsetuptest.WriteFile(t, settings, s)
 	code, rep := doctorJSON(t)
 	if code != 1 || !hasProblem(rep, "Claude Code", "incomplete, duplicated or out of date", "omni init --claude") || len(rep.Problems) != 1 {
 		t.Fatalf("exit %d, problems %q", code, rep.Problems)
@@ -112,11 +116,11 @@ func TestDoctorTiersAndFix(t *testing.T) {
 	if code != 0 || len(rep.Fixed) != 1 || len(rep.Problems) != 0 {
 		t.Fatalf("--fix: exit %d, fixed %q, problems %q", code, rep.Fixed, rep.Problems)
 	}
-	hs := omniHandlersOf(jsoncValue(t, readFile(t, settings)))
+	hs := omniHandlersOf(jsoncValue(t, hostsetuptest.ReadFile(t, settings)))
 	if len(hs) != 7 || hs["Notification"] != nil || hs["SubagentStarted"] != nil || len(hs["SubagentStart"]) != 1 {
 		t.Fatalf("after --fix: %v", hs)
 	}
-	if !strings.Contains(readFile(t, settings), `"notify-send done"`) {
+	if !strings.Contains(hostsetuptest.ReadFile(t, settings), `"notify-send done"`) {
 		t.Fatal("--fix dropped the user's Stop entry")
 	}
 
@@ -142,10 +146,10 @@ func TestDoctorHookErrors(t *testing.T) {
 		b.WriteString("2026-11-01T12:00:0" + string(rune('0'+i)) + "Z pid=1 hook: payload has no hook_event_name\n")
 		b.WriteString("2026-11-01T12:00:0" + string(rune('0'+i)) + "Z pid=1 daemon unreachable, running call in-process\n")
 	}
-	writeFile(t, log, b.String())
+	hostsetuptest.WriteFile(t, log, b.String())
 	code, out, _ := initRun(t, "doctor")
 	if code != 0 || !strings.Contains(out, "OpenCode     Plugin") || !strings.Contains(out, "last hook errors") ||
-		strings.Count(out, "hook: payload has no hook_event_name") != doctorLogLines || strings.Contains(out, "daemon unreachable") {
+		strings.Count(out, "hook: payload has no hook_event_name") != doctor.LogLines || strings.Contains(out, "daemon unreachable") {
 		t.Fatalf("doctor: %d\n%s", code, out)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/omnictx/omni/internal/daemon"
+	"github.com/omnictx/omni/internal/doctor"
 	"github.com/spf13/cobra"
 )
 
@@ -85,10 +86,10 @@ duration or store error.`,
 				fmt.Fprintf(s.Out, "nothing older than %s: the log (seq %d..%d) is kept whole\n", cut, p.First, p.Last)
 			case p.DryRun:
 				fmt.Fprintf(s.Out, "would remove seq %d..%d (%s older than %s); %d archived blocks still named later would be kept, %d forgotten\n",
-					p.First, p.Before-1, batches(p.Removed), cut, p.Kept, p.Forgotten)
+					p.First, p.Before-1, doctor.Batches(p.Removed), cut, p.Kept, p.Forgotten)
 			default:
 				fmt.Fprintf(s.Out, "removed seq %d..%d (%s older than %s); kept %d archived blocks (%d B) still named later, forgot %d; the log now starts at seq %d\n",
-					p.First, p.Before-1, batches(p.Removed), cut, p.Kept, p.KeptBytes, p.Forgotten, p.Before)
+					p.First, p.Before-1, doctor.Batches(p.Removed), cut, p.Kept, p.KeptBytes, p.Forgotten, p.Before)
 			}
 			return nil
 		},
@@ -147,7 +148,7 @@ func runRepair(s streams, asJSON bool) error {
 			strings.Join(b.MovedAside, ", "), b.Kept, b.Restored, len(b.Dropped), b.Dropped, b.Report)
 	}
 	c := r.Check
-	fmt.Fprintf(s.Out, "checked seq %d..%d: %s readable, %d unreadable\n", c.First, c.Last, batches(c.Readable), c.MissingCount)
+	fmt.Fprintf(s.Out, "checked seq %d..%d: %s readable, %d unreadable\n", c.First, c.Last, doctor.Batches(c.Readable), c.MissingCount)
 	if r.BaseReplaced != "" {
 		fmt.Fprintf(s.Out, "the gc base for seq %d was unusable (%s): replaced by an empty state; replay of the retained range now folds from nothing and may differ where the removed batches mattered\n",
 			c.First, r.BaseReplaced)
@@ -160,7 +161,7 @@ func runRepair(s streams, asJSON bool) error {
 		fmt.Fprintf(s.Out, "all %d were already recorded as lost\n", r.Known)
 	default:
 		fmt.Fprintf(s.Out, "recorded %d as lost (seq %s); the blocks archived in them no longer retrieve and will be archived again when they come back\n",
-			len(r.Recorded), seqList(r.Recorded, len(r.Recorded)))
+			len(r.Recorded), doctor.SeqList(r.Recorded, len(r.Recorded)))
 	}
 	return nil
 }

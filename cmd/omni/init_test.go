@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/omnictx/omni/internal/hostsetup/hostsetuptest"
+
 	"github.com/omnictx/omni/internal/hostsetup"
 	"github.com/omnictx/omni/internal/testbin"
 )
@@ -34,57 +36,15 @@ func initRun(t *testing.T, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
+// jsoncValue decodes a settings file (hostsetuptest.Object).
 func jsoncValue(t *testing.T, src string) map[string]any {
 	t.Helper()
-	v, err := hostsetup.DecodeJSONC([]byte(src))
-	if err != nil {
-		t.Fatalf("not JSON: %v\n%s", err, src)
-	}
-	return v.(map[string]any)
+	return hostsetuptest.Object(t, src, hostsetup.DecodeJSONC)
 }
 
 // omniHandlersOf returns event -> the omni handlers registered for it.
 func omniHandlersOf(doc map[string]any) map[string][]map[string]any {
-	out := map[string][]map[string]any{}
-	hooks, _ := doc["hooks"].(map[string]any)
-	for ev, groups := range hooks {
-		gs, _ := groups.([]any)
-		for _, g := range gs {
-			gm, _ := g.(map[string]any)
-			hs, _ := gm["hooks"].([]any)
-			for _, h := range hs {
-				hm, _ := h.(map[string]any)
-				cmd, _ := hm["command"].(string)
-				if hostsetup.IsOmniCommand(cmd, "", "hook", "pretool") {
-					c := map[string]any{"matcher": gm["matcher"]}
-					for k, v := range hm {
-						c[k] = v
-					}
-					out[ev] = append(out[ev], c)
-				}
-			}
-		}
-	}
-	return out
+	return hostsetuptest.HandlersOf(doc, func(cmd string) bool { return hostsetup.IsOmniCommand(cmd, "", "hook", "pretool") })
 }
 
 // Settings files in different styles, each with other hooks and keys.
@@ -129,18 +89,18 @@ func TestInitClaudeTwiceThenUninstall(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			home := initEnv(t)
 			settings := filepath.Join(home, ".claude", "settings.json")
-			writeFile(t, settings, orig)
+			hostsetuptest.WriteFile(t, settings, orig)
 			before := jsoncValue(t, orig)
 
 			code, out, errs := initRun(t, "init", "--claude", "--hook-only", "--bin", "/opt/omni/bin/omni")
 			if code != 0 {
 				t.Fatalf("init: %d %s %s", code, out, errs)
 			}
-			first := readFile(t, settings)
+			first := hostsetuptest.ReadFile(t, settings)
 			if first == orig {
 				t.Fatal("init changed nothing")
 			}
-			if b := readFile(t, settings+hostsetup.BackupSuffix); b != orig {
+			if b := hostsetuptest.ReadFile(t, settings+hostsetup.BackupSuffix); b != orig {
 				t.Fatalf("backup differs from the original")
 			}
 			after := jsoncValue(t, first)
@@ -198,7 +158,7 @@ func TestInitClaudeTwiceThenUninstall(t *testing.T) {
 			if code != 0 || !strings.Contains(out, "unchanged") {
 				t.Fatalf("second init: %d %s", code, out)
 			}
-			if readFile(t, settings) != first {
+			if hostsetuptest.ReadFile(t, settings) != first {
 				t.Fatal("second init changed the file")
 			}
 
@@ -207,7 +167,7 @@ func TestInitClaudeTwiceThenUninstall(t *testing.T) {
 			if code != 0 || !strings.Contains(out, "restored") {
 				t.Fatalf("uninstall: %d %s", code, out)
 			}
-			if got := readFile(t, settings); got != orig {
+			if got := hostsetuptest.ReadFile(t, settings); got != orig {
 				t.Fatalf("uninstall gave\n%s\nwant\n%s", got, orig)
 			}
 			if _, err := os.Stat(settings + hostsetup.BackupSuffix); !os.IsNotExist(err) {
@@ -222,20 +182,20 @@ func TestInitUninstallAfterEdit(t *testing.T) {
 	home := initEnv(t)
 	settings := filepath.Join(home, ".claude", "settings.json")
 	orig := claudeSettings["four-spaces-comment"]
-	writeFile(t, settings, orig)
+	hostsetuptest.WriteFile(t, settings, orig)
 	if code, out, errs := initRun(t, "init", "--claude", "--hook-only", "--bin", "/opt/omni/bin/omni"); code != 0 {
 		t.Fatal(out, errs)
 	}
-	edited := strings.Replace(readFile(t, settings), `"opus"`, `"sonnet"`, 1)
-	writeFile(t, settings, edited)
+	edited := strings.Replace(hostsetuptest.ReadFile(t, settings), `"opus"`, `"sonnet"`, 1)
+	hostsetuptest.WriteFile(t, settings, edited)
 	code, out, _ := initRun(t, "init", "--claude", "--uninstall")
 	if code != 0 || !strings.Contains(out, "removed") || !strings.Contains(out, "changed since omni's install") {
 		t.Fatalf("uninstall: %d %s", code, out)
 	}
-	if got, want := readFile(t, settings), strings.Replace(orig, `"opus"`, `"sonnet"`, 1); got != want {
+	if got, want := hostsetuptest.ReadFile(t, settings), strings.Replace(orig, `"opus"`, `"sonnet"`, 1); got != want {
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
 	}
-	if readFile(t, settings+hostsetup.BackupSuffix) != orig {
+	if hostsetuptest.ReadFile(t, settings+hostsetup.BackupSuffix) != orig {
 		t.Fatal("the backup must stay when the file changed since")
 	}
 }
@@ -246,7 +206,7 @@ func TestInitUninstallAfterEdit(t *testing.T) {
 func TestInitDeduplicates(t *testing.T) {
 	home := initEnv(t)
 	settings := filepath.Join(home, ".claude", "settings.json")
-	writeFile(t, settings, `{
+	hostsetuptest.WriteFile(t, settings, `{
   "hooks": {
     "PostToolUse": [
       {"matcher": "Bash", "hooks": [{"type": "command", "command": "/usr/local/bin/omni hook"}]},
@@ -260,19 +220,19 @@ func TestInitDeduplicates(t *testing.T) {
 	if code, out, errs := initRun(t, "init", "--claude", "--hook-only", "--bin", "/opt/omni/bin/omni"); code != 0 {
 		t.Fatal(out, errs)
 	}
-	doc := jsoncValue(t, readFile(t, settings))
+	doc := jsoncValue(t, hostsetuptest.ReadFile(t, settings))
 	hs := omniHandlersOf(doc)
 	if len(hs["PostToolUse"]) != 1 || hs["PostToolUse"][0]["command"] != "/opt/omni/bin/omni hook" {
 		t.Fatalf("PostToolUse omni handlers: %v", hs["PostToolUse"])
 	}
-	s := readFile(t, settings)
+	s := hostsetuptest.ReadFile(t, settings)
 	for _, keep := range []string{`"lint.sh"`, `"omni --post-hook"`} {
 		if !strings.Contains(s, keep) {
 			t.Errorf("%s is gone:\n%s", keep, s)
 		}
 	}
 	first := s
-	if code, _, _ := initRun(t, "init", "--claude", "--hook-only", "--bin", "/opt/omni/bin/omni"); code != 0 || readFile(t, settings) != first {
+	if code, _, _ := initRun(t, "init", "--claude", "--hook-only", "--bin", "/opt/omni/bin/omni"); code != 0 || hostsetuptest.ReadFile(t, settings) != first {
 		t.Fatal("second run changed the file")
 	}
 }
@@ -302,9 +262,9 @@ func TestInitRefusals(t *testing.T) {
 	}
 	// A file omni cannot parse is left alone, exit 1.
 	settings := filepath.Join(home, ".gemini", "settings.json")
-	writeFile(t, settings, `{"hooks": [1,}`)
+	hostsetuptest.WriteFile(t, settings, `{"hooks": [1,}`)
 	code, _, errs = initRun(t, "init", "--gemini")
-	if code != 1 || !strings.Contains(errs, "not valid JSON") || readFile(t, settings) != `{"hooks": [1,}` {
+	if code != 1 || !strings.Contains(errs, "not valid JSON") || hostsetuptest.ReadFile(t, settings) != `{"hooks": [1,}` {
 		t.Fatalf("bad JSON: %d %q", code, errs)
 	}
 }
@@ -313,12 +273,12 @@ func TestInitDryRunWritesNothing(t *testing.T) {
 	home := initEnv(t)
 	settings := filepath.Join(home, ".claude", "settings.json")
 	orig := claudeSettings["two-spaces-no-hooks"]
-	writeFile(t, settings, orig)
+	hostsetuptest.WriteFile(t, settings, orig)
 	code, out, _ := initRun(t, "init", "--all", "--dry-run", "--bin", "/opt/omni/bin/omni")
 	if code != 0 || !strings.Contains(out, "would be updated") || !strings.Contains(out, `+   "hooks": {`) {
 		t.Fatalf("dry run: %d %s", code, out)
 	}
-	if readFile(t, settings) != orig {
+	if hostsetuptest.ReadFile(t, settings) != orig {
 		t.Fatal("dry run wrote")
 	}
 	for _, p := range []string{".claude.json", ".codex", ".gemini", ".config", ".claude/settings.json" + hostsetup.BackupSuffix} {
@@ -332,12 +292,12 @@ func TestInitMCPAndProject(t *testing.T) {
 	home := initEnv(t)
 	claudeJSON := filepath.Join(home, ".claude.json")
 	orig := `{"numStartups": 3, "mcpServers": {"gh": {"command": "gh-mcp"}, "old": {"command": "/usr/bin/omni", "args": ["mcp"]}}}`
-	writeFile(t, claudeJSON, orig)
+	hostsetuptest.WriteFile(t, claudeJSON, orig)
 	if code, out, errs := initRun(t, "init", "--claude", "--mcp-only", "--bin", "/opt/omni/bin/omni"); code != 0 {
 		t.Fatal(out, errs)
 	}
 	want := `{"numStartups": 3, "mcpServers": {"gh": {"command": "gh-mcp"}, "omni": {"type":"stdio","command":"/opt/omni/bin/omni","args":["mcp"]}}}`
-	if got := readFile(t, claudeJSON); got != want {
+	if got := hostsetuptest.ReadFile(t, claudeJSON); got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
 	if _, err := os.Stat(filepath.Join(home, ".claude", "settings.json")); !os.IsNotExist(err) {
@@ -346,15 +306,15 @@ func TestInitMCPAndProject(t *testing.T) {
 	// The duplicate under another name was omni's: uninstall leaves no
 	// omni server (the file held one before, so there is no backup).
 	if code, _, _ := initRun(t, "init", "--claude", "--uninstall", "--mcp-only"); code != 0 ||
-		readFile(t, claudeJSON) != `{"numStartups": 3, "mcpServers": {"gh": {"command": "gh-mcp"}}}` {
-		t.Fatalf("uninstall: %s", readFile(t, claudeJSON))
+		hostsetuptest.ReadFile(t, claudeJSON) != `{"numStartups": 3, "mcpServers": {"gh": {"command": "gh-mcp"}}}` {
+		t.Fatalf("uninstall: %s", hostsetuptest.ReadFile(t, claudeJSON))
 	}
-	orig = readFile(t, claudeJSON)
+	orig = hostsetuptest.ReadFile(t, claudeJSON)
 	if code, out, errs := initRun(t, "init", "--claude", "--mcp-only", "--bin", "/opt/omni/bin/omni"); code != 0 {
 		t.Fatal(out, errs)
 	}
-	if code, _, _ := initRun(t, "init", "--claude", "--uninstall", "--mcp-only"); code != 0 || readFile(t, claudeJSON) != orig {
-		t.Fatalf("uninstall: %s", readFile(t, claudeJSON))
+	if code, _, _ := initRun(t, "init", "--claude", "--uninstall", "--mcp-only"); code != 0 || hostsetuptest.ReadFile(t, claudeJSON) != orig {
+		t.Fatalf("uninstall: %s", hostsetuptest.ReadFile(t, claudeJSON))
 	}
 
 	// --project writes the repository's files.
@@ -365,12 +325,12 @@ func TestInitMCPAndProject(t *testing.T) {
 	if code, out, errs := initRun(t, "init", "--claude", "--project", "--rewrite", "--bin", "/opt/omni/bin/omni"); code != 0 {
 		t.Fatal(out, errs)
 	}
-	doc := jsoncValue(t, readFile(t, filepath.Join(proj, ".claude", "settings.json")))
+	doc := jsoncValue(t, hostsetuptest.ReadFile(t, filepath.Join(proj, ".claude", "settings.json")))
 	hs := omniHandlersOf(doc)
 	if pre := hs["PreToolUse"]; len(pre) != 1 || pre[0]["command"] != "/opt/omni/bin/omni pretool" || pre[0]["matcher"] != "Bash" {
 		t.Fatalf("PreToolUse: %v", hs["PreToolUse"])
 	}
-	mcp := jsoncValue(t, readFile(t, filepath.Join(proj, ".mcp.json")))
+	mcp := jsoncValue(t, hostsetuptest.ReadFile(t, filepath.Join(proj, ".mcp.json")))
 	if !reflect.DeepEqual(mcp["mcpServers"], map[string]any{"omni": map[string]any{"type": "stdio", "command": "/opt/omni/bin/omni", "args": []any{"mcp"}}}) {
 		t.Fatalf(".mcp.json: %v", mcp)
 	}
@@ -378,7 +338,7 @@ func TestInitMCPAndProject(t *testing.T) {
 	if code, out, errs := initRun(t, "init", "--claude", "--project", "--bin", "/opt/omni/bin/omni"); code != 0 {
 		t.Fatal(out, errs)
 	}
-	if hs := omniHandlersOf(jsoncValue(t, readFile(t, filepath.Join(proj, ".claude", "settings.json")))); hs["PreToolUse"] != nil {
+	if hs := omniHandlersOf(jsoncValue(t, hostsetuptest.ReadFile(t, filepath.Join(proj, ".claude", "settings.json")))); hs["PreToolUse"] != nil {
 		t.Fatalf("PreToolUse kept: %v", hs)
 	}
 	if code, _, _ := initRun(t, "init", "--claude", "--project", "--uninstall"); code != 0 {
@@ -395,10 +355,10 @@ func TestInitCodexGeminiOpenCode(t *testing.T) {
 	home := initEnv(t)
 	toml := filepath.Join(home, ".codex", "config.toml")
 	origTOML := "model = \"o3\"\n\n[mcp_servers.gh]\ncommand = \"gh\"\n"
-	writeFile(t, toml, origTOML)
+	hostsetuptest.WriteFile(t, toml, origTOML)
 	gem := filepath.Join(home, ".gemini", "settings.json")
 	origGem := "{\n  // Gemini accepts comments\n  \"theme\": \"GitHub\",\n  \"mcpServers\": {}\n}\n"
-	writeFile(t, gem, origGem)
+	hostsetuptest.WriteFile(t, gem, origGem)
 	code, out, errs := initRun(t, "init", "--codex", "--gemini", "--opencode", "--bin", "/opt/omni/bin/omni")
 	if code != 0 {
 		t.Fatal(out, errs)
@@ -411,16 +371,16 @@ func TestInitCodexGeminiOpenCode(t *testing.T) {
 	// Codex: Claude-compatible hooks.json, Bash matcher, five events
 	// (PostToolUse, PreCompact, PostCompact, SessionStart, SubagentStart);
 	// a complete MCP table.
-	codex := jsoncValue(t, readFile(t, filepath.Join(home, ".codex", "hooks.json")))
+	codex := jsoncValue(t, hostsetuptest.ReadFile(t, filepath.Join(home, ".codex", "hooks.json")))
 	ch := omniHandlersOf(codex)
 	if len(ch) != 5 || ch["PostToolUse"][0]["matcher"] != "Bash" {
 		t.Fatalf("codex hooks: %v", ch)
 	}
-	if got, want := readFile(t, toml), origTOML+"\n[mcp_servers.omni]\ncommand = \"/opt/omni/bin/omni\"\nargs = [\"mcp\"]\nenv_vars = [\"OMNI_HOME\"]\n"; got != want {
+	if got, want := hostsetuptest.ReadFile(t, toml), origTOML+"\n[mcp_servers.omni]\ncommand = \"/opt/omni/bin/omni\"\nargs = [\"mcp\"]\nenv_vars = [\"OMNI_HOME\"]\n"; got != want {
 		t.Fatalf("config.toml:\n%s", got)
 	}
 	// Gemini: its own tool names, millisecond timeouts, the comment kept.
-	g := readFile(t, gem)
+	g := hostsetuptest.ReadFile(t, gem)
 	if !strings.Contains(g, "// Gemini accepts comments") {
 		t.Fatal("comment lost")
 	}
@@ -444,25 +404,25 @@ func TestInitCodexGeminiOpenCode(t *testing.T) {
 		t.Fatalf("gemini mcp: %v", gd["mcpServers"])
 	}
 	// OpenCode: the plugin names the binary; opencode.json the MCP server.
-	plugin := readFile(t, filepath.Join(home, ".config", "opencode", "plugins", "omni.js"))
+	plugin := hostsetuptest.ReadFile(t, filepath.Join(home, ".config", "opencode", "plugins", "omni.js"))
 	if !strings.HasPrefix(plugin, hostsetup.PluginMarker) || !strings.Contains(plugin, `process.env.OMNI_BIN || "/opt/omni/bin/omni"`) {
 		t.Fatalf("plugin:\n%s", plugin)
 	}
-	oc := jsoncValue(t, readFile(t, filepath.Join(home, ".config", "opencode", "opencode.json")))
+	oc := jsoncValue(t, hostsetuptest.ReadFile(t, filepath.Join(home, ".config", "opencode", "opencode.json")))
 	if !reflect.DeepEqual(oc["mcp"], map[string]any{"omni": map[string]any{"type": "local", "command": []any{"/opt/omni/bin/omni", "mcp"}, "enabled": true}}) {
 		t.Fatalf("opencode mcp: %v", oc)
 	}
 	// Second run: nothing changes, no trust note.
 	snap := map[string]string{}
 	for _, p := range []string{toml, gem, filepath.Join(home, ".codex", "hooks.json")} {
-		snap[p] = readFile(t, p)
+		snap[p] = hostsetuptest.ReadFile(t, p)
 	}
 	code, out, _ = initRun(t, "init", "--codex", "--gemini", "--opencode", "--bin", "/opt/omni/bin/omni")
 	if code != 0 || strings.Contains(out, "updated") || strings.Contains(out, "created") || strings.Contains(out, "Hooks need review") {
 		t.Fatalf("second run: %s", out)
 	}
 	for p, s := range snap {
-		if readFile(t, p) != s {
+		if hostsetuptest.ReadFile(t, p) != s {
 			t.Errorf("%s changed", p)
 		}
 	}
@@ -471,8 +431,8 @@ func TestInitCodexGeminiOpenCode(t *testing.T) {
 	if code != 0 {
 		t.Fatal(out)
 	}
-	if readFile(t, toml) != origTOML || readFile(t, gem) != origGem {
-		t.Fatalf("not restored:\n%s\n%s", readFile(t, toml), readFile(t, gem))
+	if hostsetuptest.ReadFile(t, toml) != origTOML || hostsetuptest.ReadFile(t, gem) != origGem {
+		t.Fatalf("not restored:\n%s\n%s", hostsetuptest.ReadFile(t, toml), hostsetuptest.ReadFile(t, gem))
 	}
 	for _, p := range []string{".codex/hooks.json", ".config/opencode/plugins/omni.js", ".config/opencode/opencode.json"} {
 		if _, err := os.Stat(filepath.Join(home, p)); !os.IsNotExist(err) {
@@ -481,11 +441,11 @@ func TestInitCodexGeminiOpenCode(t *testing.T) {
 	}
 	// A plugin file omni did not write is never overwritten.
 	foreign := filepath.Join(home, ".config", "opencode", "plugins", "omni.js")
-	writeFile(t, foreign, "export const Mine = 1\n")
+	hostsetuptest.WriteFile(t, foreign, "export const Mine = 1\n")
 	if code, _, errs := initRun(t, "init", "--opencode", "--hook-only", "--bin", "/opt/omni/bin/omni"); code != 1 || !strings.Contains(errs, "not written by omni") {
 		t.Fatalf("foreign plugin: %d %s", code, errs)
 	}
-	if readFile(t, foreign) != "export const Mine = 1\n" {
+	if hostsetuptest.ReadFile(t, foreign) != "export const Mine = 1\n" {
 		t.Fatal("foreign plugin overwritten")
 	}
 }

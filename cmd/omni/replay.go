@@ -11,6 +11,7 @@ import (
 
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/internal/daemon"
+	"github.com/omnictx/omni/internal/doctor"
 )
 
 func newReplayCmd(s streams) *cobra.Command {
@@ -65,11 +66,11 @@ read.`,
 					}
 				}
 				if sm.RecordedLost > 0 && !asJSON {
-					fmt.Fprintf(s.Out, "%s recorded as lost (a damaged store file): decisions recorded after them were made with what they held\n", batches(sm.RecordedLost))
+					fmt.Fprintf(s.Out, "%s recorded as lost (a damaged store file): decisions recorded after them were made with what they held\n", doctor.Batches(sm.RecordedLost))
 				}
 				if sm.MissingCount > 0 && !asJSON {
 					fmt.Fprintf(s.Out, "missing %s inside the log (seq %s): the store could not give them back (a damaged file); decisions after them may differ; see 'omni doctor' and 'omni gc --repair'\n",
-						batches(sm.MissingCount), seqList(sm.Missing, sm.MissingCount))
+						doctor.Batches(sm.MissingCount), doctor.SeqList(sm.Missing, sm.MissingCount))
 				}
 				if sm.Identical != sm.Compared || sm.MissingCount > 0 {
 					return failErr(errProblems, "")
@@ -100,35 +101,4 @@ read.`,
 	cmd.Flags().BoolVar(&verify, "verify", false, "replay every invocation and print a summary")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return cmd
-}
-
-// seqList renders sequences compactly ("5, 7..9"), with "…" when only some
-// of total are listed.
-func seqList(seqs []events.Seq, total int) string {
-	var parts []string
-	for i := 0; i < len(seqs); {
-		j := i
-		for j+1 < len(seqs) && seqs[j+1] == seqs[j]+1 {
-			j++
-		}
-		if j > i {
-			parts = append(parts, fmt.Sprintf("%d..%d", seqs[i], seqs[j]))
-		} else {
-			parts = append(parts, fmt.Sprint(seqs[i]))
-		}
-		i = j + 1
-	}
-	out := strings.Join(parts, ", ")
-	if total > len(seqs) {
-		out += ", …"
-	}
-	return out
-}
-
-// batches renders a count of batches: "1 batch", "3 batches".
-func batches(n int) string {
-	if n == 1 {
-		return "1 batch"
-	}
-	return fmt.Sprintf("%d batches", n)
 }

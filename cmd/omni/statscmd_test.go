@@ -3,10 +3,10 @@ package main
 import (
 	"bytes"
 	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/omnictx/omni/internal/testfixture"
 )
 
 // update rewrites the golden files under testdata/ (go test ./cmd/omni -update).
@@ -15,23 +15,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // checkGolden compares got with testdata/<name>, or rewrites it with -update.
 func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./cmd/omni -run %s -update to create it)", err, t.Name())
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (rerun with -update to accept):\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
+	testfixture.CheckGolden(t, name, got, *update)
 }
 
 // Every command of this issue documents its flags, exit codes and an

@@ -11,59 +11,19 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/omnictx/omni/internal/hostsetup/hostsetuptest"
 )
 
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
+// jsoncValue decodes a settings file (hostsetuptest.Object).
 func jsoncValue(t *testing.T, src string) map[string]any {
 	t.Helper()
-	v, err := DecodeJSONC([]byte(src))
-	if err != nil {
-		t.Fatalf("not JSON: %v\n%s", err, src)
-	}
-	return v.(map[string]any)
+	return hostsetuptest.Object(t, src, DecodeJSONC)
 }
 
 // omniHandlersOf returns event -> the omni handlers registered for it.
 func omniHandlersOf(doc map[string]any) map[string][]map[string]any {
-	out := map[string][]map[string]any{}
-	hooks, _ := doc["hooks"].(map[string]any)
-	for ev, groups := range hooks {
-		gs, _ := groups.([]any)
-		for _, g := range gs {
-			gm, _ := g.(map[string]any)
-			hs, _ := gm["hooks"].([]any)
-			for _, h := range hs {
-				hm, _ := h.(map[string]any)
-				cmd, _ := hm["command"].(string)
-				if IsOmniCommand(cmd, "", "hook", "pretool") {
-					c := map[string]any{"matcher": gm["matcher"]}
-					for k, v := range hm {
-						c[k] = v
-					}
-					out[ev] = append(out[ev], c)
-				}
-			}
-		}
-	}
-	return out
+	return hostsetuptest.HandlersOf(doc, func(cmd string) bool { return IsOmniCommand(cmd, "", "hook", "pretool") })
 }
 
 // Insert then remove is the identity on many layouts.
@@ -190,8 +150,8 @@ func TestOpenCodePluginStub(t *testing.T) {
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "bin")
 	os.MkdirAll(bin, 0o755)
-	writeFile(t, filepath.Join(dir, "omni.mjs"), string(pluginFor("omni")))
-	writeFile(t, filepath.Join(dir, "driver.mjs"), pluginDriver)
+	hostsetuptest.WriteFile(t, filepath.Join(dir, "omni.mjs"), string(pluginFor("omni")))
+	hostsetuptest.WriteFile(t, filepath.Join(dir, "driver.mjs"), pluginDriver)
 	stub := `#!/bin/sh
 [ "$1" = hook ] || exit 3
 cat > "$STUB_DIR/payload.$$.json"
@@ -205,7 +165,7 @@ object) printf '{"output":{"a":1}}\n' ;;
 slow) exec sleep 5 ;;
 esac
 `
-	writeFile(t, filepath.Join(bin, "omni"), stub)
+	hostsetuptest.WriteFile(t, filepath.Join(bin, "omni"), stub)
 	os.Chmod(filepath.Join(bin, "omni"), 0o755)
 	path := bin + string(os.PathListSeparator) + os.Getenv("PATH")
 	input := map[string]any{"tool": "bash", "sessionID": "ses_1", "callID": "call_9", "args": map[string]any{"command": "go test ./..."}}
@@ -219,7 +179,7 @@ esac
 		t.Fatalf("other keys changed: %v", r.Output)
 	}
 	var p map[string]any
-	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(dir, "last.json"))), &p); err != nil {
+	if err := json.Unmarshal([]byte(hostsetuptest.ReadFile(t, filepath.Join(dir, "last.json"))), &p); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]any{"host": "opencode", "hook_event_name": "PostToolUse", "session_id": "ses_1", "tool_use_id": "call_9",
@@ -255,7 +215,7 @@ esac
 	// A compaction event reaches omni as PostCompact for that session.
 	os.Remove(filepath.Join(dir, "last.json"))
 	runPlugin(t, dir, path, []string{"STUB_DIR=" + dir, "STUB_MODE=empty", `DRIVER_EVENT={"type":"session.compacted","properties":{"sessionID":"ses_1"}}`}, edit, output)
-	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(dir, "last.json"))), &p); err != nil {
+	if err := json.Unmarshal([]byte(hostsetuptest.ReadFile(t, filepath.Join(dir, "last.json"))), &p); err != nil {
 		t.Fatal(err)
 	}
 	if p["hook_event_name"] != "PostCompact" || p["session_id"] != "ses_1" || p["host"] != "opencode" {
@@ -332,8 +292,8 @@ func TestOpenCodePluginWithOmni(t *testing.T) {
 	omni := hostOmniBinary(t)
 	home := t.TempDir()
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "omni.mjs"), string(pluginFor(omni)))
-	writeFile(t, filepath.Join(dir, "driver.mjs"), pluginDriver)
+	hostsetuptest.WriteFile(t, filepath.Join(dir, "omni.mjs"), string(pluginFor(omni)))
+	hostsetuptest.WriteFile(t, filepath.Join(dir, "driver.mjs"), pluginDriver)
 	var long strings.Builder
 	for i := 0; i < 50; i++ {
 		fmt.Fprintf(&long, "/home/u/proj/pkg/file_%03d.txt: the quick brown fox jumps over the lazy dog\n", i)

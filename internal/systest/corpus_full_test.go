@@ -67,16 +67,12 @@ type fullOracle struct {
 	novelSamples                                                                    []string
 	resolved                                                                        map[string]bool
 
-	readerSet  map[string]map[string]struct{}
-	projectSet map[string]map[string]struct{}
-	readersOf  map[string][]string
-	epoch      map[string]int
+	shownSets
 }
 
 func newFullOracle(retrieve func(string) (string, error)) *fullOracle {
 	return &fullOracle{retrieve: retrieve, checked: map[string]int{}, violations: map[string]int{}, byKind: map[string]int{},
-		resolved: map[string]bool{}, readerSet: map[string]map[string]struct{}{}, projectSet: map[string]map[string]struct{}{},
-		readersOf: map[string][]string{}, epoch: map[string]int{}}
+		resolved: map[string]bool{}, shownSets: newShownSets()}
 }
 
 func (s *fullOracle) fail(o *bench.OutLine, prop, format string, args ...any) {
@@ -165,24 +161,7 @@ func (s *fullOracle) resolve(o *bench.OutLine, prop, h string) (string, bool) {
 // read.
 func (st *fullOracle) check(o *bench.OutLine) {
 	st.calls++
-	if o.Epoch > st.epoch[o.Session] {
-		st.epoch[o.Session] = o.Epoch
-		for _, rk := range st.readersOf[o.Session] {
-			delete(st.readerSet, rk)
-		}
-	}
-	rk := o.Session + "\x00" + o.Agent
-	rset := st.readerSet[rk]
-	if rset == nil {
-		rset = map[string]struct{}{}
-		st.readerSet[rk] = rset
-		st.readersOf[o.Session] = append(st.readersOf[o.Session], rk)
-	}
-	pset := st.projectSet[o.Project]
-	if pset == nil {
-		pset = map[string]struct{}{}
-		st.projectSet[o.Project] = pset
-	}
+	rset, pset := st.setsFor(o)
 	raw, del := o.Raw, o.Delivered
 	delLines := splitLinesKeep(del)
 
@@ -271,22 +250,7 @@ func (st *fullOracle) check(o *bench.OutLine) {
 			if strings.HasPrefix(id, "[OMNI: ") && !strings.Contains(raw, id) {
 				st.claimsOnOmniLines++
 			}
-			switch scope {
-			case claimSession:
-				st.checked["b:already-shown-to-reader"]++
-				if _, seen := rset[id]; !seen {
-					st.fail(o, "b:already-shown-to-reader", "%s marker %s: line never delivered to this reader since its last compaction: %s", kind, h, quoteShort(bl))
-				}
-			case claimProject:
-				st.checked["b':shown-in-project"]++
-				if _, seen := pset[id]; !seen {
-					st.fail(o, "b':shown-in-project", "%s marker %s: line never delivered in project %s: %s", kind, h, o.Project, quoteShort(bl))
-				}
-				st.checked["b'':not-shown-to-reader"]++
-				if _, seen := rset[id]; seen {
-					st.fail(o, "b'':not-shown-to-reader", "%s marker %s says \"not shown here\" but this reader holds: %s", kind, h, quoteShort(bl))
-				}
-			}
+			checkClaim(o, rset, pset, scope, kind, h, bl, id, claimProps{"b:already-shown-to-reader", "b':shown-in-project", "b'':not-shown-to-reader"}, st.checked, st.fail)
 		}
 	}
 	if hi != len(o.Handles) {
@@ -496,14 +460,7 @@ func (st *fullOracle) check(o *bench.OutLine) {
 	// the ledger records them as delivered too); ledger markers and
 	// fillers are not lines of any output. Output over the host's cap was
 	// not shown to the model.
-	if o.Reason != "host-cap" {
-		for _, l := range survivors {
-			if id := lineIdentity(l); id != "" && id != pipeline.Filler {
-				rset[id] = struct{}{}
-				pset[id] = struct{}{}
-			}
-		}
-	}
+	record(o, rset, pset, survivors, pipeline.Filler)
 }
 
 func fullAtoiSub(s string, loc []int, g int) int {

@@ -22,6 +22,7 @@ import (
 	"github.com/omnictx/omni/hooks"
 	"github.com/omnictx/omni/internal/bench"
 	"github.com/omnictx/omni/internal/daemon"
+	"github.com/omnictx/omni/internal/linediff"
 	"github.com/omnictx/omni/pipeline"
 )
 
@@ -97,21 +98,9 @@ func parseOmniMarker(text string) (scope markerScope, kind string, n int, ok boo
 }
 
 // splitLinesKeep splits s after every '\n', keeping the endings; the pieces
-// concatenate to s. Written here rather than taken from pipeline so the
+// concatenate to s. It is internal/linediff's, not pipeline's, so the
 // oracle does not share the code it checks.
-func splitLinesKeep(s string) []string {
-	var out []string
-	for s != "" {
-		i := strings.IndexByte(s, '\n')
-		if i < 0 {
-			out = append(out, s)
-			break
-		}
-		out = append(out, s[:i+1])
-		s = s[i+1:]
-	}
-	return out
-}
+func splitLinesKeep(s string) []string { return linediff.SplitKeepEnds(s) }
 
 // lineEnding is a line's ending: "\r\n", "\n" or "".
 func lineEnding(l string) string {
@@ -154,16 +143,12 @@ type corpusOracle struct {
 	first                                         []string
 	byKind                                        map[string]int
 
-	readerSet  map[string]map[string]struct{}
-	projectSet map[string]map[string]struct{}
-	readersOf  map[string][]string
-	epoch      map[string]int
+	shownSets
 }
 
 func newCorpusOracle(retrieve func(string) (string, error)) *corpusOracle {
 	return &corpusOracle{retrieve: retrieve, checked: map[string]int{}, violations: map[string]int{}, byKind: map[string]int{},
-		readerSet: map[string]map[string]struct{}{}, projectSet: map[string]map[string]struct{}{},
-		readersOf: map[string][]string{}, epoch: map[string]int{}}
+		shownSets: newShownSets()}
 }
 
 func (s *corpusOracle) fail(o *bench.OutLine, prop, format string, args ...any) {
@@ -178,24 +163,7 @@ func (s *corpusOracle) fail(o *bench.OutLine, prop, format string, args ...any) 
 // read.
 func (st *corpusOracle) check(o *bench.OutLine) {
 	st.calls++
-	if o.Epoch > st.epoch[o.Session] {
-		st.epoch[o.Session] = o.Epoch
-		for _, rk := range st.readersOf[o.Session] {
-			delete(st.readerSet, rk)
-		}
-	}
-	rk := o.Session + "\x00" + o.Agent
-	rset := st.readerSet[rk]
-	if rset == nil {
-		rset = map[string]struct{}{}
-		st.readerSet[rk] = rset
-		st.readersOf[o.Session] = append(st.readersOf[o.Session], rk)
-	}
-	pset := st.projectSet[o.Project]
-	if pset == nil {
-		pset = map[string]struct{}{}
-		st.projectSet[o.Project] = pset
-	}
+	rset, pset := st.setsFor(o)
 	raw, del := o.Raw, o.Delivered
 
 	// g: no call grows.
@@ -302,22 +270,7 @@ func (st *corpusOracle) check(o *bench.OutLine) {
 			if id == "" {
 				continue
 			}
-			switch scope {
-			case claimSession:
-				st.checked["b:already-shown-to-reader"]++
-				if _, seen := rset[id]; !seen {
-					st.fail(o, "b:already-shown-to-reader", "%s marker %s: line never delivered to this reader since its last compaction: %s", kind, h, quoteShort(bl))
-				}
-			case claimProject:
-				st.checked["c:shown-in-project"]++
-				if _, seen := pset[id]; !seen {
-					st.fail(o, "c:shown-in-project", "%s marker %s: line never delivered in project %s: %s", kind, h, o.Project, quoteShort(bl))
-				}
-				st.checked["c':not-shown-to-reader"]++
-				if _, seen := rset[id]; seen {
-					st.fail(o, "c':not-shown-to-reader", "%s marker %s says \"not shown here\" but this reader holds: %s", kind, h, quoteShort(bl))
-				}
-			}
+			checkClaim(o, rset, pset, scope, kind, h, bl, id, claimProps{"b:already-shown-to-reader", "c:shown-in-project", "c':not-shown-to-reader"}, st.checked, st.fail)
 		}
 	}
 	if ok {
@@ -354,14 +307,7 @@ func (st *corpusOracle) check(o *bench.OutLine) {
 
 	// Record what this reader read: the surviving lines (output over the
 	// host's cap was not shown to the model, and is not recorded).
-	if o.Reason != "host-cap" {
-		for _, l := range survivors {
-			if id := lineIdentity(l); id != "" {
-				rset[id] = struct{}{}
-				pset[id] = struct{}{}
-			}
-		}
-	}
+	record(o, rset, pset, survivors, "")
 }
 
 // TestCorpusOracle checks every call of a ledger-only bench of the whole
