@@ -5,8 +5,8 @@ import (
 	"strings"
 )
 
-// Git distillers (issue 3 §1): status, diff, log, push/pull/fetch and the
-// like, as the reference tool's git family. Enumerating forms
+// Git distillers (issue 3 §1): status, diff and show, log, and push, pull,
+// fetch and clone. Enumerating forms
 // (--stat, --name-only, --oneline, blame, branch, ...) never reach them:
 // isEnumeration passes those whole.
 
