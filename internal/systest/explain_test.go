@@ -2,7 +2,6 @@ package systest
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"strconv"
@@ -15,21 +14,13 @@ import (
 	"github.com/omnictx/omni/internal/daemon"
 	"github.com/omnictx/omni/internal/statsreport"
 	"github.com/omnictx/omni/internal/testbin"
+	"github.com/omnictx/omni/internal/testfixture"
 )
 
-// explainVia calls the "explain" method.
+// explainVia calls the "explain" method (testfixture.Explain).
 func explainVia(t *testing.T, svc *daemon.Service, target string) hooks.Explanation {
 	t.Helper()
-	req, _ := json.Marshal(daemon.ExplainRequest{Target: target})
-	b, err := svc.Handle(context.Background(), "explain", req)
-	if err != nil {
-		t.Fatalf("explain %s: %v", target, err)
-	}
-	var x hooks.Explanation
-	if err := json.Unmarshal(b, &x); err != nil {
-		t.Fatal(err)
-	}
-	return x
+	return testfixture.Explain(t, svc, target)
 }
 
 // trimmedLines returns the set of whitespace-trimmed non-blank lines of s.

@@ -274,3 +274,19 @@ func CheckShown(t testing.TB, page string, report []byte) int {
 	}
 	return n
 }
+
+// Explain calls the service's "explain" method for target (a sequence or a
+// handle) and returns its answer; any error fails the test.
+func Explain(t testing.TB, svc *daemon.Service, target string) hooks.Explanation {
+	t.Helper()
+	req, _ := json.Marshal(daemon.ExplainRequest{Target: target})
+	b, err := svc.Handle(context.Background(), "explain", req)
+	if err != nil {
+		t.Fatalf("explain %s: %v", target, err)
+	}
+	var x hooks.Explanation
+	if err := json.Unmarshal(b, &x); err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
