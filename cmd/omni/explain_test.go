@@ -7,21 +7,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/omnictx/omni/hooks"
 	"github.com/omnictx/omni/internal/daemon"
 	"github.com/omnictx/omni/internal/testfixture"
 )
 
-// explainVia calls the "explain" method (testfixture.Explain).
-func explainVia(t *testing.T, svc *daemon.Service, target string) hooks.Explanation {
-	t.Helper()
-	return testfixture.Explain(t, svc, target)
-}
-
 func TestExplainFixture(t *testing.T) {
 	svc := testfixture.Service(t)
 	// seq 2 is the second `cat big.txt` of s1: a whole fold of seq 1.
-	x := explainVia(t, svc, "2")
+	x := testfixture.Explain(t, svc, "2")
 	if len(x.Folds) != 1 {
 		t.Fatalf("%+v", x)
 	}

@@ -10,18 +10,11 @@ import (
 	"time"
 
 	"github.com/omnictx/omni/events"
-	"github.com/omnictx/omni/hooks"
 	"github.com/omnictx/omni/internal/daemon"
 	"github.com/omnictx/omni/internal/statsreport"
 	"github.com/omnictx/omni/internal/testbin"
 	"github.com/omnictx/omni/internal/testfixture"
 )
-
-// explainVia calls the "explain" method (testfixture.Explain).
-func explainVia(t *testing.T, svc *daemon.Service, target string) hooks.Explanation {
-	t.Helper()
-	return testfixture.Explain(t, svc, target)
-}
 
 // trimmedLines returns the set of whitespace-trimmed non-blank lines of s.
 func trimmedLines(s string) map[string]bool {
@@ -91,7 +84,7 @@ func TestExplainCorpusFolds(t *testing.T) {
 	}
 	for _, i := range picks {
 		r := rows[i]
-		x := explainVia(t, svc, strconv.FormatUint(uint64(seqs[i]), 10))
+		x := testfixture.Explain(t, svc, strconv.FormatUint(uint64(seqs[i]), 10))
 		if len(x.Folds) != len(r.Handles) {
 			t.Errorf("row %d (seq %d): %d folds explained, %d handles", i, seqs[i], len(x.Folds), len(r.Handles))
 			continue
