@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-// Claude Code 2.1.328 (HOSTS.md §1.13): the native binary of the platform
+// Claude Code 2.1.328 (its measured behaviour is in docs/HOSTS.md): the native binary of the platform
 // package, in print mode, against a mock of the Anthropic Messages API
 // (SSE). What the model read is the tool_result blocks of later requests.
 const (

@@ -12,7 +12,7 @@ import (
 	"testing"
 )
 
-// Codex CLI 0.169.0 (HOSTS.md §2.1): the native binary of the platform
+// Codex CLI 0.169.0 (its measured behaviour is in docs/HOSTS.md): the native binary of the platform
 // package, `codex exec`, against a mock of the Responses API (SSE) through
 // a custom provider. Codex has no file-read tool: the script's reads are
 // shell reads. What the model read is the function_call_output items of

@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-// Gemini CLI 0.61.0 (HOSTS.md §3.1): the npm package's bundle run by node,
+// Gemini CLI 0.61.0 (its measured behaviour is in docs/HOSTS.md): the npm package's bundle run by node,
 // `gemini -p`, against a mock of the Gemini API's streamGenerateContent
 // (SSE). What the model read is the functionResponse parts of later
 // requests. Gemini names calls itself, so results are matched to steps by

@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-// OpenCode 1.18.33 (HOSTS.md §4.1): the binary of the platform package,
+// OpenCode 1.18.33 (its measured behaviour is in docs/HOSTS.md): the binary of the platform package,
 // `opencode run`, against a mock Chat Completions API (SSE) reached through
 // an OpenAI-compatible provider. omni's plugin shim (written by `omni init
 // --opencode`) rewrites tool results; what the model read is the role

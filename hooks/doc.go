@@ -2,7 +2,8 @@
 // decisions, events and replies. It owns the Engine: the in-memory
 // projections (ledger, stats, session) kept current by folding every batch
 // it appends, and the one pipeline call site behind every door (hook, exec,
-// pipe, bench), so the doors cannot drift apart (REFERENCE.md §14 item 5).
+// pipe, bench), so the doors cannot drift apart (the reference tool had two
+// copies of its stages, and fixes landed in one only).
 //
 // An invocation is decided under the Engine's lock against the state of all
 // earlier batches, then appended as one batch (Invoked, Archived..., Folded...,
@@ -10,7 +11,7 @@
 // `omni replay` can rebuild the state before any batch and rerun its
 // decision byte for byte.
 //
-// Claude Code is the main host (HOSTS.md §1): PostToolUse for Bash, Read,
+// Claude Code is the main host (docs/HOSTS.md): PostToolUse for Bash, Read,
 // Grep, Glob and WebFetch is rewritten by echoing tool_response with only the
 // text changed (hosts.go answers Codex, Gemini CLI and OpenCode in theirs);
 // PostToolUseFailure is recorded and never answered; compaction events

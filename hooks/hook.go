@@ -24,7 +24,7 @@ import (
 // the host cuts stdout at exactly this many characters, adds
 // persistedOutputPath to the hook payload, persists the output to a file
 // and shows the model a ~2 KB preview (measured on Claude Code 2.1.328,
-// ../shared/design/HOSTS.md §1.13; REFERENCE.md §2.3 rule 5,
+// docs/HOSTS.md; the reference tool declines at the same 30,000,
 // fajarhide/omni#212). omni leaves such output alone and records none of it
 // as delivered, since the model saw only the preview. A rewrite of this many
 // characters or more is persisted again, so omni never replies with one.
@@ -35,8 +35,8 @@ const HostOutputCap = 30000
 // and show as a preview: it is delivered unchanged (and recorded).
 const ReasonHostCapReply = "host-cap:reply"
 
-// MaxInput is the largest hook stdin omni reads, in bytes (REFERENCE.md
-// §10, MAX_INPUT = 16 MiB). Larger input passes through untouched.
+// MaxInput is the largest hook stdin omni reads, in bytes: 16 MiB, the
+// reference tool's MAX_INPUT. Larger input passes through untouched.
 const MaxInput = 16 << 20
 
 // HostClaudeCode names the Claude Code hook protocol in Invoked events.
@@ -153,7 +153,7 @@ const persistedFromKey = "omniPersistedFrom"
 // inlinePersisted rewrites a Claude Code Bash PostToolUse payload whose
 // output the host persisted (over HostOutputCap: tool_response.stdout is cut
 // at 30,000 characters and persistedOutputPath names the whole output,
-// HOSTS.md §1.13): stdout becomes the file's content, the two persisted keys
+// measured, docs/HOSTS.md): stdout becomes the file's content, the two persisted keys
 // go, and persistedFromKey records the path. The pipeline then sees the
 // whole output; the reply is inline only when what it delivers is under the
 // cap (hookAt). Any other payload, an unreadable file, or one over MaxInput
@@ -309,12 +309,14 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 		default:
 			// startup, resume and fork keep what the context holds: a resumed
 			// session keeps its transcript (and its ledger); a fork gets a new
-			// session id, so its reader starts empty (HOSTS.md §1.10).
+			// session id, so its reader starts empty.
 			r, err = simple(events.KindReaderStarted, func(ev *events.Event) { ev.ReaderStarted = &events.ReaderStarted{Source: p.Source} })
 		}
 		if err == nil && host == HostClaudeCode {
 			// The pinned goal, hot files and last active error of the
-			// project (issue 6 §5); never a savings claim (REFERENCE.md §14.13).
+			// project (issue 6 §5); never a savings claim (the reference tool's
+			// additionalContext banner reported savings of rewrites the host
+			// had rejected).
 			if c := e.sessionContext(project); c != "" {
 				r.Reply, _ = marshal(map[string]any{"hookSpecificOutput": map[string]any{
 					"hookEventName": "SessionStart", "additionalContext": c}})
@@ -439,9 +441,10 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 }
 
 // noFoldReason returns why a text must pass unchanged ("" if it may fold):
-// omni's own recovery commands (REFERENCE.md §2.3 rule 2), the explicit
-// opt-out (rule 3), and text the JSON decoder could not carry exactly (lone
-// surrogate escapes decode to U+FFFD).
+// omni's own recovery commands (omni retrieve, omni diff: their output is
+// the answer), the explicit opt-out (an OMNI_PASSTHROUGH= assignment before
+// the command, or envPassthrough), and text the JSON decoder could not carry
+// exactly (lone surrogate escapes decode to U+FFFD).
 func noFoldReason(cmd string, envPassthrough bool, text string, raw json.RawMessage) string {
 	if envPassthrough {
 		return "passthrough"

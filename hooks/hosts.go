@@ -1,6 +1,7 @@
 package hooks
 
-// Hosts other than Claude Code (HOSTS.md §2–§4, §10). One binary answers
+// Hosts other than Claude Code: Codex CLI, Gemini CLI and OpenCode, as
+// measured on their pinned releases (docs/HOSTS.md). One binary answers
 // every host: the payload says which host sent it, the host's own failure
 // signal sends the text down the failure path, and each host gets its reply
 // in the one shape it applies. Everything else (ledger, pipeline, events) is
@@ -91,7 +92,7 @@ func normalizeEvent(host, ev string) string {
 		}
 		// PreCompress is not mapped: Gemini CLI 0.61.0 fires it before every
 		// model request, compression or not, so it says nothing about what
-		// the model still holds (HOSTS.md §3.1).
+		// the model still holds (measured, docs/HOSTS.md).
 	}
 	return ev
 }
@@ -121,8 +122,8 @@ func (e *Engine) hostDelivery(host string, d delivery, p ccPayload, in HookInput
 // passes whole. The only replacement Codex applies is
 // {"decision":"block","reason":TEXT}: TEXT becomes the whole tool result
 // the model reads, replacing Codex's own "Process exited with code N"
-// header, so the reply writes that header itself. Caveats (HOSTS.md §2):
-// the TUI marks the hook "Blocked" and still shows the raw output; nested
+// header, so the reply writes that header itself (measured, docs/HOSTS.md).
+// Caveats (reported by Codex users, not measured here): the TUI marks the hook "Blocked" and still shows the raw output; nested
 // code-mode calls ignore it.
 func codexDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(string) ([]byte, error), bool) {
 	if p.ToolName != "Bash" {
@@ -342,7 +343,7 @@ func geminiDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(strin
 // GeminiOutputCap is the longest tool result, in characters, Gemini CLI
 // hands the model whole: above it, 0.61.0 keeps the first 8,000 and the
 // last 32,000 characters and saves the rest to a file, after the AfterTool
-// hook has seen the whole text (measured, HOSTS.md §3.1).
+// hook has seen the whole text (measured, docs/HOSTS.md).
 const GeminiOutputCap = 40000
 
 // geminiReply renders {"decision":"deny","reason":t}: Gemini CLI 0.61.0
@@ -424,7 +425,7 @@ func openCodeDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(str
 // "<path>P</path>\n<type>file</type>\n<content>\n" (head), lines numbered
 // "N: " (the numbers in num, the text in lines), then the rest (tail:
 // "\n(End of file - total N lines)\n</content>" or a "use offset"
-// note). Measured, HOSTS.md §4.1.
+// note). Measured, docs/HOSTS.md.
 type openCodeRead struct {
 	head, tail string
 	num        []int
@@ -547,9 +548,9 @@ var rewritePrograms = map[string]bool{
 
 // PreToolRewrite answers a Claude Code PreToolUse payload for Bash with a
 // command wrapped in `OMNI exec --session S [--agent A] -- 'CMD'`, or nil
-// when the command is left alone. It is an opt-in (HOSTS.md §1.9): the host
-// replaces the whole input, so every original tool_input key is echoed; no
-// permissionDecision is sent, so the user's permission rules still decide
+// when the command is left alone. It is an opt-in: the host replaces the
+// whole input with updatedInput (measured, docs/HOSTS.md), so every
+// original tool_input key is echoed; no permissionDecision is sent, so the user's permission rules still decide
 // (they see the rewritten command). Only a plain command of a known
 // program is wrapped: nothing with a pipe, redirection, list, background,
 // substitution, newline, leading assignment or cd; never omni itself; never

@@ -16,8 +16,8 @@ import (
 	"github.com/omnictx/omni/events/memlog"
 )
 
-// The payloads of HOSTS.md §1.6 (Claude Code), §2 (Codex) and §3 (Gemini),
-// key for key; tests swap only the text value for one long enough to fold.
+// Payloads as Claude Code, Codex CLI and Gemini CLI send them (the hosts'
+// documented examples), key for key; tests swap only the text value for one long enough to fold.
 const (
 	hostsClaudeBash = `{
   "session_id": "3f1c9c8e-2b7a-4f0e-9d51-0c6c1f1f2a10",
@@ -56,7 +56,8 @@ const (
   "is_interrupt": false,
   "duration_ms": 4210
 }`
-	// Grep, Glob and WebFetch carry the required keys of sdk-tools.d.ts (§1.5).
+	// Grep, Glob and WebFetch carry the keys Claude Code's SDK types
+	// (sdk-tools.d.ts) mark required.
 	hostsClaudeGrep = `{"session_id": "s-grep", "cwd": "/home/u/proj", "hook_event_name": "PostToolUse",
   "tool_name": "Grep", "tool_input": {"pattern": "func ", "path": "/home/u/proj", "output_mode": "content", "-n": true},
   "tool_response": {"mode": "content", "numFiles": 3, "filenames": ["a.go", "b.go", "c.go"], "content": "a.go:1:func A()", "numLines": 1, "appliedLimit": 250},
@@ -347,7 +348,7 @@ func checkCodex(reply []byte, _ map[string]any) error {
 }
 
 // checkGemini: {"decision":"deny","reason":string}, the one replacement
-// Gemini CLI 0.61.0 applies without a tail call (HOSTS.md §3.1).
+// Gemini CLI 0.61.0 applies without a tail call (measured, docs/HOSTS.md).
 func checkGemini(reply []byte, _ map[string]any) error {
 	m, err := decodeObj(reply)
 	if err != nil {
@@ -929,8 +930,8 @@ func TestCodexReplayRecordedExit(t *testing.T) {
 
 // A Bash output the host persisted (over its cap) is read back whole from
 // persistedOutputPath and run through the pipeline; when the result is under
-// the cap the reply is inline, without the persisted keys (HOSTS.md §1.13,
-// issue 15 item 4). An output that stays over the cap is left alone and
+// the cap the reply is inline, without the persisted keys (Claude Code
+// shows such a reply inline, measured, docs/HOSTS.md; issue 15 item 4). An output that stays over the cap is left alone and
 // nothing of it counts as shown; a replay decides the same.
 func TestClaudePersistedOutputInlined(t *testing.T) {
 	var b strings.Builder

@@ -105,7 +105,8 @@ var untouchedReplyTools = map[string]bool{
 // redactedEcho renders the Claude Code reply for a tool omni otherwise
 // leaves alone (WebSearch, BashOutput, Task/Agent, MCP tools, …) whose
 // result held credentials: tool_response echoed with only its redacted
-// strings changed, so its shape is the tool's own (HOSTS.md §1.7).
+// strings changed, so its shape is the tool's own (Claude Code drops a reply
+// of another shape, docs/HOSTS.md).
 func redactedEcho(resp json.RawMessage) []byte {
 	if len(resp) == 0 {
 		return nil

@@ -26,7 +26,8 @@ func withParam(m map[string]string, k, v string) map[string]string {
 // toolDelivery extracts the text of a Claude Code PostToolUse payload for
 // the tools omni rewrites (Bash, Read, Grep, Glob, WebFetch) and returns the
 // reply renderer. Each renderer echoes the tool's own tool_response with
-// only its text values changed (HOSTS.md §1.7). ok is false for tools and
+// only its text values changed: Claude Code drops a reply that is not in
+// the tool's own output shape (measured, docs/HOSTS.md). ok is false for tools and
 // shapes left alone (the subagent tool Agent, formerly Task, among them).
 func (e *Engine) toolDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(string) ([]byte, error), bool) {
 	switch p.ToolName {
@@ -43,7 +44,8 @@ func (e *Engine) toolDelivery(d delivery, p ccPayload, in HookInput) (delivery, 
 	case "Bash":
 		var resp map[string]json.RawMessage
 		if err := json.Unmarshal(p.ToolResponse, &resp); err != nil {
-			// A bare-string tool_response is an older failure shape (HOSTS.md §1.4).
+			// A bare-string tool_response is an older failure shape (a failed
+			// Bash on PostToolUse, docs/HOSTS.md).
 			var s string
 			if json.Unmarshal(p.ToolResponse, &s) == nil {
 				d.req = pipeline.Request{Text: s, Failed: true}

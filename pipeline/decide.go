@@ -10,28 +10,31 @@ import (
 // changing one changes what folds, so tests pin them.
 const (
 	// minLedgerInput: output under 264 bytes never folds: a 64-byte marker
-	// plus the 150-byte session gain leave no run worth a handle
-	// (REFERENCE.md §5.5 row 2, MIN_LEDGER_INPUT).
+	// plus the 150-byte session gain leave no run worth a handle (the
+	// reference tool's MIN_LEDGER_INPUT, derived the same way).
 	minLedgerInput = 264
 	// minWholeOutputFold: output under 1024 bytes whose already-seen bytes
-	// are at least 80% of it folds nothing (REFERENCE.md §5.5 row 4: 4 of 4
-	// sub-1 KB whole-output folds were retrieved within 3-9 s).
+	// are at least 80% of it folds nothing: a fold covering nearly all of a
+	// small output leaves the reader nothing beside the marker (on the
+	// reference tool's maintainer's machine, 4 of 4 sub-1 KB whole-output
+	// folds were retrieved within 3-9 s, against a 0.85% base retrieve rate).
 	minWholeOutputFold = 1024
 	// coverageNum/coverageDen: the 80% of minWholeOutputFold
-	// (seen*5 >= payload*4, REFERENCE.md §5.5 row 4).
+	// (seen*5 >= payload*4).
 	coverageNum, coverageDen = 4, 5
 	// MinSessionGain: a session run folds only if its bytes are at least the
-	// rendered marker's bytes plus 150 (REFERENCE.md §5.5 row 5,
-	// MIN_LEDGER_RUN_GAIN).
+	// rendered marker's bytes plus 150 (the reference tool's
+	// MIN_LEDGER_RUN_GAIN), so a fold always saves at least 150 bytes net.
 	MinSessionGain = 150
 	// ProjectGainMult: the project bar is 3x the session gain, 450 bytes,
-	// because the reader has no choice about paying a retrieval
-	// (REFERENCE.md §5.5 row 5, PROJECT_FLOOR_MULT).
+	// because the reader has no choice about paying a retrieval (the
+	// reference tool's PROJECT_FLOOR_MULT).
 	ProjectGainMult = 3
 	// maxBlockBytes: no archived block is larger than 64 KiB; a longer run
 	// is cut at line boundaries into blocks of at most this size, and a
-	// single longer line never folds (REFERENCE.md §2.10, MAX_REWIND_BYTES:
-	// 83.1 MB -> 13.3 MB of archive over 30 days with 3,604 of 3,657 rows kept).
+	// single longer line never folds (the reference tool's MAX_REWIND_BYTES:
+	// capping archived blocks at 64 KB took its 30-day archive from 83.1 MB
+	// to 13.3 MB while still covering 3,604 of 3,657 rows).
 	maxBlockBytes = 65536
 )
 
@@ -63,7 +66,8 @@ type View interface {
 	// Lookup returns the scope and first source of a non-blank line key.
 	Lookup(key uint64) Seen
 	// Debts lists the handles the reader retrieved and is owed one whole
-	// delivery of (REFERENCE.md §5.7), in a fixed order.
+	// delivery of (one verbatim delivery per retrieve, not an exemption:
+	// the repeat after it folds again), in a fixed order.
 	Debts() []Debt
 	// Empty reports whether the reader holds no delivered lines at all (a
 	// fresh subagent or session, or the first delivery after a compaction).
@@ -159,7 +163,7 @@ type lineInfo struct {
 
 // Decide runs the guard and the ledger over one text for one reader. It is
 // pure: the same Request and View answers give byte-identical Decisions.
-// Rules (issue 2, REFERENCE.md §5): structured payloads never fold; output
+// Rules: structured payloads never fold; output
 // under 264 bytes (minLedgerInput) never folds; under 1024 bytes
 // (minWholeOutputFold) with 80% seen nothing folds; runs are maximal stretches of lines of one scope and one
 // first source, blank lines inside a run travel with it, failure lines
@@ -348,7 +352,7 @@ func planFolds(req Request, v View, lines []Line, info []lineInfo, legacy map[st
 }
 
 // dropProjectIfOnlyMarkers enforces "never the whole reply" on the output
-// as a whole (REFERENCE.md §5.3 [0.7.9+], issue 11 §1): when the folds
+// as a whole: when the folds
 // leave no non-blank line of the text and one of them is project scope, the
 // project folds are dropped, so their lines are delivered (and become shown
 // to this reader) beside the session markers. A reader handed only markers,
@@ -439,8 +443,10 @@ func planBlock(req Request, v View, lines []Line, a, b int, s Seen, legacy map[s
 	case s.Scope == ScopeProject:
 		// A project fold never replaces the whole output, and never reaches a
 		// reader that holds nothing yet: a fresh subagent or session would be
-		// handed markers for text it has never seen (REFERENCE.md §5.3
-		// [0.7.9+] and §14 item 10; fajarhide/omni#575, #581).
+		// handed markers for text it has never seen (the reference tool
+		// allowed both until its fixes for fajarhide/omni#575 and #581: a
+		// subagent's first command came back as one line claiming 40
+		// identical lines of an earlier session).
 		if whole || v.Empty() {
 			return Fold{}, false
 		}

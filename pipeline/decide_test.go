@@ -16,7 +16,8 @@ import (
 	"github.com/omnictx/omni/pipeline/internal/textline"
 )
 
-// One test per ledger rule of issue 2 §4 (REFERENCE.md §5, §7.2). Each test
+// One test per ledger rule (the floors, runs, bars, scopes and marker texts
+// Decide documents). Each test
 // is built so that breaking the rule it names turns it red; the comment on
 // each test names the code change that was tried.
 
@@ -124,8 +125,8 @@ func dtLines(tag string, k, n int) string {
 	return b.String()
 }
 
-// dtMarker renders a marker independently of renderMarker, from the texts
-// of issue 2 §4.
+// dtMarker renders a marker independently of renderMarker, from the marker
+// texts MarkerKind documents.
 func dtMarker(kind MarkerKind, n int, h, from string) string {
 	fc := ""
 	if from != "" {
@@ -629,8 +630,8 @@ func TestDecideBlockCut(t *testing.T) {
 	})
 }
 
-// TestRenderMarkerTexts pins every marker text of issue 2 §4 / REFERENCE.md
-// §7.2 byte for byte, with and without the from-clause.
+// TestRenderMarkerTexts pins every ledger marker text byte for byte, with
+// and without the from-clause.
 func TestRenderMarkerTexts(t *testing.T) {
 	const h = "0123456789abcdef"
 	cases := []struct {

@@ -11,8 +11,8 @@ import (
 	"github.com/omnictx/omni/pipeline/internal/textline"
 )
 
-// markerLineRE matches the first line of every ledger marker (REFERENCE.md
-// §7.2), without its ending.
+// markerLineRE matches the first line of every ledger marker (the texts
+// MarkerKind documents), without its ending.
 var markerLineRE = regexp.MustCompile(`^\[OMNI: (\d+ lines already shown( from [^\n]*)?|\d+ lines identical to an earlier run|identical to the \d+ lines already shown( from [^\n]*)?|\d+ lines not shown here( from [^\n]*)?), omni retrieve [0-9a-f]{16}\]$`)
 
 // checkDecision asserts every invariant of a Decision that holds whatever

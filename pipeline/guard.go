@@ -8,51 +8,52 @@ import (
 
 // Kind names a structured or byte-exact payload class found by Sniff; ""
 // (KindNone) means none. Any other value means: deliver the output verbatim
-// and keep it away from collapse, the distillers and the ledger
-// (REFERENCE.md §4, §14 item 3). The string is what a passthrough reason
+// and keep it away from collapse, the distillers and the ledger (a byte-exact
+// payload folded on a re-run is no longer the payload). The string is what a passthrough reason
 // records after "structured:".
 type Kind string
 
 // The kinds, in the order Sniff checks them. The first six are the
-// reference's structured kinds (REFERENCE.md §4); KindJSONLine is its
-// any-JSON-line rule of the distill stage (§2.6); the last three are the
-// opaque classes the reference lacks (§14 item 3). Sizes are bytes of the
+// structured kinds the reference tool's guard sniffs; KindJSONLine is its
+// any-JSON-line rule of the distill stage; the last three are opaque classes
+// the reference tool lacks (it folded a one-line base64 blob, PEM block or
+// minified bundle on an identical re-run, fajarhide/omni#798). Sizes are bytes of the
 // whitespace-trimmed text or line; counts are lines. Sniff's comment gives
 // each rule in full.
 const (
 	// KindNone: no structured or opaque payload; the text may be compressed.
 	KindNone Kind = ""
 	// KindJSON: the whole text is a JSON object or array ("{…}" or "[…]")
-	// that parses; above 1,000,000 bytes the brackets alone decide (§4.1).
+	// that parses; above 1,000,000 bytes the brackets alone decide.
 	KindJSON Kind = "json"
 	// KindNDJSON: 2 or more non-empty lines, every one starting "{" or "[",
-	// and the first 50 of them parse (§4.2).
+	// and the first 50 of them parse.
 	KindNDJSON Kind = "ndjson"
 	// KindJSONShaped: bracketed like JSON and holding a `"key":` pair, but not
-	// parsing: truncated JSON, JSON with comments (§4.3).
+	// parsing: truncated JSON, JSON with comments.
 	KindJSONShaped Kind = "json-shaped"
 	// KindYAML: a leading "---" document marker, or 2 or more lines that are
 	// all YAML-shaped with some indentation or "- " items; block-scalar
-	// bodies are skipped (§4.4).
+	// bodies are skipped.
 	KindYAML Kind = "yaml"
 	// KindTSV: 3 or more non-empty lines with the same non-zero number of
-	// tabs on every line (§4.5).
+	// tabs on every line.
 	KindTSV Kind = "tsv"
-	// KindCSV: the same with commas (§4.5).
+	// KindCSV: the same with commas.
 	KindCSV Kind = "csv"
 	// KindJSONLine: some single line, trimmed, is a bracketed JSON object or
-	// array that parses (§2.6, #334), e.g. curl output next to a prose line.
+	// array that parses (fajarhide/omni#334), e.g. curl output next to a prose line.
 	KindJSONLine Kind = "json-line"
 	// KindPEM: some line, trimmed, is PEM armour: it starts "-----BEGIN "
-	// and ends "-----" (§14.3).
+	// and ends "-----".
 	KindPEM Kind = "pem"
 	// KindBase64: some line, trimmed, of 64 bytes or more made only of the
 	// base64 or base64url alphabet with at most two "=" of padding and no
-	// spaces, holding a letter and a digit and few symbols (§14.3).
+	// spaces, holding a letter and a digit and few symbols.
 	KindBase64 Kind = "base64"
 	// KindMinified: some line, trimmed, of 1000 bytes or more that is under
 	// 8% spaces and tabs and not one repeated byte: minified bundles, long
-	// single-line tokens and data (§14.3).
+	// single-line tokens and data.
 	KindMinified Kind = "minified"
 )
 
@@ -60,20 +61,20 @@ const (
 const (
 	// sniffMaxJSONParseBytes is the size above which a bracketed text or
 	// line is taken as JSON without parsing it, to stay inside the latency
-	// budget (REFERENCE.md §4 rule 1: 1,000,000 bytes).
+	// budget (the reference tool's bound, 1,000,000 bytes).
 	sniffMaxJSONParseBytes = 1_000_000
 	// sniffNDJSONSampleLines is how many NDJSON lines are parsed before
-	// trusting the rest (REFERENCE.md §4 rule 2: 50).
+	// trusting the rest (the reference tool's sample, 50).
 	sniffNDJSONSampleLines = 50
 	// sniffMinDelimitedLines is the fewest non-empty lines for TSV or CSV
-	// (REFERENCE.md §4 rule 5: 3; one line proves nothing).
+	// (3, as in the reference tool; one line proves nothing).
 	sniffMinDelimitedLines = 3
 	// sniffMinBase64LineBytes is the shortest line taken as a base64 payload
-	// (omni's own threshold for REFERENCE.md §14 item 3: 64 bytes, the
+	// (omni's own threshold: 64 bytes, the
 	// width of a PEM body line and more than a hex commit id).
 	sniffMinBase64LineBytes = 64
 	// sniffMinMinifiedLineBytes is the shortest line taken as a minified
-	// bundle or long token (omni's own threshold for §14 item 3: 1000).
+	// bundle or long token (omni's own threshold: 1000).
 	sniffMinMinifiedLineBytes = 1000
 	// sniffMinifiedMaxSpacePerMille bounds the whitespace (spaces and tabs)
 	// of a minified line, per mille of its bytes: under 8%. Prose runs at
@@ -90,8 +91,7 @@ const (
 
 // Sniff returns the structured or opaque class of a tool output, or KindNone.
 // It trims surrounding whitespace and checks, in this order, returning the
-// first hit (REFERENCE.md §4 for rules 1-5, §2.6 for rule 6, §14 item 3 for
-// rules 7-9):
+// first hit (rules 1-6 are the reference tool's, rules 7-9 omni's own):
 //
 //  1. KindJSON: the text starts "{" and ends "}" (or "[" … "]") and is valid
 //     JSON (encoding/json.Valid); above 1,000,000 bytes the brackets alone
@@ -340,7 +340,8 @@ func sniffYAMLDocStart(rest string) bool {
 }
 
 // sniffYAMLShaped reports whether a line, without its indent and trailing
-// whitespace, is YAML-shaped (REFERENCE.md §4 rule 4).
+// whitespace, is YAML-shaped: a comment, a document marker, a "- " item or
+// a "key:" pair (the cases below).
 func sniffYAMLShaped(b string) bool {
 	switch {
 	case b[0] == '#', b == "---", b == "...", b == "-", strings.HasPrefix(b, "- "):

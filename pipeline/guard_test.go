@@ -106,7 +106,7 @@ var sniffCases = []sniffCase{
 	// are a TSV (delivered verbatim, a safe-side false positive).
 	{"go test ok lines are tsv, as in the reference", "ok  \texample.com/a\t0.005s\nok  \texample.com/b\t0.003s\nok  \texample.com/c\t0.004s\n", KindTSV},
 	{"csv", "name,status,age\npod-a,Running,1d\npod-b,Running,2d\n", KindCSV},
-	// REFERENCE.md §4, known weak spot kept on purpose: three lines of prose
+	// A weak spot of the reference tool's guard, kept on purpose: three lines of prose
 	// with exactly one comma each are CSV. A false positive on the safe side.
 	{"prose with one comma per line is csv, as in the reference", "First, we read the file.\nThen, we parse it.\nFinally, we print it.\n", KindCSV},
 	{"prose with uneven commas", "First, we read the file.\nThen we parse it.\nFinally, we print it, twice.\n", KindNone},

@@ -7,22 +7,23 @@ import (
 	"strings"
 )
 
-// HandleLen is the length of a handle in hex characters (REFERENCE.md §6).
+// HandleLen is the length of a handle in hex characters: 64 bits of SHA-256.
 const HandleLen = 16
 
 // ExampleHandle is reserved for documentation; no real block is ever named
 // by it (a block that hashes to it is named ...0001) and `omni retrieve`
-// refuses it (REFERENCE.md §6, fajarhide/omni#583).
+// refuses it, so a documentation example is never taken for a real handle
+// (fajarhide/omni#583).
 const ExampleHandle = "0000000000000000"
 
 // maxSourceInMarker bounds the from-clause's source, in characters: first
-// line only, control characters dropped, whitespace squeezed (REFERENCE.md
-// §5.10: 46.9% of recorded commands contain newlines).
+// line only, control characters dropped, whitespace squeezed (46.9% of the
+// commands the reference tool recorded contain newlines).
 const maxSourceInMarker = 40
 
 // Filler is the line that stands for one more replaced line after a marker
-// in a Read result, so every surviving line keeps its number (U+22EE,
-// REFERENCE.md §5.9).
+// in a Read result, so every surviving line keeps its number (U+22EE, the
+// vertical ellipsis: the host numbers every line it shows).
 const Filler = "⋮"
 
 // HandleOf returns the handle of an archived block: the first 16 lowercase
@@ -40,7 +41,8 @@ func HandleOf(block string) string {
 // MarkerKind is the wording of a ledger marker.
 type MarkerKind string
 
-// The ledger marker kinds (REFERENCE.md §7.2; texts are fixed by issue 2).
+// The ledger marker kinds; each one's text is given below and pinned by
+// TestRenderMarkerTexts.
 const (
 	// MarkerRun: "[OMNI: N lines already shown[ from S], omni retrieve H]".
 	MarkerRun MarkerKind = "run"

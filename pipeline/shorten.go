@@ -47,7 +47,8 @@ type ShortenRequest struct {
 
 // Block is bytes a marker in ShortenResult.Text names by Handle (HandleOf
 // Bytes, 16 hex characters). The caller must archive every Block under its
-// Handle BEFORE it delivers the text (rule: archive first, REFERENCE.md §6).
+// Handle BEFORE it delivers the text (archive first: a handle must never
+// name bytes that were not stored).
 // No Block is larger than 16 MiB (maxArchiveBytes).
 type Block struct {
 	// Handle is HandleOf(Bytes).
@@ -86,53 +87,53 @@ type ShortenResult struct {
 
 // maxArchiveBytes bounds a block Shorten archives (the raw behind a rewind
 // marker, the middle of the final cut): 16 MiB, the largest input omni reads
-// (REFERENCE.md §10, MAX_INPUT). The reference capped these at 64 KiB and
-// then printed "not archived" markers (§2.10); omni archives whatever it
+// (MaxInput in hooks). The reference tool capped these at 64 KiB and then
+// printed "not archived" markers; omni archives whatever it
 // cuts, because rule 2 ("a handle wherever the bytes can be archived") beats
 // archive size. Ledger folds keep maxBlockBytes.
 const maxArchiveBytes = 16 << 20
 
 // The size thresholds of Shorten. The three "is it smaller enough" tests are
-// kept apart as named predicates (REFERENCE.md §2.11, §14 item 12):
-// distillerEarnsKeep, routeKeepsRaw and markerPaysForItself.
+// kept apart as named predicates, since three percentages (95%, 90%,
+// strictly smaller) are easy to confuse: distillerEarnsKeep, routeKeepsRaw
+// and markerPaysForItself.
 const (
 	// guardrailPct: a distillation earns its keep only if it is under 95% of
-	// its input; otherwise the collapse fallback is tried (REFERENCE.md §2.7,
-	// MIN_REDUCTION_PCT).
+	// its input; otherwise the collapse fallback is tried (the reference
+	// tool's MIN_REDUCTION_PCT).
 	guardrailPct = 95
 	// routePassthroughPct: a result of 90% of its input or more is not worth
 	// a rewrite and the raw output is delivered, unless something was
-	// redacted (REFERENCE.md §2.9, "below guardrail").
+	// redacted: a 10% cut is not worth a rewrite.
 	routePassthroughPct = 90
 	// maxOutputBytes is the final safety cut: a delivered text longer than
-	// 50,000 bytes keeps its head and tail and loses its middle (REFERENCE.md
-	// §2.10, MAX_OUTPUT_BYTES).
+	// 50,000 bytes keeps its head and tail and loses its middle (the
+	// reference tool's MAX_OUTPUT_BYTES).
 	maxOutputBytes = 50_000
 	// tailBudgetFraction: the final cut reserves 1/5 of maxOutputBytes for
-	// the tail, where build and test runs put their verdict (REFERENCE.md
-	// §2.10, fajarhide/omni#508).
+	// the tail, where build and test runs put their verdict (the reference
+	// tool's split, fajarhide/omni#508).
 	tailBudgetFraction = 5
 )
 
 // distillerEarnsKeep reports whether a distilled text of out bytes is
 // clearly smaller than its input of in bytes: out < in*95/100. When it is
-// not, Shorten tries the collapse fallback (REFERENCE.md §2.11 row 1).
+// not, Shorten tries the collapse fallback.
 func distillerEarnsKeep(out, in int) bool {
 	return int64(out)*100 < int64(in)*guardrailPct
 }
 
 // routeKeepsRaw reports whether a shortened text of out bytes is too close
 // to its input of in bytes to be worth delivering: out >= in*90/100. Shorten
-// then delivers the raw output, unless something was redacted
-// (REFERENCE.md §2.11 row 2).
+// then delivers the raw output, unless something was redacted.
 func routeKeepsRaw(out, in int) bool {
 	return int64(out)*100 >= int64(in)*routePassthroughPct
 }
 
 // markerPaysForItself reports whether a shortened text of final bytes plus
 // its rewind marker of marker bytes is strictly smaller than the raw output
-// of raw bytes (REFERENCE.md §2.11 row 4). If not, the raw output is
-// delivered.
+// of raw bytes: the cut must survive the cost of the text announcing it.
+// If not, the raw output is delivered.
 func markerPaysForItself(final, marker, raw int) bool {
 	return final+marker < raw
 }
@@ -372,7 +373,7 @@ func normTool(t string) string {
 }
 
 // untouchedTool reports the tools whose result is never rewritten: edits and
-// writes echo what the agent wrote (REFERENCE.md §2.4).
+// writes echo what the agent wrote, so there is nothing to shorten.
 func untouchedTool(t string) bool {
 	switch t {
 	case "Edit", "Write", "MultiEdit", "NotebookEdit", "Create", "Move", "Delete", "Replace", "TodoWrite":
@@ -381,15 +382,16 @@ func untouchedTool(t string) bool {
 	return false
 }
 
-// redactionMarker is the first line of a redacted reply (REFERENCE.md §7.6).
+// redactionMarker is the first line of a redacted reply: "[OMNI: N
+// sensitive value(s) redacted]".
 func redactionMarker(n int) string {
 	return "[OMNI: " + strconv.Itoa(n) + " sensitive value(s) redacted]"
 }
 
 // hasOmniMarker reports whether some line starts with an omni marker
 // ("[OMNI: " or "[OMNI "): output of `omni exec` or `omni distill` coming
-// back through a hook must not be shortened twice (REFERENCE.md §2.4,
-// fajarhide/omni#379).
+// back through a hook must not be shortened twice (distilling it again
+// would count its savings twice; fajarhide/omni#379).
 func hasOmniMarker(text string) bool {
 	for rest := text; rest != ""; {
 		i := strings.Index(rest, "[OMNI")
@@ -404,7 +406,9 @@ func hasOmniMarker(text string) bool {
 	return false
 }
 
-// rewindMarker renders the rewind marker (REFERENCE.md §7.1) for a body of
+// rewindMarker renders the rewind marker ("[OMNI: N lines omitted, omni
+// retrieve H for full output]", or "N bytes omitted" when the line count
+// did not drop) for a body of
 // total lines of which kept survive verbatim in a shortened text of outLen
 // bytes, naming handle h. A body over maxArchiveBytes is not archived and its
 // marker says so instead of naming a handle.
@@ -421,11 +425,13 @@ func rewindMarker(body string, total, kept, outLen int, h string) string {
 }
 
 // finalCut applies the final safety cut at maxOutputBytes to res.Text
-// (REFERENCE.md §2.10, §7.4): the head and a tail of a fifth of the budget
-// survive, the middle is archived as a Block (when it fits maxArchiveBytes)
+// ("[OMNI: output truncated, K of N lines kept, D dropped from the middle,
+// omni retrieve H]", or "K of N bytes kept"): the head and a tail of a
+// fifth of the budget survive, the middle is archived as a Block (when it fits maxArchiveBytes)
 // and replaced by one marker line. Line form when whole lines fit both
-// ends, else byte form, which also keeps a tail slice (REFERENCE.md §14 item
-// 15). A Read result is never cut (its line numbers must hold).
+// ends, else byte form, which also keeps a tail slice (the reference tool's
+// byte form kept only the head, so one long line lost its tail, where an
+// error often is). A Read result is never cut (its line numbers must hold).
 func finalCut(res ShortenResult, tool string) ShortenResult {
 	t := res.Text
 	if len(t) <= maxOutputBytes || tool == "Read" {

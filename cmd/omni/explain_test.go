@@ -7,30 +7,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/omnictx/omni/hooks"
 	"github.com/omnictx/omni/internal/daemon"
 	"github.com/omnictx/omni/internal/testfixture"
 )
 
-// explainVia calls the "explain" method.
-func explainVia(t *testing.T, svc *daemon.Service, target string) hooks.Explanation {
-	t.Helper()
-	req, _ := json.Marshal(daemon.ExplainRequest{Target: target})
-	b, err := svc.Handle(context.Background(), "explain", req)
-	if err != nil {
-		t.Fatalf("explain %s: %v", target, err)
-	}
-	var x hooks.Explanation
-	if err := json.Unmarshal(b, &x); err != nil {
-		t.Fatal(err)
-	}
-	return x
-}
-
 func TestExplainFixture(t *testing.T) {
 	svc := testfixture.Service(t)
 	// seq 2 is the second `cat big.txt` of s1: a whole fold of seq 1.
-	x := explainVia(t, svc, "2")
+	x := testfixture.Explain(t, svc, "2")
 	if len(x.Folds) != 1 {
 		t.Fatalf("%+v", x)
 	}

@@ -65,7 +65,8 @@ store can no longer read, or the reserved documentation example
 			}
 			// The frame goes to a terminal only: run through a host's Bash
 			// tool, stderr is joined to stdout and the frame would be glued
-			// to the block's last line (HOSTS.md §1.13).
+			// to the block's last line (measured on Claude Code 2.1.328,
+			// docs/HOSTS.md).
 			if s.ErrIsTerminal {
 				fmt.Fprintf(s.Err, "omni retrieve %s · %d lines · %d B\n", h, len(pipeline.SplitLines(nil, string(b))), len(b))
 			}

@@ -48,6 +48,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/omnictx/omni/internal/testfixture"
+
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/omnictx/omni/internal/testbin"
@@ -114,29 +116,7 @@ func decodeJSON(ts *testscript.TestScript, name, s string) any {
 }
 
 // lookupJSON walks a dotted path; ok is false when a step is missing.
-func lookupJSON(v any, path string) (any, bool) {
-	if path == "." || path == "" {
-		return v, true
-	}
-	for _, step := range strings.Split(path, ".") {
-		switch x := v.(type) {
-		case map[string]any:
-			var ok bool
-			if v, ok = x[step]; !ok {
-				return nil, false
-			}
-		case []any:
-			i, err := strconv.Atoi(step)
-			if err != nil || i < 0 || i >= len(x) {
-				return nil, false
-			}
-			v = x[i]
-		default:
-			return nil, false
-		}
-	}
-	return v, true
-}
+func lookupJSON(v any, path string) (any, bool) { return testfixture.JSONPath(v, path) }
 
 func jsonType(v any) string {
 	switch v.(type) {

@@ -17,47 +17,13 @@ import (
 	"github.com/omnictx/omni/redact/redacttest"
 )
 
-// secretPayload is a Claude Code PostToolUse (or PostToolUseFailure)
-// payload whose tool result carries text, in the tool's own shape.
+// secretPayload is redacttest.HookPayload for session s1, as a string.
 func secretPayload(tool, event, cmd, text string) string {
-	p := map[string]any{"session_id": "s1", "cwd": "/home/dev/proj", "hook_event_name": event, "tool_name": tool,
-		"tool_input": map[string]any{"command": cmd}}
-	switch tool {
-	case "Bash":
-		p["tool_response"] = map[string]any{"stdout": text, "stderr": "", "interrupted": false, "isImage": false}
-	case "Read":
-		p["tool_input"] = map[string]any{"file_path": "/home/dev/proj/.env"}
-		p["tool_response"] = map[string]any{"type": "text", "file": map[string]any{"filePath": "/home/dev/proj/.env",
-			"content": text, "numLines": strings.Count(text, "\n"), "startLine": 1, "totalLines": strings.Count(text, "\n")}}
-	case "Grep":
-		p["tool_input"] = map[string]any{"pattern": "password", "output_mode": "content"}
-		p["tool_response"] = map[string]any{"mode": "content", "numFiles": 1, "filenames": []string{}, "content": text}
-	case "WebFetch":
-		p["tool_input"] = map[string]any{"url": "https://docs.acme.dev/setup", "prompt": "setup"}
-		p["tool_response"] = map[string]any{"bytes": len(text), "code": 200, "codeText": "OK", "result": text, "url": "https://docs.acme.dev/setup"}
-	case "mcp__db__query":
-		p["tool_input"] = map[string]any{"sql": "select * from settings"}
-		p["tool_response"] = []any{map[string]any{"type": "text", "text": text}}
-	}
-	if event == "PostToolUseFailure" {
-		delete(p, "tool_response")
-		p["error"] = "Exit code 1\n" + text
-	}
-	b, _ := json.Marshal(p)
-	return string(b)
+	return string(redacttest.HookPayload("s1", tool, event, cmd, text))
 }
 
 // foundIn returns the values found in s, raw or JSON-escaped.
-func foundIn(s string, values []string) []string {
-	var out []string
-	for _, v := range values {
-		ev, _ := json.Marshal(v)
-		if strings.Contains(s, v) || strings.Contains(s, strings.Trim(string(ev), `"`)) {
-			out = append(out, v)
-		}
-	}
-	return out
-}
+func foundIn(s string, values []string) []string { return redacttest.Found(s, values) }
 
 // TestNoSecretReachesHome (issue 12): every generated fake credential goes
 // through every door of the CLI twice (omni hook for several tools and

@@ -8,19 +8,22 @@
 // that implements events.Log on one stream:
 //
 //   - stream "EVENTS", one subject "omni.events" (a bounded subject count
-//     keeps recovery fast, JETSTREAM.md §4.2 and §9.3);
-//   - file storage, no MaxAge (replay needs the whole log, §7 and §9.4),
-//     AllowDirect (batched direct gets, §4.3 and §10), a Duplicates window of
-//     100 ms, the server's minimum (a longer window is re-read on every start,
-//     §4.2), and no compression (large event fields are already zstd);
+//     keeps recovery fast: 20 ms at 20,000 subjects, 69 ms at 100,000);
+//   - file storage, no MaxAge (replay needs the whole log: past MaxAge a
+//     consumer silently starts at the first surviving sequence),
+//     AllowDirect (batched direct gets: 50 messages in 0.94 ms against
+//     2.0 ms one by one), a Duplicates window of 100 ms, the server's
+//     minimum (the window is re-read on every start: up to 520 ms after a
+//     bulk load), and no compression (large event fields are already zstd);
 //   - one batch of events is one message, the message's stream sequence is
 //     the batch's events.Seq.
 //
 // # Lock
 //
 // nats-server takes no lock on its store directory, and two servers on one
-// directory silently lose acknowledged writes (JETSTREAM.md §6, §9.1). Open
-// therefore takes an exclusive flock on <Dir>/store.lock before it starts the
+// directory silently lose acknowledged writes (2,166 of 5,000 in one trial;
+// the figures here were measured with nats-server v2.15.2,
+// docs/JETSTREAM.md). Open therefore takes an exclusive flock on <Dir>/store.lock before it starts the
 // server and keeps it until Close; a second Open on the same directory fails
 // with ErrLocked. The kernel releases the lock if the process dies.
 //

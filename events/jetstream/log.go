@@ -40,9 +40,9 @@ type directGetRequest struct {
 
 // Append encodes batch (events.Encode) and publishes it as one message to
 // the stream; it returns the stream sequence from the server's PubAck, so
-// the batch is stored (written to the file store, JETSTREAM.md §4.3) when
-// Append returns nil. ctx bounds the call; without a deadline it is 5 s
-// (DefaultOpTimeout, JETSTREAM.md §9.6). Errors: events.ErrClosed after
+// the batch is stored (written to the file store, which reaches the
+// operating system before the ack, docs/JETSTREAM.md) when Append returns
+// nil. ctx bounds the call; without a deadline it is 5 s (DefaultOpTimeout). Errors: events.ErrClosed after
 // Close; a wrapped encode, payload-size (the encoded batch must fit
 // Options.MaxPayload) or publish error otherwise, in which case the batch
 // may or may not be stored.
@@ -115,8 +115,8 @@ func (st *Store) append(ctx context.Context, batch []events.Event, last *events.
 }
 
 // MinFreeBytes is the free space Append leaves on the store's file system,
-// beyond the batch itself: room for a new 8 MiB message block
-// (JETSTREAM.md §4.4) and its index, with slack. Measured (2026-11-29, a
+// beyond the batch itself: room for a new 8 MiB message block (the file
+// store's block size, docs/JETSTREAM.md) and its index, with slack. Measured (2026-11-29, a
 // 12 MiB tmpfs): once a write fails for lack of space, the embedded
 // server's publishes time out, and keep timing out after space is freed,
 // until the server restarts. So omni refuses the append first.
@@ -350,8 +350,8 @@ func (st *Store) Last(ctx context.Context) (events.Seq, error) {
 }
 
 // First returns the sequence of the oldest stored batch, 0 when the stream
-// holds none. It is 1 unless batches were removed (the stream has no MaxAge,
-// JETSTREAM.md §9.4). Errors as for Last.
+// holds none. It is 1 unless omni gc removed batches (the stream has no
+// MaxAge). Errors as for Last.
 func (st *Store) First(ctx context.Context) (events.Seq, error) {
 	state, err := st.state(ctx)
 	if err != nil {

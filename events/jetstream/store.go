@@ -38,7 +38,8 @@ var (
 const (
 	// StreamName is the JetStream stream holding the event log.
 	StreamName = "EVENTS"
-	// Subject is the only subject of StreamName (JETSTREAM.md §4.2, §9.3).
+	// Subject is the only subject of StreamName: recovery time grows with
+	// the number of distinct subjects (docs/JETSTREAM.md).
 	Subject = "omni.events"
 	// ServerName is the embedded server's name; the daemon's clients
 	// (internal/daemon/wire.Dial) refuse a server with any other name.
@@ -47,15 +48,15 @@ const (
 	LockFile = "store.lock"
 	// DefaultMaxPayload is the largest message, in bytes, when
 	// Options.MaxPayload is 0: 32 MiB, so a 16 MiB hook payload fits in one
-	// request with room for encoding overhead (the server default is 1 MiB,
-	// JETSTREAM.md §7).
+	// request with room for encoding overhead (the server default is 1 MiB).
 	DefaultMaxPayload int32 = 32 << 20
 	// DefaultOpTimeout bounds a store operation (Append, Get, Last, First,
 	// one Read batch) whose context has no deadline: 5 s, the nats.go default
-	// a publish would otherwise wait per call (JETSTREAM.md §9.6).
+	// a publish would otherwise wait per call.
 	DefaultOpTimeout = 5 * time.Second
 	// duplicates is the stream's Duplicates window: the server minimum
-	// (JETSTREAM.md §4.2: the window is re-read on every start).
+	// (the window is re-read on every start: up to 520 ms after a bulk load,
+	// docs/JETSTREAM.md).
 	duplicates = 100 * time.Millisecond
 	// startTimeout bounds server start-up and stream recovery.
 	startTimeout = 30 * time.Second
@@ -76,7 +77,7 @@ type Options struct {
 	Dir string
 	// Listen false runs the server with no TCP listener (in-process
 	// clients only). Listen true also listens on 127.0.0.1 with a random
-	// port (the daemon, JETSTREAM.md §5); Store.Addr reports it.
+	// port (the daemon); Store.Addr reports it.
 	Listen bool
 	// Token is the authentication token TCP clients must present when Listen
 	// is true; it must not be empty then. With URL it is presented to the
@@ -121,8 +122,8 @@ type Options struct {
 // Bounds of a store start (Options.StartTimeout, Options.StartMemory).
 const (
 	// DefaultStartTimeout is 20 s: a clean start recovers in 10–35 ms and
-	// an unclean one of a 100k-message store in 237 ms (JETSTREAM.md
-	// §4.1, §4.2), so twenty seconds is only reached by a server that is
+	// an unclean one of a 100k-message store in 237 ms (measured,
+	// docs/JETSTREAM.md), so twenty seconds is only reached by a server that is
 	// not going to finish.
 	DefaultStartTimeout = 20 * time.Second
 	// DefaultStartMemory is 384 MiB of growth: recovery holds per-block
@@ -163,7 +164,8 @@ type Store struct {
 
 // Open opens (creating if needed) the store described by o and returns it
 // ready for use. It takes the store lock before starting the embedded server
-// (JETSTREAM.md §6) and creates the stream if it is missing; an existing
+// (two servers on one directory lose acknowledged writes,
+// docs/JETSTREAM.md) and creates the stream if it is missing; an existing
 // stream is kept as it is (only AllowDirect is switched on if it was off).
 //
 // Errors: ErrLocked when another process holds the lock (after LockWait);
@@ -294,7 +296,7 @@ func startEmbedded(ctx context.Context, o Options) (*Store, error) {
 	if o.startDelay > 0 {
 		time.Sleep(o.startDelay)
 	}
-	srv.Start() // enables JetStream and recovers streams synchronously (JETSTREAM.md §4)
+	srv.Start() // enables JetStream and recovers streams synchronously
 	wait := startTimeout
 	if d, ok := ctx.Deadline(); ok {
 		wait = min(wait, time.Until(d))

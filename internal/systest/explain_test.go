@@ -2,7 +2,6 @@ package systest
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"strconv"
@@ -11,26 +10,11 @@ import (
 	"time"
 
 	"github.com/omnictx/omni/events"
-	"github.com/omnictx/omni/hooks"
 	"github.com/omnictx/omni/internal/daemon"
 	"github.com/omnictx/omni/internal/statsreport"
 	"github.com/omnictx/omni/internal/testbin"
+	"github.com/omnictx/omni/internal/testfixture"
 )
-
-// explainVia calls the "explain" method.
-func explainVia(t *testing.T, svc *daemon.Service, target string) hooks.Explanation {
-	t.Helper()
-	req, _ := json.Marshal(daemon.ExplainRequest{Target: target})
-	b, err := svc.Handle(context.Background(), "explain", req)
-	if err != nil {
-		t.Fatalf("explain %s: %v", target, err)
-	}
-	var x hooks.Explanation
-	if err := json.Unmarshal(b, &x); err != nil {
-		t.Fatal(err)
-	}
-	return x
-}
 
 // trimmedLines returns the set of whitespace-trimmed non-blank lines of s.
 func trimmedLines(s string) map[string]bool {
@@ -100,7 +84,7 @@ func TestExplainCorpusFolds(t *testing.T) {
 	}
 	for _, i := range picks {
 		r := rows[i]
-		x := explainVia(t, svc, strconv.FormatUint(uint64(seqs[i]), 10))
+		x := testfixture.Explain(t, svc, strconv.FormatUint(uint64(seqs[i]), 10))
 		if len(x.Folds) != len(r.Handles) {
 			t.Errorf("row %d (seq %d): %d folds explained, %d handles", i, seqs[i], len(x.Folds), len(r.Handles))
 			continue

@@ -205,8 +205,13 @@ func ServiceStats(t testing.TB, svc *daemon.Service, since time.Time) (stats.Rep
 // from: <span data-json="agent.bytes_saved">2,383,998</span>.
 var shownRe = regexp.MustCompile(`data-json="([^"]+)"[^>]*>([^<]*)<`)
 
-// jsonPath returns the value at a dotted path (object keys, array indexes).
-func jsonPath(v any, path string) (any, bool) {
+// JSONPath returns the value at a dotted path in a decoded JSON value
+// (object keys, array indexes; "" or "." is v itself); ok is false when a
+// step is missing.
+func JSONPath(v any, path string) (any, bool) {
+	if path == "." || path == "" {
+		return v, true
+	}
 	for _, step := range strings.Split(path, ".") {
 		switch x := v.(type) {
 		case map[string]any:
@@ -242,7 +247,7 @@ func CheckShown(t testing.TB, page string, report []byte) int {
 	n := 0
 	for _, m := range shownRe.FindAllStringSubmatch(page, -1) {
 		path, shown := m[1], strings.ReplaceAll(strings.TrimSpace(m[2]), ",", "")
-		v, ok := jsonPath(doc, path)
+		v, ok := JSONPath(doc, path)
 		num, isNum := v.(json.Number)
 		if !ok || !isNum {
 			t.Errorf("the page shows %s = %q, the report has no number there", path, shown)
@@ -268,4 +273,20 @@ func CheckShown(t testing.TB, page string, report []byte) int {
 		}
 	}
 	return n
+}
+
+// Explain calls the service's "explain" method for target (a sequence or a
+// handle) and returns its answer; any error fails the test.
+func Explain(t testing.TB, svc *daemon.Service, target string) hooks.Explanation {
+	t.Helper()
+	req, _ := json.Marshal(daemon.ExplainRequest{Target: target})
+	b, err := svc.Handle(context.Background(), "explain", req)
+	if err != nil {
+		t.Fatalf("explain %s: %v", target, err)
+	}
+	var x hooks.Explanation
+	if err := json.Unmarshal(b, &x); err != nil {
+		t.Fatal(err)
+	}
+	return x
 }

@@ -170,7 +170,7 @@ func Collapse(text string, lines []textline.Line) (out string, folded int, ok bo
 
 // logMarker renders the marker for folded routine log lines, with the
 // count per level in order of first appearance: "[142 log lines collapsed:
-// 120 DEBUG, 22 INFO]" (the typed log summary of REFERENCE.md §7.3).
+// 120 DEBUG, 22 INFO]".
 func logMarker(text string, lines []textline.Line) string {
 	var levels [8]string
 	var counts [8]int
@@ -209,8 +209,9 @@ func logMarker(text string, lines []textline.Line) string {
 	return b.String()
 }
 
-// collapseMarker renders the marker for n lines of one pattern (REFERENCE.md
-// §7.3, generic form; typed groups show their pattern).
+// collapseMarker renders the marker for n lines of one pattern:
+// "[N similar lines collapsed] (pattern: \"P\")", an untyped pattern cut to
+// maxPatternChars and "…" (typed groups show their pattern whole).
 func collapseMarker(n int, key string, typed bool) string {
 	p := key
 	if !typed {

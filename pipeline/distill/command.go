@@ -118,8 +118,7 @@ func isDigits(s string) bool {
 }
 
 // silentPrograms print nothing on success: a pipeline made of one of them
-// is not a producer of output (REFERENCE.md §2.6: `cd x && cmd` has one
-// producer).
+// is not a producer of output (`cd x && cmd` has one producer, cmd).
 var silentPrograms = map[string]bool{
 	"cd": true, "export": true, "set": true, "unset": true, "source": true, ".": true,
 	"alias": true, "unalias": true, "shopt": true, "ulimit": true, "umask": true,
@@ -228,8 +227,9 @@ func subcommand(args []string) (string, []string) {
 }
 
 // enumerationPrograms print rows that are each the answer; their output
-// passes whole and never collapses (REFERENCE.md §2.7 verbatim list, issue
-// 3 §1). File readers are here too: a file read is never filtered.
+// passes whole and never collapses (ls, find, grep and the like: each row
+// may be the one the agent needs). File readers are here too: a file read
+// is never filtered.
 var enumerationPrograms = map[string]bool{
 	"ls": true, "ll": true, "dir": true, "exa": true, "eza": true, "lsd": true, "find": true, "fd": true,
 	"fdfind": true, "tree": true, "du": true, "df": true, "ps": true, "pgrep": true, "stat": true,
@@ -330,7 +330,8 @@ func isEnumeration(prog string, args []string) bool {
 }
 
 // isVerbatim reports commands whose output passes byte for byte without
-// being an enumeration: a terraform/tofu plan (REFERENCE.md §4, issue 3).
+// being an enumeration: a terraform/tofu plan (the reference tool's manual
+// promised that for plans, but its code never checked; issue 3).
 func isVerbatim(prog string, args []string) bool {
 	if prog == "terraform" || prog == "tofu" || prog == "terragrunt" {
 		sub, _ := subcommand(args)

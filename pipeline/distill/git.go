@@ -5,13 +5,15 @@ import (
 	"strings"
 )
 
-// Git distillers (issue 3 §1, REFERENCE.md §9.1). Enumerating forms
+// Git distillers (issue 3 §1): status, diff and show, log, and push, pull,
+// fetch and clone. Enumerating forms
 // (--stat, --name-only, --oneline, blame, branch, ...) never reach them:
 // isEnumeration passes those whole.
 
 // gitStatusUntrackedCap is the number of untracked paths git status keeps
-// by name; the rest are counted in one marker line. The reference keeps
-// none (REFERENCE.md §14 item 14); 100 covers a fuzz corpus or a fresh
+// by name; the rest are counted in one marker line. The reference tool
+// keeps none (a count only, so an agent that needs the new files' names
+// must run the command again); 100 covers a fuzz corpus or a fresh
 // checkout's build output while bounding a runaway listing.
 const gitStatusUntrackedCap = 100
 
@@ -60,7 +62,7 @@ func distillGitStatus(d *dctx) bool {
 // -p. Keeps each "commit <hash>" line and the subject line of its message,
 // and for -p every diff header, hunk header and +/- line; drops Author,
 // Date and Merge lines, message bodies, index and ---/+++ lines and
-// context lines (REFERENCE.md §9.1).
+// context lines.
 func distillGitLog(d *dctx) bool { return gitDiffLike(d, true) }
 
 // distillGitDiff: git diff and git show. Keeps "diff --git" lines, mode,

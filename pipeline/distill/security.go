@@ -4,11 +4,13 @@ import (
 	"strings"
 )
 
-// Security-scanner distillers (issue 3 §1, REFERENCE.md §9.7): trivy,
+// Security-scanner distillers (issue 3 §1): trivy,
 // semgrep, gosec, bandit and npm/pnpm/yarn audit. A finding is the answer:
 // every finding line (identifier, severity, package or rule, location,
 // message) stays, and so do the scanner's own totals, verbatim. Totals and
-// findings are read apart (REFERENCE.md §14 item 7): a total line is never
+// findings are read apart (the reference tool counted severities per line,
+// so trivy's own "Total: … (CRITICAL: 1 …)" line made 2 CRITICAL of 1): a
+// total line is never
 // taken for a finding, and trivy's finding rows are checked against its own
 // "Total:" before anything is dropped. What goes is layout and repetition:
 // table borders, advisory links derivable from the identifier, quoted code

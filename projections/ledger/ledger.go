@@ -27,7 +27,8 @@ import (
 )
 
 // Window is how long a delivered line can still be claimed: 30 days after
-// its last delivery (REFERENCE.md §5.8, SESSION_RETENTION_DAYS). There is no
+// its last delivery (the reference tool's SESSION_RETENTION_DAYS, for both
+// scopes). There is no
 // eviction by size, deliberately: it would drop the busiest project first.
 const Window = 30 * 24 * time.Hour
 

@@ -9,7 +9,9 @@ import (
 	"github.com/omnictx/omni/events"
 )
 
-// Fold tests with hand-built events (issue 2 §4, REFERENCE.md §5.6-5.8).
+// Fold tests with hand-built events: only delivered lines are recorded,
+// a retrieve owes one whole delivery, a compaction empties the session's
+// readers, and a line is forgotten 30 days after its last delivery.
 
 var t0 = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 

@@ -39,26 +39,27 @@ const (
 // FailureVocabulary is the table IsFailureLine applies, in no particular
 // order. Rule 1 of the brief: a line that states a failure, in any words,
 // is never folded or dropped, so this table is deliberately wider than the
-// reference's carries_failure (REFERENCE.md §3: the fail glyphs, the seven
-// substrings, "error " first and fail/failed as a verdict), which misses
+// reference tool's failure check (the glyphs ✗ ✘ ❌ first; the substrings
+// error:, error[, fatal:, exception:, panic:, build failed, --- fail; "error "
+// first; fail/failed as a verdict word), which misses
 // "FAILURE: ..." and the tool-specific headers.
 var FailureVocabulary = []FailureMarker{
 	// Glyphs a test runner prints before a failed test.
-	{"✗", FailPrefix, "REFERENCE.md §3 rule 1: TAP-style and many runners mark a failed test with U+2717"},
-	{"✘", FailPrefix, "REFERENCE.md §3 rule 1: U+2718, the heavy ballot X some runners print for a failed test"},
-	{"❌", FailPrefix, "REFERENCE.md §3 rule 1: U+274C, a failed step in CI logs and task runners"},
+	{"✗", FailPrefix, "in the reference tool's failure rule too: TAP-style and many runners mark a failed test with U+2717"},
+	{"✘", FailPrefix, "in the reference tool's failure rule too: U+2718, the heavy ballot X some runners print for a failed test"},
+	{"❌", FailPrefix, "in the reference tool's failure rule too: U+274C, a failed step in CI logs and task runners"},
 	{"✖", FailPrefix, "mocha and eslint's stylish formatter print U+2716 before a failed test or the problem tally"},
 	{"×", FailPrefix, "vitest prints U+00D7 before a failed test"},
 	{"✕", FailPrefix, "jest prints U+2715 before a failed test"},
 	// Compiler, runtime and tool diagnostics.
-	{"error ", FailPrefix, "REFERENCE.md §3 rule 2: a line that opens with the word error (yarn, many CLIs)"},
-	{"error:", FailAnywhere, "REFERENCE.md §3 rule 2: gcc, clang, go vet, Python's TypeError: and every XxxError: exception line"},
-	{"error[", FailAnywhere, "REFERENCE.md §3 rule 2: rustc's coded diagnostics, error[E0308]"},
-	{"fatal:", FailAnywhere, "REFERENCE.md §3 rule 2: git's fatal errors"},
-	{"exception:", FailAnywhere, "REFERENCE.md §3 rule 2: Java and .NET exception lines, java.lang.IllegalStateException: boom"},
-	{"panic:", FailAnywhere, "REFERENCE.md §3 rule 2: a Go panic's first line"},
-	{"build failed", FailAnywhere, "REFERENCE.md §3 rule 2: Gradle's BUILD FAILED, dotnet's Build failed"},
-	{"--- fail", FailAnywhere, "REFERENCE.md §3 rule 2: go test's --- FAIL: TestName line"},
+	{"error ", FailPrefix, "in the reference tool's failure rule too: a line that opens with the word error (yarn, many CLIs)"},
+	{"error:", FailAnywhere, "in the reference tool's failure rule too: gcc, clang, go vet, Python's TypeError: and every XxxError: exception line"},
+	{"error[", FailAnywhere, "in the reference tool's failure rule too: rustc's coded diagnostics, error[E0308]"},
+	{"fatal:", FailAnywhere, "in the reference tool's failure rule too: git's fatal errors"},
+	{"exception:", FailAnywhere, "in the reference tool's failure rule too: Java and .NET exception lines, java.lang.IllegalStateException: boom"},
+	{"panic:", FailAnywhere, "in the reference tool's failure rule too: a Go panic's first line"},
+	{"build failed", FailAnywhere, "in the reference tool's failure rule too: Gradle's BUILD FAILED, dotnet's Build failed"},
+	{"--- fail", FailAnywhere, "in the reference tool's failure rule too: go test's --- FAIL: TestName line"},
 	{"traceback (most recent call last)", FailAnywhere, "CPython's header above the frames of every uncaught exception"},
 	{"panicked at", FailAnywhere, "Rust's panic message: thread 'main' panicked at src/main.rs:2:5"},
 	{"npm err!", FailAnywhere, "npm (before v9) prefixes every line of a failed command's report with npm ERR!"},
@@ -72,8 +73,8 @@ var FailureVocabulary = []FailureMarker{
 	{"*** [", FailAnywhere, "GNU make's failed recipe: make: *** [Makefile:3: all] Error 2"},
 	{"no rule to make target", FailAnywhere, "GNU make when a target cannot be built"},
 	// Verdict words (with the zero-count and identifier exclusions).
-	{"fail", FailVerdict, "REFERENCE.md §3 rule 3; also go test's FAIL lines and TAP's not-ok tallies"},
-	{"failed", FailVerdict, "REFERENCE.md §3 rule 3: pytest's FAILED, cargo's test result: FAILED, 3 failed"},
+	{"fail", FailVerdict, "a verdict word, not glued to an identifier nor beside a zero count (the reference tool's rule too); also go test's FAIL lines and TAP's not-ok tallies"},
+	{"failed", FailVerdict, "a verdict word, as fail (the reference tool's rule too): pytest's FAILED, cargo's test result: FAILED, 3 failed"},
 	{"failure", FailVerdict, "JUnit and Django's FAILURE: lines; the reference misses it (issue 11: FAILURE: Squashed migration is still marked as applied! was folded)"},
 	{"failures", FailVerdict, "JUnit/Maven tallies, Tests run: 5, Failures: 1; 0 failures is not a verdict"},
 	{"failing", FailCounted, "mocha's tally, 2 failing (alone, failing is prose: Failing that, ...)"},

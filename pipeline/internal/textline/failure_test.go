@@ -10,10 +10,12 @@ type failureCase struct {
 	want bool
 }
 
-// failureCases are the table cases (REFERENCE.md §3 first); the fuzz target
+// failureCases are the table cases (the reference tool's own examples
+// first); the fuzz target
 // starts from them too.
 var failureCases = []failureCase{
-	// REFERENCE.md §3 examples.
+	// The reference tool's examples: an exception line counts, a stack
+	// frame does not.
 	{"TypeError: x is undefined", true},
 	{"    at Object.<anonymous> (file.js:3:9)", false},
 	{"preserves_failed_lines", false},

@@ -45,7 +45,7 @@ func CountLines(text string) int {
 
 // KeyOf returns the identity of a line: the 64-bit FNV-1a hash of the line
 // with surrounding whitespace (ASCII space, tab, CR, LF, VT, FF) removed, so
-// indentation and line endings do not change it (REFERENCE.md §5.2). A
+// indentation and line endings do not change it. A
 // blank line (nothing left after trimming) has key 0; a non-blank line never
 // has key 0. Collision odds for a million distinct lines are about 3e-8.
 func KeyOf(line string) uint64 {
