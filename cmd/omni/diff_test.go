@@ -31,7 +31,7 @@ func TestDiffFixture(t *testing.T) {
 	}
 	var out bytes.Buffer
 	renderDiff(&out, d, 2, false)
-	checkGolden(t, "diff/seq3.txt", out.Bytes())
+	testfixture.CheckGolden(t, "diff/seq3.txt", out.Bytes(), *update)
 	out.Reset()
 	renderDiff(&out, d, 2, true)
 	if !strings.Contains(out.String(), linediff.Red+"-big 010") || !strings.Contains(out.String(), linediff.Green+"+[OMNI: 20 lines already shown from big.txt") {

@@ -24,7 +24,7 @@ func TestExplainFixture(t *testing.T) {
 	}
 	var out bytes.Buffer
 	renderExplain(&out, x)
-	checkGolden(t, "explain/seq2.txt", out.Bytes())
+	testfixture.CheckGolden(t, "explain/seq2.txt", out.Bytes(), *update)
 	for target, code := range map[string]string{"zz": "give a handle", "999": "no fold"} {
 		req, _ := json.Marshal(daemon.ExplainRequest{Target: target})
 		if _, err := svc.Handle(context.Background(), "explain", req); err == nil || !strings.Contains(err.Error(), code) {

@@ -48,7 +48,7 @@ func TestSessionMethod(t *testing.T) {
 	}
 	var out bytes.Buffer
 	renderSession(&out, st, "status")
-	checkGolden(t, "session/status.txt", out.Bytes())
+	testfixture.CheckGolden(t, "session/status.txt", out.Bytes(), *update)
 
 	h := sessionVia(t, svc, daemon.SessionRequest{Op: "history", Project: p})
 	if len(h.Sessions) != 3 {
@@ -60,7 +60,7 @@ func TestSessionMethod(t *testing.T) {
 	}
 	out.Reset()
 	renderSession(&out, h, "history")
-	checkGolden(t, "session/history.txt", out.Bytes())
+	testfixture.CheckGolden(t, "session/history.txt", out.Bytes(), *update)
 	if _, err := svc.Handle(context.Background(), "session", []byte(`{"op":"x"}`)); err == nil {
 		t.Fatal("unknown op accepted")
 	}

@@ -5,18 +5,10 @@ import (
 	"flag"
 	"strings"
 	"testing"
-
-	"github.com/omnictx/omni/internal/testfixture"
 )
 
 // update rewrites the golden files under testdata/ (go test ./cmd/omni -update).
 var update = flag.Bool("update", false, "rewrite golden files")
-
-// checkGolden compares got with testdata/<name>, or rewrites it with -update.
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	testfixture.CheckGolden(t, name, got, *update)
-}
 
 // Every command of this issue documents its flags, exit codes and an
 // example in --help.

@@ -12,12 +12,6 @@ import (
 // update rewrites the golden files under testdata/ (go test ./internal/statsreport -update).
 var update = flag.Bool("update", false, "rewrite golden files")
 
-// checkGolden compares got with testdata/<name>, or rewrites it with -update.
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	testfixture.CheckGolden(t, name, got, *update)
-}
-
 func TestStatsGolden(t *testing.T) {
 	svc := testfixture.Service(t)
 	rep, _ := testfixture.ServiceStats(t, svc, time.Time{})
@@ -25,7 +19,7 @@ func TestStatsGolden(t *testing.T) {
 	if err := WriteJSON(&js, rep); err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, "stats/report.json", js.Bytes())
+	testfixture.CheckGolden(t, "stats/report.json", js.Bytes(), *update)
 	for _, c := range []struct {
 		name string
 		o    Options
@@ -38,7 +32,7 @@ func TestStatsGolden(t *testing.T) {
 	} {
 		var b bytes.Buffer
 		Render(&b, rep, c.o)
-		checkGolden(t, "stats/"+c.name+".txt", b.Bytes())
+		testfixture.CheckGolden(t, "stats/"+c.name+".txt", b.Bytes(), *update)
 	}
 
 	// The figures the golden files hold, checked by hand.
@@ -71,7 +65,7 @@ func TestStatsGolden(t *testing.T) {
 	}
 	var b bytes.Buffer
 	Render(&b, rs, Options{View: "summary"})
-	checkGolden(t, "stats/since.txt", b.Bytes())
+	testfixture.CheckGolden(t, "stats/since.txt", b.Bytes(), *update)
 }
 
 func TestParseSince(t *testing.T) {
