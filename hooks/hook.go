@@ -76,6 +76,9 @@ type Result struct {
 	RepeatBytes int
 	// Recorded reports whether the invocation's events reached the log.
 	Recorded bool
+	// Unshown reports an exec output the host will not show whole
+	// (CallInput.Host): nothing of it was recorded as shown.
+	Unshown bool
 }
 
 type ccPayload struct {

@@ -493,7 +493,7 @@ func TestInitCodexGeminiOpenCode(t *testing.T) {
 func TestPretoolCommand(t *testing.T) {
 	initEnv(t)
 	var out bytes.Buffer
-	in := `{"session_id":"s1","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"go test ./...","description":"d"}}`
+	in := `{"session_id":"s1","hook_event_name":"PreToolUse","permission_mode":"bypassPermissions","tool_name":"Bash","tool_input":{"command":"go test ./...","description":"d"}}`
 	if code := run([]string{"pretool"}, streams{In: strings.NewReader(in), Out: &out, Err: &out}); code != 0 {
 		t.Fatalf("exit %d: %s", code, out.String())
 	}
@@ -509,7 +509,7 @@ func TestPretoolCommand(t *testing.T) {
 	}
 	h := r.HookSpecificOutput
 	if h.HookEventName != "PreToolUse" || h.PermissionDecision != nil || h.UpdatedInput["description"] != "d" ||
-		!strings.HasSuffix(h.UpdatedInput["command"], " exec --session s1 -- 'go test ./...'") {
+		!strings.HasSuffix(h.UpdatedInput["command"], " exec --session s1 --host claude-code --timeout-ms 120000 -- 'go test ./...'") {
 		t.Fatalf("reply %s", out.String())
 	}
 	out.Reset()
