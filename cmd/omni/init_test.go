@@ -173,6 +173,7 @@ func TestInitClaudeTwiceThenUninstall(t *testing.T) {
 				"SessionStart":       {"matcher": nil, "timeout": 10.0},
 				"SessionEnd":         {"matcher": nil, "timeout": 10.0},
 				"SubagentStart":      {"matcher": nil, "timeout": 10.0},
+				"PreToolUse":         {"matcher": "Bash", "timeout": 10.0}, // the rewrite, on by default
 			}
 			if len(got) != len(want) {
 				t.Fatalf("omni registered for %d events, want %d: %v", len(got), len(want), got)
@@ -183,7 +184,11 @@ func TestInitClaudeTwiceThenUninstall(t *testing.T) {
 					t.Fatalf("%s: %d omni handlers", ev, len(hs))
 				}
 				h := hs[0]
-				if h["type"] != "command" || h["command"] != "/opt/omni/bin/omni hook" {
+				sub := "hook"
+				if ev == "PreToolUse" {
+					sub = "pretool"
+				}
+				if h["type"] != "command" || h["command"] != "/opt/omni/bin/omni "+sub {
 					t.Errorf("%s: handler %v", ev, h)
 				}
 				for k, v := range w {
@@ -374,8 +379,8 @@ func TestInitMCPAndProject(t *testing.T) {
 	if !reflect.DeepEqual(mcp["mcpServers"], map[string]any{"omni": map[string]any{"type": "stdio", "command": "/opt/omni/bin/omni", "args": []any{"mcp"}}}) {
 		t.Fatalf(".mcp.json: %v", mcp)
 	}
-	// Without --rewrite the PreToolUse entry goes again.
-	if code, out, errs := initRun(t, "init", "--claude", "--project", "--bin", "/opt/omni/bin/omni"); code != 0 {
+	// With --rewrite=false the PreToolUse entry goes again.
+	if code, out, errs := initRun(t, "init", "--claude", "--project", "--rewrite=false", "--bin", "/opt/omni/bin/omni"); code != 0 {
 		t.Fatal(out, errs)
 	}
 	if hs := omniHandlersOf(jsoncValue(t, readFile(t, filepath.Join(proj, ".claude", "settings.json")))); hs["PreToolUse"] != nil {
