@@ -25,7 +25,7 @@ func TestExecHostCapNotRecorded(t *testing.T) {
 		{"success under the cap", 200, 0, HostClaudeCode, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			e, _ := newTestEngine(t)
+			e, log := newTestEngine(t)
 			ctx := context.Background()
 			text := longText("cap", c.lines)
 			res, err := e.Call(ctx, CallInput{Door: "exec", Command: "./run.sh", Text: text, ExitCode: c.code, Session: "s1", Host: c.host})
@@ -42,6 +42,10 @@ func TestExecHostCapNotRecorded(t *testing.T) {
 			}
 			if folded := len(again.Folds) > 0; folded != c.folds {
 				t.Fatalf("second call folded %v, want %v: %.200s", folded, c.folds, again.Delivered)
+			}
+			// The host is recorded: a replay decides the same way.
+			if s, err := Verify(ctx, log, nil, nil); err != nil || s.Compared != 2 || s.Identical != 2 {
+				t.Fatalf("verify %+v %v", s, err)
 			}
 		})
 	}
