@@ -47,6 +47,41 @@ exit 101
 func TestClaudeCodeRewrite(t *testing.T) {
 	t.Parallel()
 	claude := cliPath(t, "claude-code", claudeSpec, claudeRel)
+	t.Run("bypass", func(t *testing.T) {
+		read, project := rewriteRun(t, claude, `{"permissions":{"deny":["Bash(cargo test --release:*)"]}}`, "--dangerously-skip-permissions")
+		checkDistilled(t, read["test"])
+		if _, err := os.Stat(filepath.Join(project, "ran-release")); err == nil {
+			t.Errorf("the command the deny rule names ran; the model read: %s", read["denied"])
+		}
+		t.Logf("the denied call as the model read it: %s", read["denied"])
+	})
+	// Default mode: an allowed command stays allowed once rewritten (the
+	// reply allows it; print mode denies whatever would ask).
+	t.Run("default-allowed", func(t *testing.T) {
+		read, _ := rewriteRun(t, claude, `{"permissions":{"allow":["Bash(cargo test:*)"],"deny":["Bash(cargo test --release:*)"]}}`, "--permission-mode", "default")
+		checkDistilled(t, read["test"])
+	})
+}
+
+// checkDistilled checks the failing cargo run as the model read it.
+func checkDistilled(t *testing.T, got string) {
+	t.Helper()
+	t.Logf("the failing run as the model read it (%d chars):\n%s", len(got), got)
+	for _, must := range []string{"Exit code 101", "test tests::widest ... FAILED", "assertion failed: left == right",
+		"test result: FAILED. 40 passed; 1 failed"} {
+		if !strings.Contains(got, must) {
+			t.Errorf("the failing run lost %q", must)
+		}
+	}
+	if strings.Contains(got, "test tests::case_7 ... ok") || strings.Contains(got, "[omni]") {
+		t.Errorf("the failing run was not distilled through omni exec, or its footer reached the model")
+	}
+}
+
+// rewriteRun plays `cargo test` then `cargo test --release` on Claude Code
+// with omni init --claude and the project settings given, and returns what
+// the model read per step and the project directory.
+func rewriteRun(t *testing.T, claude, settings string, mode ...string) (map[string]string, string) {
 	bin := t.TempDir()
 	if err := os.WriteFile(filepath.Join(bin, "cargo"), []byte(fakeCargo), 0o755); err != nil {
 		t.Fatal(err)
@@ -55,8 +90,7 @@ func TestClaudeCodeRewrite(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(s.project, ".claude"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(s.project, ".claude", "settings.json"),
-		[]byte(`{"permissions":{"deny":["Bash(cargo test --release:*)"]}}`), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(s.project, ".claude", "settings.json"), []byte(settings), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	s.omniInit("--claude")
@@ -83,8 +117,8 @@ func TestClaudeCodeRewrite(t *testing.T) {
 	})
 	env := []string{"ANTHROPIC_BASE_URL=" + m.URL, "ANTHROPIC_API_KEY=sk-e2e",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "IS_SANDBOX=1"}
-	s.run(runTimeout, env, claude, "-p", "E2E-REWRITE: run the script.", "--dangerously-skip-permissions",
-		"--output-format", "stream-json", "--verbose", "--model", "claude-sonnet-4-5", "--tools", "Bash")
+	args := append([]string{"-p", "E2E-REWRITE: run the script."}, mode...)
+	s.run(runTimeout, env, claude, append(args, "--output-format", "stream-json", "--verbose", "--model", "claude-sonnet-4-5", "--tools", "Bash")...)
 	read := map[string]string{}
 	for _, r := range m.requests() {
 		if r.Path != "/v1/messages" {
@@ -97,22 +131,8 @@ func TestClaudeCodeRewrite(t *testing.T) {
 			}
 		}
 	}
-	got := read["test"]
-	t.Logf("the failing run as the model read it (%d chars):\n%s", len(got), got)
-	for _, must := range []string{"Exit code 101", "test tests::widest ... FAILED", "assertion failed: left == right",
-		"test result: FAILED. 40 passed; 1 failed"} {
-		if !strings.Contains(got, must) {
-			t.Errorf("the failing run lost %q", must)
-		}
-	}
-	if strings.Contains(got, "test tests::case_7 ... ok") || strings.Contains(got, "[omni]") {
-		t.Errorf("the failing run was not distilled through omni exec, or its footer reached the model")
-	}
-	if _, err := os.Stat(filepath.Join(s.project, "ran-release")); err == nil {
-		t.Errorf("the command the deny rule names ran; the model read: %s", read["denied"])
-	}
-	t.Logf("the denied call as the model read it: %s", read["denied"])
 	if l := s.omniLog(); l != "" {
 		t.Logf("omni.log:\n%s", tail(l, 2000))
 	}
+	return read, s.project
 }
