@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/internal/shellcmd"
@@ -36,6 +37,12 @@ type CallInput struct {
 	// KeepSecrets turns redaction off for this output and keeps its raw
 	// text in the log (`--keep-secrets`).
 	KeepSecrets bool `json:"keep_secrets,omitempty"`
+	// Host names the host whose tool prints the delivered text
+	// (HostClaudeCode: `omni exec --host claude-code` under the PreToolUse
+	// rewrite). The host's own cut then applies: a delivered text it would
+	// not show whole (HostShows) is still distilled, but nothing of it is
+	// recorded as shown and nothing in it folds.
+	Host string `json:"host,omitempty"`
 	// priorRedacted is the recorded redaction count a replay reruns with.
 	priorRedacted int
 }
@@ -84,6 +91,9 @@ func (e *Engine) callAt(ctx context.Context, in CallInput, now time.Time, projec
 	if in.KeepSecrets {
 		params["keep_secrets"] = "1"
 	}
+	if in.Host != "" {
+		params["host"] = in.Host
+	}
 	inv.Invoked = &events.Invoked{Door: in.Door, Codec: events.CodecZstd, Input: e.compress([]byte(in.Text)),
 		InputBytes: len(in.Text), Params: params}
 	red.record(&inv, in.priorRedacted)
@@ -99,6 +109,10 @@ func (e *Engine) callAt(ctx context.Context, in CallInput, now time.Time, projec
 	var evs []events.Event
 	for round := 0; ; round++ {
 		dec, evs = e.decide(d, inv.ID)
+		if in.Host == HostClaudeCode && !d.unshown && !HostShows(dec.Text, in.ExitCode) {
+			d.unshown = true
+			dec, evs = e.decide(d, inv.ID)
+		}
 		evs[len(evs)-1].Emitted.Output = sha([]byte(dec.Text))
 		if red.visible > 0 {
 			evs[len(evs)-1].Emitted.Replied = true // the door changed the text: redaction
@@ -126,9 +140,30 @@ func (e *Engine) callAt(ctx context.Context, in CallInput, now time.Time, projec
 	}
 	res.Recorded = true
 	res.Delivered = dec.Text
+	res.Unshown = d.unshown
 	res.Folds = dec.Folds
 	res.Reason = dec.Reason
 	res.Distiller, res.ShortenReason = distilledOf(evs)
 	res.RepeatBytes = dec.RepeatBytes
 	return res, nil
+}
+
+// HostFailureCap is the length, in characters, past which Claude Code cuts
+// the text of a failing Bash call ("Exit code N", a newline, then the
+// output) in its middle before the model reads it: the corpus's cut
+// outputs are 10,032 characters, about 5,000 from each end around a
+// "... [N characters truncated] ..." line (docs/HOSTS.md calls it a
+// middle cut to ~10,000 characters).
+const HostFailureCap = 10000
+
+// HostShows reports whether Claude Code shows text, printed by a Bash
+// command that exited with code, whole to the model: under HostOutputCap
+// characters when code is 0 (at or over it the host persists the output
+// and shows a ~2 KB preview), at most HostFailureCap characters with its
+// "Exit code N" line when code is not 0.
+func HostShows(text string, code int) bool {
+	if code == 0 {
+		return utf8.RuneCountInString(text) < HostOutputCap
+	}
+	return utf8.RuneCountInString(text)+len("Exit code \n")+len(strconv.Itoa(code)) <= HostFailureCap
 }

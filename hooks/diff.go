@@ -124,7 +124,7 @@ func Diff(ctx context.Context, log events.Log, seq events.Seq, base BaseLoader) 
 	default:
 		code, _ := strconv.Atoi(p["exit_code"])
 		ci := CallInput{Door: inv.Invoked.Door, Command: p["command"], Text: string(input), ExitCode: code,
-			Session: inv.Session, Agent: inv.Agent, Passthrough: p["env_passthrough"] == "1" || p["nofold"] != ""}
+			Session: inv.Session, Agent: inv.Agent, Passthrough: p["env_passthrough"] == "1" || p["nofold"] != "", Host: p["host"]}
 		if res, err = e.callAt(ctx, ci, inv.Time, inv.Project); err != nil {
 			return r, fmt.Errorf("diff: rerun call %d: %w", seq, err)
 		}

@@ -292,6 +292,10 @@ type delivery struct {
 	// unrecorded: the host will not show the text (over its cap): record
 	// nothing as delivered.
 	unrecorded bool
+	// unshown: the first-seen stages run and their cuts are archived, but
+	// the host will not show the result whole (CallInput.Host): nothing
+	// folds and nothing is recorded as shown (reason "host-cap").
+	unshown bool
 	// persisted: a Bash output the host persisted, read back whole from its
 	// file (inlinePersisted); delivered inline only under HostOutputCap.
 	persisted bool
@@ -337,6 +341,10 @@ func (e *Engine) decide(d delivery, call string) (pipeline.Decision, []events.Ev
 		dec = pipeline.Decision{Text: d.req.Text, Reason: d.reason}
 		dec.RawLines = pipeline.CountLines(d.req.Text)
 		dec.DeliveredLines = dec.RawLines
+	case d.unshown:
+		req := d.req
+		req.NoFold = "host-cap"
+		dec = pipeline.Decide(req, v)
 	case d.noLedger:
 		req := d.req
 		req.NoFold = "no-ledger"
@@ -400,8 +408,8 @@ func (e *Engine) decide(d delivery, call string) (pipeline.Decision, []events.Ev
 	ev.ID, ev.Kind = e.newID(d.now), events.KindEmitted
 	em := &events.Emitted{Tool: d.tool, Source: d.source, LineSource: d.lineSource, RawBytes: len(raw), DeliveredBytes: len(dec.Text),
 		RawLines: pipeline.CountLines(raw), DeliveredLines: dec.DeliveredLines, Replied: changed, Reason: reason,
-		Failed: d.req.Failed, Unrecorded: d.unrecorded, Paid: dec.Paid, RepeatBytes: dec.RepeatBytes}
-	if !d.unrecorded && !d.noLedger {
+		Failed: d.req.Failed, Unrecorded: d.unrecorded || d.unshown, Paid: dec.Paid, RepeatBytes: dec.RepeatBytes}
+	if !d.unrecorded && !d.unshown && !d.noLedger {
 		em.Lines = events.Keys(dec.Delivered)
 	}
 	// Every handle the delivered text may name, including blocks archived

@@ -76,6 +76,9 @@ type Result struct {
 	RepeatBytes int
 	// Recorded reports whether the invocation's events reached the log.
 	Recorded bool
+	// Unshown reports an exec output the host will not show whole
+	// (CallInput.Host): nothing of it was recorded as shown.
+	Unshown bool
 }
 
 type ccPayload struct {
@@ -337,7 +340,7 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 		return simple(events.KindSessionEnded, func(ev *events.Event) { ev.SessionEnded = &events.SessionEnded{Reason: p.Reason} })
 	case "PostToolUse", "PostToolUseFailure":
 	default:
-		// PreToolUse (see PreToolRewrite, an opt-in outside the Engine),
+		// PreToolUse (see PreToolRewrite, outside the Engine),
 		// UserPromptSubmit, Stop, …: nothing the ledger needs, no reply.
 		return res, nil
 	}

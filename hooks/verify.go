@@ -246,7 +246,7 @@ func (e *Engine) rerun(ctx context.Context, batch []events.Event) (Replayed, err
 		code, _ := strconv.Atoi(p["exit_code"])
 		ci := CallInput{Door: inv.Invoked.Door, Command: p["command"], Text: string(input), ExitCode: code,
 			Session: inv.Session, Agent: inv.Agent, Passthrough: p["env_passthrough"] == "1" || p["nofold"] != "",
-			KeepSecrets: p["keep_secrets"] == "1"}
+			KeepSecrets: p["keep_secrets"] == "1", Host: p["host"]}
 		ci.priorRedacted, _ = strconv.Atoi(p[paramRedacted])
 		res, err := e.callAt(ctx, ci, now, inv.Project)
 		if err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/omnictx/omni/internal/bench"
 	"github.com/omnictx/omni/internal/daemon"
 	"github.com/omnictx/omni/internal/daemon/wire"
+	"github.com/omnictx/omni/internal/rewrite"
 )
 
 // openBenchStore opens the store of home for omni bench alone
@@ -35,6 +36,7 @@ type benchFlags struct {
 	persisted  bool
 	asJSON     bool
 	limit      int
+	rewrite    string
 	latency    bool
 	n          int
 }
@@ -96,6 +98,12 @@ and replies inline when the pipeline brings it under the cap; the report's
 "over-cap" line counts those calls and their bytes against the whole output
 (the model would otherwise read a ~2 KB preview, then the file in pieces).
 
+--rewrite[=narrow|all] replays the PreToolUse rewrite ('omni pretool'): a
+failing Bash call whose command the form takes (the hook's own decision, as in
+bypassPermissions mode with no permission rules: the corpus has no settings
+files) runs through the exec door instead of the untouched failure path; the
+model reads its "Exit code N" line and exec's output.
+
 Exit codes: 0 done; 2 a corpus file or the store could not be read.`,
 		Example: `  omni bench --corpus ../shared/corpus/*.jsonl
   omni bench --corpus ../shared/corpus/*.jsonl --ledger-only --out /tmp/out.jsonl --home /tmp/h`,
@@ -134,7 +142,11 @@ Exit codes: 0 done; 2 a corpus file or the store could not be read.`,
 				fmt.Fprintf(s.Out, "first call (spawns the daemon): %.1f ms; floor: %s, p50 %.2f ms p99 %.2f ms\n", rep.ColdFirst, rep.Floor, rep.FloorP50, rep.FloorP99)
 				return nil
 			}
-			rep, err := bench.Run(context.Background(), bench.Options{Corpus: o.corpus, Home: o.home, Out: o.out, LedgerOnly: o.ledgerOnly, Persisted: o.persisted, Limit: o.limit,
+			form, ok := rewrite.ParseForm(o.rewrite)
+			if o.rewrite != "" && !ok {
+				return usageErr("omni bench: --rewrite=%s: want narrow or all", o.rewrite)
+			}
+			rep, err := bench.Run(context.Background(), bench.Options{Corpus: o.corpus, Home: o.home, Out: o.out, LedgerOnly: o.ledgerOnly, Persisted: o.persisted, Limit: o.limit, Rewrite: form,
 				OpenStore: openBenchStore, MarkBusy: daemon.MarkBusy, Logf: homeLogf}, s.Err)
 			if err != nil {
 				return failErr(err, "omni bench: "+err.Error())
@@ -155,6 +167,8 @@ Exit codes: 0 done; 2 a corpus file or the store could not be read.`,
 	cmd.Flags().BoolVar(&o.persisted, "persisted", false, "replay over-cap Bash outputs with persistedOutputPath, as Claude Code does")
 	cmd.Flags().BoolVar(&o.asJSON, "json", false, "print the report as JSON")
 	cmd.Flags().IntVar(&o.limit, "limit", 0, "stop after this many calls (0: all)")
+	cmd.Flags().StringVar(&o.rewrite, "rewrite", "", "replay the PreToolUse rewrite of this form (narrow, all): failing Bash calls it takes run through omni exec")
+	cmd.Flags().Lookup("rewrite").NoOptDefVal = "narrow"
 	cmd.Flags().BoolVar(&o.latency, "latency", false, "time hook processes (omni hook, and omni-hook when it sits beside omni) against a warm daemon, 0.5 KB to 15 MiB payloads from the corpus, beside a trivial Go binary, with peak RSS")
 	cmd.Flags().IntVar(&o.n, "n", 50, "with --latency: processes per payload size")
 	return cmd

@@ -117,7 +117,7 @@ func TestDoctorTiersAndFix(t *testing.T) {
 		t.Fatalf("--fix: exit %d, fixed %q, problems %q", code, rep.Fixed, rep.Problems)
 	}
 	hs := omniHandlersOf(jsoncValue(t, hostsetuptest.ReadFile(t, settings)))
-	if len(hs) != 7 || hs["Notification"] != nil || hs["SubagentStarted"] != nil || len(hs["SubagentStart"]) != 1 {
+	if len(hs) != 8 || len(hs["PreToolUse"]) != 1 || hs["Notification"] != nil || hs["SubagentStarted"] != nil || len(hs["SubagentStart"]) != 1 {
 		t.Fatalf("after --fix: %v", hs)
 	}
 	if !strings.Contains(hostsetuptest.ReadFile(t, settings), `"notify-send done"`) {

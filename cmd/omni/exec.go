@@ -1,15 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -18,40 +14,57 @@ import (
 
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/hooks"
-	"github.com/omnictx/omni/redact"
+	"github.com/omnictx/omni/internal/execrun"
 )
 
 func newExecCmd(s streams) *cobra.Command {
-	var session, agent string
+	var session, agent, host string
 	var quiet, keepSecrets bool
+	var timeoutMS int
 	cmd := &cobra.Command{
-		Use:   "exec [--session S] [--agent A] [--] CMD [ARG...]",
+		Use:   "exec [--session S] [--agent A] [--host claude-code --timeout-ms T] [--] CMD [ARG...]",
 		Short: "Run a command and print its output as the reader would read it",
-		Long: `Runs CMD, captures its stdout, and prints it through the same pipeline as a
-hook: redaction, the command's distiller, the collapse fallback and the final
-cut, then, with --session (or $OMNI_SESSION), the ledger: lines this reader
-was already shown fold into markers. Every cut is archived first (see
-'omni retrieve'). stderr is passed through untouched. A command that fails
-(non-zero exit) is distilled only when its runner's own verdict was
-recognised and every failure line survives; otherwise its output is printed
-unchanged, and it never folds. If omni is interrupted (SIGINT, SIGTERM,
-SIGHUP) the signal goes to CMD and what it printed is delivered raw. Without
-a session there is no reader: nothing folds and nothing counts as shown, but
-redaction and the distiller still run. omni exec exits with the
-command's own exit code; a one-line footer on stderr says what was saved
-(OMNI_QUIET=1 or --quiet hides it).
+		Long: `Runs CMD in its own process group, captures its stdout and stderr on one
+pipe (merged in the order it wrote them), and prints them through the same
+pipeline as a hook: redaction, the command's distiller, the collapse fallback
+and the final cut, then, with --session (or $OMNI_SESSION), the ledger: lines
+this reader was already shown fold into markers. Every cut is archived first
+(see 'omni retrieve'). A command that fails (non-zero exit) is distilled only
+when its runner's own verdict was recognised and every failure line
+survives; otherwise its output is printed unchanged, and it never folds. If
+omni is interrupted (SIGINT, SIGTERM, SIGHUP) the signal goes to CMD's whole
+process group and what it printed is delivered, redacted. Without a session
+there is no reader: nothing folds and nothing counts as shown, but redaction
+and the distiller still run. omni exec exits with the command's own exit
+code; a one-line footer on stderr says what was saved (OMNI_QUIET=1 or
+--quiet hides it).
 
-CMD may be one quoted string (run with sh -c) or a program and its arguments.
+--host claude-code says the output is read by Claude Code's Bash tool (the
+PreToolUse rewrite of 'omni pretool' adds it): no footer, and an output the
+host would not show whole (30,000 characters or more; a failing run past
+its ~10,000-character cut) is not recorded as shown. --timeout-ms T is the
+tool's timeout: CMD is stopped (SIGTERM, SIGKILL 2 s later) early enough that
+its partial output is printed before the host's timeout, with a note on
+stderr, and omni exec exits 124.
+
+CMD may be one quoted string (run with bash -c, or sh without bash) or a
+program and its arguments.
 
 Exit codes: the command's own; 127 if it could not be started; 2 a usage error
-of omni exec itself; 128+N when a signal N stopped it.`,
+of omni exec itself; 128+N when a signal N stopped it; 124 when --timeout-ms
+stopped it.`,
 		Example: `  omni exec --session demo go test ./...
   omni exec --session demo -- git log -5
   omni exec --session demo 'cat go.mod | head -3'`,
 		Args:               cobra.MinimumNArgs(1),
 		DisableFlagParsing: false,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runExec(cmd.Context(), s, session, agent, quiet || os.Getenv("OMNI_QUIET") != "", keepSecrets, args)
+			if host != "" && host != hooks.HostClaudeCode {
+				return usageErr("omni exec: --host %q: only %s is known", host, hooks.HostClaudeCode)
+			}
+			q := quiet || os.Getenv("OMNI_QUIET") != "" || host != ""
+			return runExec(cmd.Context(), s, hooks.CallInput{Session: session, Agent: agent, Host: host, KeepSecrets: keepSecrets},
+				q, time.Duration(timeoutMS)*time.Millisecond, args)
 		},
 	}
 	cmd.Flags().SetInterspersed(false)
@@ -59,80 +72,42 @@ of omni exec itself; 128+N when a signal N stopped it.`,
 	cmd.Flags().StringVar(&agent, "agent", "", "the reader's agent id within the session")
 	cmd.Flags().BoolVar(&quiet, "quiet", false, "no footer on stderr")
 	cmd.Flags().BoolVar(&keepSecrets, "keep-secrets", false, "do not redact credentials, and keep the raw output in the log")
+	cmd.Flags().StringVar(&host, "host", "", "the host whose tool reads the output (claude-code): its output cap applies, no footer")
+	cmd.Flags().IntVar(&timeoutMS, "timeout-ms", 0, "the tool's timeout in milliseconds: stop CMD before it and print its partial output")
 	return cmd
 }
 
-func runExec(ctx context.Context, s streams, session, agent string, quiet, keepSecrets bool, args []string) error {
+func runExec(ctx context.Context, s streams, in hooks.CallInput, quiet bool, timeout time.Duration, args []string) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	var c *exec.Cmd
-	command := strings.Join(args, " ")
-	if len(args) == 1 && strings.ContainsAny(args[0], " \t\n;|&<>$`'\"*?(){}") {
-		c = exec.CommandContext(ctx, "sh", "-c", args[0])
-		command = args[0]
-	} else {
-		c = exec.CommandContext(ctx, args[0], args[1:]...)
-	}
-	var out bytes.Buffer
-	c.Stdout = &out
-	c.Stderr = s.Err
-	if !keepSecrets {
-		// stderr reaches the agent without passing the daemon: it is
-		// redacted here, line by line (issue 12).
-		rw := redact.NewWriter(s.Err)
-		defer rw.Close()
-		c.Stderr = rw
-	}
-	c.Stdin = s.In
-	start := time.Now()
-	if err := c.Start(); err != nil {
-		return failErr(errNotRunnable, fmt.Sprintf("omni exec: %v", err))
-	}
-	// A signal to omni (a host timeout, Ctrl-C) goes to the command; what it
-	// printed so far is then delivered raw, never lost.
+	// A signal to omni (a host timeout, Ctrl-C) goes to the command's
+	// group; what it printed so far is then delivered, redacted.
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	var got os.Signal
-	done := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case sg := <-sigs:
-				got = sg
-				_ = c.Process.Signal(sg)
-			case <-done:
-				return
-			}
-		}
-	}()
-	err := c.Wait()
-	close(done)
+	start := time.Now()
+	r, err := execrun.Run(execrun.Options{Args: args, Stdin: s.In, Signals: sigs, Stop: execrun.StopBefore(timeout)})
 	signal.Stop(sigs)
-	if got != nil {
-		io.WriteString(s.Out, out.String())
-		code := 128
-		if n, ok := got.(syscall.Signal); ok {
-			code += int(n)
-		}
-		return childExit{code}
-	}
-	code := 0
 	if err != nil {
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) {
-			return failErr(errNotRunnable, fmt.Sprintf("omni exec: %v", err))
-		}
-		code = ee.ExitCode()
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			code = 128 + int(ws.Signal()) // as a shell reports a command killed by a signal
-		}
+		return failErr(errNotRunnable, fmt.Sprintf("omni exec: %v", err))
 	}
-	text := out.String()
-	delivered := deliverCall(ctx, hooks.CallInput{Door: events.DoorExec, Command: command, Text: text,
-		ExitCode: code, Session: session, Agent: agent, Cwd: cwd(), Passthrough: os.Getenv("OMNI_PASSTHROUGH") != "",
-		KeepSecrets: keepSecrets})
+	text := string(r.Output)
+	if r.Signal != nil {
+		io.WriteString(s.Out, redactLocal(text, in.KeepSecrets))
+		return childExit{r.Code}
+	}
+	code := r.Code
+	if r.Stopped {
+		code = 124 // as timeout(1) reports a command it stopped
+	}
+	in.Door, in.Command, in.Text, in.ExitCode, in.Cwd = events.DoorExec, r.Command, text, code, cwd()
+	in.Passthrough = os.Getenv("OMNI_PASSTHROUGH") != ""
+	delivered := deliverCall(ctx, in)
 	io.WriteString(s.Out, delivered)
+	if r.Stopped {
+		fmt.Fprintf(s.Err, "omni exec: stopped after %s, before the tool's %s timeout; the output above is partial\n",
+			time.Since(start).Round(time.Second), timeout)
+	}
 	if !quiet && len(text) > 0 && len(delivered) < len(text) {
 		fmt.Fprintf(s.Err, "[omni] %d → %d bytes (%.1f%% saved) %dms\n", len(text), len(delivered),
 			100*float64(len(text)-len(delivered))/float64(len(text)), time.Since(start).Milliseconds())

@@ -133,6 +133,7 @@ func TestInitClaudeTwiceThenUninstall(t *testing.T) {
 				"SessionStart":       {"matcher": nil, "timeout": 10.0},
 				"SessionEnd":         {"matcher": nil, "timeout": 10.0},
 				"SubagentStart":      {"matcher": nil, "timeout": 10.0},
+				"PreToolUse":         {"matcher": "Bash", "timeout": 10.0}, // the rewrite, on by default
 			}
 			if len(got) != len(want) {
 				t.Fatalf("omni registered for %d events, want %d: %v", len(got), len(want), got)
@@ -143,7 +144,11 @@ func TestInitClaudeTwiceThenUninstall(t *testing.T) {
 					t.Fatalf("%s: %d omni handlers", ev, len(hs))
 				}
 				h := hs[0]
-				if h["type"] != "command" || h["command"] != "/opt/omni/bin/omni hook" {
+				sub := "hook"
+				if ev == "PreToolUse" {
+					sub = "pretool"
+				}
+				if h["type"] != "command" || h["command"] != "/opt/omni/bin/omni "+sub {
 					t.Errorf("%s: handler %v", ev, h)
 				}
 				for k, v := range w {
@@ -334,8 +339,8 @@ func TestInitMCPAndProject(t *testing.T) {
 	if !reflect.DeepEqual(mcp["mcpServers"], map[string]any{"omni": map[string]any{"type": "stdio", "command": "/opt/omni/bin/omni", "args": []any{"mcp"}}}) {
 		t.Fatalf(".mcp.json: %v", mcp)
 	}
-	// Without --rewrite the PreToolUse entry goes again.
-	if code, out, errs := initRun(t, "init", "--claude", "--project", "--bin", "/opt/omni/bin/omni"); code != 0 {
+	// With --rewrite=false the PreToolUse entry goes again.
+	if code, out, errs := initRun(t, "init", "--claude", "--project", "--rewrite=false", "--bin", "/opt/omni/bin/omni"); code != 0 {
 		t.Fatal(out, errs)
 	}
 	if hs := omniHandlersOf(jsoncValue(t, hostsetuptest.ReadFile(t, filepath.Join(proj, ".claude", "settings.json")))); hs["PreToolUse"] != nil {
@@ -453,7 +458,7 @@ func TestInitCodexGeminiOpenCode(t *testing.T) {
 func TestPretoolCommand(t *testing.T) {
 	initEnv(t)
 	var out bytes.Buffer
-	in := `{"session_id":"s1","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"go test ./...","description":"d"}}`
+	in := `{"session_id":"s1","hook_event_name":"PreToolUse","permission_mode":"bypassPermissions","tool_name":"Bash","tool_input":{"command":"go test ./...","description":"d"}}`
 	if code := run([]string{"pretool"}, streams{In: strings.NewReader(in), Out: &out, Err: &out}); code != 0 {
 		t.Fatalf("exit %d: %s", code, out.String())
 	}
@@ -469,7 +474,7 @@ func TestPretoolCommand(t *testing.T) {
 	}
 	h := r.HookSpecificOutput
 	if h.HookEventName != "PreToolUse" || h.PermissionDecision != nil || h.UpdatedInput["description"] != "d" ||
-		!strings.HasSuffix(h.UpdatedInput["command"], " exec --session s1 -- 'go test ./...'") {
+		!strings.HasSuffix(h.UpdatedInput["command"], " exec --session s1 --host claude-code --timeout-ms 120000 -- 'go test ./...'") {
 		t.Fatalf("reply %s", out.String())
 	}
 	out.Reset()

@@ -1,6 +1,6 @@
 package main
 
-// omni pretool: the opt-in PreToolUse rewrite.
+// omni pretool: the PreToolUse rewrite (hooks.PreToolRewrite).
 
 import (
 	"io"
@@ -9,31 +9,39 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omnictx/omni/hooks"
+	"github.com/omnictx/omni/internal/rewrite"
 )
 
 func newPretoolCmd(s streams) *cobra.Command {
-	return &cobra.Command{
-		Use:   "pretool",
-		Short: "Claude Code PreToolUse hook: run plain Bash commands through omni exec (opt-in)",
-		Long: `Reads one Claude Code PreToolUse payload on stdin. For a Bash call whose
-command is a plain command of a known program (git, go, cargo, npm, pytest,
-make, docker, kubectl, ls, cat, grep, ...; no pipe, redirection, list,
-background job, substitution, newline, leading assignment or cd) it prints
+	var form string
+	cmd := &cobra.Command{
+		Use:   "pretool [--form narrow|all]",
+		Short: "Claude Code PreToolUse hook: run Bash commands through omni exec, within the user's permission rules",
+		Long: `Reads one Claude Code PreToolUse payload on stdin. For a foreground Bash call
+the form takes (narrow: test and build runners such as go test, pytest, cargo
+test, npm test, make, optionally after 'cd DIR &&', no pipe, no output to a
+file; all: any plain foreground command) it prints
 {"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{...}}}
 with every original tool_input key and the command wrapped in
-'omni exec --session S [--agent A] -- CMD'. Otherwise it prints nothing.
+'omni exec --session S [--agent A] --host claude-code --timeout-ms T -- CMD',
+so a failing run is distilled too. Otherwise it prints nothing.
 
-It is registered only by 'omni init --claude --rewrite'. It never sends a
-permissionDecision: the user's permission rules decide, and they see the
-rewritten command. Claude Code rewrites output in PostToolUse anyway, so this
-is rarely needed; OMNI_PRETOOL_REWRITE=0 turns it off without unregistering.
+Claude Code matches its permission rules against the rewritten command only,
+so pretool reads the settings files the host merges (managed settings,
+~/.claude/settings.json, the project's .claude/settings.json and
+settings.local.json) and never rewrites a command a deny or ask rule could
+match; outside bypassPermissions mode it rewrites only a command an allow
+rule permits, and then answers permissionDecision "allow". A settings file it
+cannot parse stops every rewrite. run_in_background calls are left alone.
+OMNI_PRETOOL_REWRITE=0 turns it off without unregistering.
 
 Exit codes: always 0; on any problem it prints nothing and the host runs
 the command as written.`,
-		Example: `  echo '{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"Bash","tool_input":{"command":"go test ./..."}}' | omni pretool`,
+		Example: `  echo '{"hook_event_name":"PreToolUse","session_id":"s","permission_mode":"bypassPermissions","tool_name":"Bash","tool_input":{"command":"go test ./..."}}' | omni pretool`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if os.Getenv("OMNI_PRETOOL_REWRITE") == "0" {
+			f, ok := rewrite.ParseForm(form)
+			if os.Getenv("OMNI_PRETOOL_REWRITE") == "0" || !ok {
 				return nil
 			}
 			stdin, err := io.ReadAll(io.LimitReader(s.In, hooks.MaxInput+1))
@@ -44,10 +52,12 @@ the command as written.`,
 			if err != nil {
 				return nil
 			}
-			if reply := hooks.PreToolRewrite(stdin, self); reply != nil {
+			if reply := hooks.PreToolRewrite(stdin, hooks.PreTool{Omni: self, Form: f}); reply != nil {
 				_, _ = s.Out.Write(reply)
 			}
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&form, "form", string(rewrite.Narrow), "which commands to rewrite: narrow (test and build runners) or all")
+	return cmd
 }

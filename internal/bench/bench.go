@@ -22,6 +22,7 @@ import (
 
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/hooks"
+	"github.com/omnictx/omni/internal/rewrite"
 	"github.com/omnictx/omni/pipeline"
 )
 
@@ -150,6 +151,14 @@ type Report struct {
 	Seconds              float64 `json:"seconds"`
 	LedgerOnly           bool    `json:"ledger_only"`
 	HookFailures         int     `json:"hook_failures"`
+	// Rewrite is the PreToolUse rewrite form replayed ("" none); Rewritten
+	// counts the failing Bash calls it ran through the exec door (raw: the
+	// host's failure text, "Exit code N" line included; delivered: that
+	// line and exec's output), RewrittenUnshown those the host would still
+	// cut (hooks.HostShows), recorded as not shown.
+	Rewrite          string `json:"rewrite,omitempty"`
+	Rewritten        Bucket `json:"rewritten"`
+	RewrittenUnshown int    `json:"rewritten_unshown"`
 }
 
 // Options are one bench run's inputs.
@@ -168,6 +177,13 @@ type Options struct {
 	Persisted bool
 	// Limit stops after this many calls (0: all).
 	Limit int
+	// Rewrite replays the PreToolUse rewrite of this form ("": none): a
+	// failing Bash call that rewrite.Decide takes goes through the exec
+	// door (hooks.Engine.Call with Host claude-code) instead of the
+	// untouched failure path. The corpus carries no settings files and no
+	// permission mode, so the decision is made as in bypassPermissions mode
+	// with no rules: the command's shape alone decides (Rewritable).
+	Rewrite rewrite.Form
 	// OpenStore opens the store of home for the bench alone (cmd/omni: the
 	// store under home/store, after asking a daemon that holds it to stop)
 	// and returns its log and the function that closes it. Required.
@@ -371,7 +387,7 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 	}
 	rep := &Report{Files: o.Corpus, Home: o.Home, ByTool: map[string]*Bucket{}, BySource: map[string]*Bucket{}, UnrewritableByReason: map[string]int64{},
 		ByFamily: map[string]*Bucket{}, ByDoor: map[string]*Bucket{}, ByReason: map[string]*Bucket{},
-		FoldsByKind: map[string]int{}, Uncaptured: map[string]int64{}, LedgerOnly: o.LedgerOnly}
+		FoldsByKind: map[string]int{}, Uncaptured: map[string]int64{}, LedgerOnly: o.LedgerOnly, Rewrite: string(o.Rewrite)}
 	var bar *progressbar.ProgressBar
 	if f, ok := progress.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		bar = progressbar.NewOptions(len(recs), progressbar.OptionSetWriter(f), progressbar.OptionSetDescription("bench"),
@@ -421,7 +437,21 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 		}
 		stdin, _ := json.Marshal(payload)
 		t0 := time.Now()
-		res, err := eng.HookResult(ctx, hooks.HookInput{Stdin: stdin})
+		var res hooks.Result
+		var err error
+		rewritten := false
+		if o.Rewrite != "" && hostTool == "Bash" && payload["hook_event_name"] == "PostToolUseFailure" && Rewritable(r.Input, o.Rewrite) {
+			rewritten = true
+			line, body, code := SplitExitLine(r.Output, r.ExitCode)
+			res, err = eng.Call(ctx, hooks.CallInput{Door: events.DoorExec, Command: r.Input, Text: body, ExitCode: code,
+				Session: r.Session, Agent: agentOf(payload), Cwd: project, Host: hooks.HostClaudeCode})
+			res.Raw, res.Delivered, res.Event = line+res.Raw, line+res.Delivered, "rewrite:exec"
+			if err != nil {
+				res.Delivered = res.Raw
+			}
+		} else {
+			res, err = eng.HookResult(ctx, hooks.HookInput{Stdin: stdin})
+		}
 		durs = append(durs, time.Since(t0))
 		if err != nil {
 			rep.HookFailures++
@@ -486,6 +516,12 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 		rep.ProjectFoldSaved += projSaved
 		raw, del := int64(len(res.Raw)), int64(len(res.Delivered))
 		rep.All.add(raw, del, repeat, len(res.Folds))
+		if rewritten {
+			rep.Rewritten.add(raw, del, repeat, len(res.Folds))
+			if res.Unshown {
+				rep.RewrittenUnshown++
+			}
+		}
 		if overCap {
 			rep.OverCap.add(raw, del, repeat, len(res.Folds))
 			if res.Reply != nil {
@@ -623,6 +659,10 @@ func Print(w io.Writer, r *Report) {
 		fmt.Fprintf(w, "over-cap (--persisted): %d calls, %d inline under the cap; whole outputs %d B, delivered %d B (%.1f%% saved against the whole output)\n",
 			r.OverCap.Calls, r.OverCapInline, r.OverCap.RawBytes, r.OverCap.DeliveredBytes, pct(r.OverCap.BytesSaved, r.OverCap.RawBytes))
 	}
+	if r.Rewrite != "" {
+		fmt.Fprintf(w, "rewrite (--rewrite=%s): %d failing Bash calls run through omni exec instead of the failure path (%d still over the host's cut, recorded as not shown); raw %d B, delivered %d B (%.1f%% saved on them)\n",
+			r.Rewrite, r.Rewritten.Calls, r.RewrittenUnshown, r.Rewritten.RawBytes, r.Rewritten.DeliveredBytes, pct(r.Rewritten.BytesSaved, r.Rewritten.RawBytes))
+	}
 	left := func(title string, m map[string]*Bucket) {
 		fmt.Fprintln(w, title)
 		keys := sortedKeys(m)
@@ -691,4 +731,46 @@ func sortedKeys(m map[string]*Bucket) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// Rewritable reports whether the PreToolUse rewrite of form would take a
+// corpus command: rewrite.Decide as in bypassPermissions mode with no
+// permission rules and no background flag, since the corpus records none
+// of them (so the figure is an upper bound for users with deny or ask
+// rules, and for users outside bypass mode it holds for the commands an
+// allow rule permits).
+func Rewritable(cmd string, form rewrite.Form) bool {
+	return rewrite.Decide(rewrite.Call{Command: cmd, Mode: rewrite.BypassMode}, &rewrite.Rules{}, form).Rewrite
+}
+
+// SplitExitLine splits a failing call's text as Claude Code shows it
+// ("Exit code N", a newline, then the command's output) into that line
+// with its newline, the output, and N. Without the line the code is
+// exitCode (1 when nil or 0) and line is "".
+func SplitExitLine(out string, exitCode *int) (line, body string, code int) {
+	code = 1
+	if exitCode != nil && *exitCode != 0 {
+		code = *exitCode
+	}
+	const p = "Exit code "
+	if !strings.HasPrefix(out, p) {
+		return "", out, code
+	}
+	nl := strings.IndexByte(out, '\n')
+	if nl < 0 {
+		nl = len(out)
+	}
+	n, err := strconv.Atoi(out[len(p):nl])
+	if err != nil {
+		return "", out, code
+	}
+	if nl < len(out) {
+		nl++
+	}
+	return out[:nl], out[nl:], n
+}
+
+func agentOf(payload map[string]any) string {
+	a, _ := payload["agent_id"].(string)
+	return a
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/events/memlog"
+	"github.com/omnictx/omni/internal/rewrite"
 )
 
 // writeCorpus writes a small corpus: one session runs the same long
@@ -83,5 +84,95 @@ func TestRunDeterministic(t *testing.T) {
 	Print(&p, rep)
 	if !strings.HasPrefix(p.String(), "calls 4 in ") {
 		t.Fatalf("print:\n%s", p.String())
+	}
+}
+
+// --rewrite: a failing test run the narrow form takes goes through the exec
+// door and is distilled, its "Exit code N" line and failure lines kept; a
+// failing command it does not take stays on the untouched failure path.
+func TestRunRewrite(t *testing.T) {
+	var gotest strings.Builder
+	gotest.WriteString("Exit code 101\n   Compiling m v0.1.0 (/p)\n    Finished `test` profile [unoptimized] target(s) in 1.00s\n" +
+		"     Running unittests src/lib.rs (target/debug/deps/m-1)\n\nrunning 41 tests\n")
+	for i := 0; i < 40; i++ {
+		fmt.Fprintf(&gotest, "test tests::case_%02d ... ok\n", i)
+	}
+	gotest.WriteString("test tests::widest ... FAILED\n\nfailures:\n\n---- tests::widest stdout ----\n\n" +
+		"thread 'tests::widest' panicked at src/lib.rs:43:9:\nassertion `left == right` failed\n  left: 4\n right: 10\n\n\n" +
+		"failures:\n    tests::widest\n\ntest result: FAILED. 40 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.15s\n\n" +
+		"error: test failed, to rerun pass `--lib`\n")
+	lsOut := "Exit code 2\n" + strings.Repeat("ls: cannot access 'nope': No such file or directory\n", 30)
+	recs := []Record{
+		{Session: "proj/s1", Agent: "main", Seq: 1, Tool: "bash", Input: "cargo test", Output: gotest.String(), IsError: true},
+		{Session: "proj/s1", Agent: "main", Seq: 2, Tool: "bash", Input: "ls nope", Output: lsOut, IsError: true},
+	}
+	var b bytes.Buffer
+	for _, r := range recs {
+		line, _ := json.Marshal(r)
+		b.Write(append(line, '\n'))
+	}
+	corpus := filepath.Join(t.TempDir(), "corpus.jsonl")
+	if err := os.WriteFile(corpus, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(form rewrite.Form) (*Report, []OutLine) {
+		out := filepath.Join(t.TempDir(), "out.jsonl")
+		rep, err := Run(context.Background(), Options{Corpus: []string{corpus}, Home: t.TempDir(), Out: out, OpenStore: memStore, Rewrite: form}, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := os.ReadFile(out)
+		var ls []OutLine
+		for _, l := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+			var o OutLine
+			if err := json.Unmarshal(l, &o); err != nil {
+				t.Fatal(err)
+			}
+			ls = append(ls, o)
+		}
+		return rep, ls
+	}
+	rep, ls := run("")
+	if rep.Rewritten.Calls != 0 || ls[0].Delivered != ls[0].Raw || ls[1].Delivered != ls[1].Raw {
+		t.Fatalf("without --rewrite a failing call changed: %+v", rep.Rewritten)
+	}
+	rep, ls = run(rewrite.Narrow)
+	if rep.Rewritten.Calls != 1 || rep.HookFailures != 0 {
+		t.Fatalf("rewritten %d calls, %d hook failures", rep.Rewritten.Calls, rep.HookFailures)
+	}
+	d := ls[0].Delivered
+	if ls[0].Raw != gotest.String() || !strings.HasPrefix(d, "Exit code 101\n") || len(d) >= len(ls[0].Raw) {
+		t.Fatalf("cargo test under the rewrite: raw %d B, delivered %d B:\n%s", len(ls[0].Raw), len(d), d)
+	}
+	for _, must := range []string{"test tests::widest ... FAILED", "assertion `left == right` failed", "test result: FAILED. 40 passed; 1 failed"} {
+		if !strings.Contains(d, must) {
+			t.Errorf("delivered lost %q:\n%s", must, d)
+		}
+	}
+	if ls[1].Delivered != lsOut || ls[1].Event == "rewrite:exec" {
+		t.Fatalf("ls was rewritten by the narrow form: %+v", ls[1])
+	}
+	if rep, _ = run(rewrite.All); rep.Rewritten.Calls != 2 {
+		t.Fatalf("the all form took %d calls", rep.Rewritten.Calls)
+	}
+}
+
+func TestSplitExitLine(t *testing.T) {
+	three := 3
+	for _, c := range []struct {
+		out        string
+		code       *int
+		line, body string
+		n          int
+	}{
+		{"Exit code 2\nboom\n", nil, "Exit code 2\n", "boom\n", 2},
+		{"Exit code 137", nil, "Exit code 137", "", 137},
+		{"boom\n", &three, "", "boom\n", 3},
+		{"Exit code x\nboom", nil, "", "Exit code x\nboom", 1},
+	} {
+		line, body, n := SplitExitLine(c.out, c.code)
+		if line != c.line || body != c.body || n != c.n {
+			t.Errorf("SplitExitLine(%q) = %q %q %d", c.out, line, body, n)
+		}
 	}
 }
