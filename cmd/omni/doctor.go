@@ -175,9 +175,9 @@ func runDoctor(o hostsetup.Options) doctorReport {
 			rep.Daemon = fmt.Sprintf("pid %d, version %s, build %s, answers", ds.PID, ds.Version, ds.Build)
 		case "none":
 			rep.Daemon = "not running (the next hook starts it)"
-		case "other build":
+		case "other build", "other backend":
 			rep.Daemon = fmt.Sprintf("pid %d, build %s", ds.PID, ds.Build)
-			problem("the daemon (pid %d) runs another build: %s: %s", ds.PID, ds.Detail, ds.Fix)
+			problem("the daemon (pid %d) runs another %s: %s: %s", ds.PID, strings.TrimPrefix(ds.State, "other "), ds.Detail, ds.Fix)
 		default:
 			usable = false
 			rep.Daemon = fmt.Sprintf("pid %d: %s", ds.PID, ds.State)

@@ -165,6 +165,9 @@ func Run(ctx context.Context, cfg Config, idle time.Duration, logf func(format s
 	ctx, stopSignals := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stopSignals()
 
+	if cfg.ClusterErr != nil {
+		return fmt.Errorf("daemon: %w", cfg.ClusterErr)
+	}
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return fmt.Errorf("daemon home: %w", err)
 	}
@@ -292,7 +295,7 @@ func Run(ctx context.Context, cfg Config, idle time.Duration, logf func(format s
 		}
 	}
 	ad := wire.Addr{Addr: st.Addr(), Token: token, PID: os.Getpid(), Protocol: wire.Protocol, Version: cfg.Version,
-		Cert: wire.CertString(id.Cert), Build: <-buildc, Exe: exe, ExeStamp: exeStamp}
+		Cert: wire.CertString(id.Cert), Build: <-buildc, Exe: exe, ExeStamp: exeStamp, Backend: cfg.Backend()}
 	if serr == nil {
 		serr = writeAddr(home, ad)
 	}

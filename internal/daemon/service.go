@@ -41,6 +41,13 @@ type Config struct {
 	// checkpoints and daemon.addr stay in Home.
 	ClusterURL string
 	Cluster    jetstream.Remote
+	// ClusterSource says where the cluster settings came from:
+	// "environment", the home's ClusterFile, or "" (WithCluster).
+	ClusterSource string
+	// ClusterErr is why the cluster settings could not be read (a
+	// ClusterFile that does not parse); a Client's requests and Run fail
+	// with it.
+	ClusterErr error
 }
 
 // storeOptions returns the options that open cfg's store: the embedded one
