@@ -196,7 +196,7 @@ func runDoctor(o hostsetup.Options) doctorReport {
 			if errors.Is(err, daemon.ErrClusterDown) {
 				rep.Store = "cluster unreachable"
 				problem("the cluster of %s (%s) does not answer: %v: hooks pass output through unchanged and record nothing until it does; check the servers, then 'omni daemon --stop'",
-					daemon.EnvNATSURL, jetstream.RedactURL(os.Getenv(daemon.EnvNATSURL)), err)
+					daemon.EnvNATSURL, jetstream.RedactURL(daemonConfig().ClusterURL), err)
 			} else {
 				problem("the store under %s does not open: %v: check %s, then run 'omni daemon --stop'", storeDir, err, filepath.Join(home, "daemon.log"))
 			}
@@ -321,8 +321,8 @@ func printDoctor(w io.Writer, rep doctorReport) {
 	}
 	if h := rep.Log; h != nil && h.Cluster.Backend == "cluster" {
 		fmt.Fprintf(tw, "backend\t%s\n", clusterLine(h.Cluster, h.Unreachable))
-	} else if rep.Log != nil {
-		fmt.Fprintf(tw, "backend\tembedded store (set %s to share a cluster)\n", daemon.EnvNATSURL)
+	} else {
+		fmt.Fprintf(tw, "backend\t%s\n", daemon.DescribeBackend(rep.Home, os.LookupEnv))
 	}
 	fmt.Fprintf(tw, "daemon\t%s\n", rep.Daemon)
 	tw.Flush()

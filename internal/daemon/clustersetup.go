@@ -105,6 +105,17 @@ func SetupCluster(ctx context.Context, w io.Writer, home string, s ClusterSetup,
 	return nil
 }
 
+// DescribeBackend says in words where the log of home lives as this
+// process reads the settings (wire.ReadCluster with lookup, os.LookupEnv)
+// and where they come from, for omni doctor and omni init.
+func DescribeBackend(home string, lookup func(string) (string, bool)) string {
+	c, err := wire.ReadCluster(home, lookup)
+	if err != nil {
+		return "unknown: " + err.Error()
+	}
+	return describeBackend(home, c)
+}
+
 // describeBackend says in words where the log of c lives.
 func describeBackend(home string, c wire.ClusterConfig) string {
 	if c.Embedded() {
