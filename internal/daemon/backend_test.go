@@ -97,6 +97,10 @@ func TestStaleBackendReplaced(t *testing.T) {
 		t.Fatal("the thin client stopped the daemon (it only refuses it; omni hook replaces it)")
 	default:
 	}
+	// omni doctor's probe names it.
+	if ds := Probe(ctx, home, 0); ds.State != "other backend" || !strings.Contains(ds.Detail, `"embedded"`) {
+		t.Fatalf("Probe of the daemon of the old backend: %+v", ds)
+	}
 	// The daemon client replaces it.
 	cfg := WithCluster(Config{Home: home, Version: testVersion}, os.LookupEnv)
 	if cfg.ClusterURL != c.URL() || cfg.ClusterSource != filepath.Join(home, ClusterFile) {
