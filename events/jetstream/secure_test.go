@@ -76,7 +76,9 @@ func TestClusterMutualTLS(t *testing.T) {
 	if st, err := Open(ctx, Options{URL: c.URL(), Dir: t.TempDir(), Remote: Remote{CA: sec.CA}}); err == nil {
 		st.Close()
 		t.Fatal("a store without a client certificate was let in")
-	} else if !strings.Contains(err.Error(), "certificate") {
+	} else if !strings.Contains(err.Error(), "tls") {
+		// TLS 1.3: the client may see the server close the connection
+		// after the handshake rather than the server's alert.
 		t.Fatalf("without a client certificate: %v; want the TLS refusal", err)
 	}
 }
