@@ -209,8 +209,11 @@ func Run(ctx context.Context, cfg Config, idle time.Duration, logf func(format s
 	}
 	if err != nil {
 		if cfg.ClusterURL != "" {
-			// Hooks fail open at once for a back-off instead of each
-			// spawning a daemon that waits for the cluster (ClusterDown).
+			// The cause first, so it is in daemon.log by the time a hook
+			// reads the mark; then hooks fail open at once for a back-off
+			// instead of each spawning a daemon that waits for the
+			// cluster (ClusterDown).
+			logf("daemon %d: cannot open the log on the cluster: %v", os.Getpid(), err)
 			markClusterDown(home, err)
 		}
 		return fmt.Errorf("daemon: %w", err)
