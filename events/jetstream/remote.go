@@ -84,7 +84,9 @@ func validStreamName(name string) bool {
 }
 
 // openRemote connects to o.URL, opens (or creates) the stream there and,
-// with o.Listen, starts the local front that serves Conn and Addr.
+// with o.Listen, starts the local front that serves Conn and Addr. A
+// connection that fails (refused, TLS or credentials rejected) is
+// ErrUnreachable, wrapped with the client's reason.
 func openRemote(ctx context.Context, o Options) (*Store, error) {
 	r := o.Remote
 	name := r.Stream
@@ -141,7 +143,9 @@ func openRemote(ctx context.Context, o Options) (*Store, error) {
 	nc, err := nats.Connect(o.URL, copts...)
 	if err != nil {
 		unlock()
-		return nil, fmt.Errorf("connect %s: %w", RedactURL(o.URL), err)
+		// Refused (credentials, TLS) or not there: either way the cluster
+		// does not serve this store now.
+		return nil, fmt.Errorf("%w: connect %s: %w", ErrUnreachable, RedactURL(o.URL), err)
 	}
 	st := &Store{nc: nc, remote: &remoteState{urls: RedactURL(o.URL)}}
 	st.setNames(name)

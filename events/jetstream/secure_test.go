@@ -2,6 +2,7 @@ package jetstream
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -50,6 +51,9 @@ func TestClusterTLSAndCreds(t *testing.T) {
 			continue
 		}
 		t.Logf("%s: %v", tc.name, err)
+		if !errors.Is(err, ErrUnreachable) {
+			t.Errorf("%s: Open: %v is not ErrUnreachable", tc.name, err)
+		}
 		if msg := strings.ToLower(err.Error()); !strings.Contains(msg, tc.want) || !strings.Contains(msg, "connect nats://127.0.0.1:") {
 			t.Errorf("%s: Open: %v; want it to name the server and %q", tc.name, err, tc.want)
 		}
