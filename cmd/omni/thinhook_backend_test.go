@@ -1,6 +1,7 @@
-package systest
+package main
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,7 +27,13 @@ func TestThinHookFollowsBackend(t *testing.T) {
 	dir := testbin.Dir(t, true)
 	bin, thin := filepath.Join(dir, "omni"), []string{filepath.Join(dir, "omni-hook")}
 	home := t.TempDir()
-	env := append(withoutEnv(hookEnv(home), wire.EnvNATSURL), "HOME="+t.TempDir())
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "OMNI_") && !strings.HasPrefix(kv, "HOME=") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "OMNI_HOME="+home, "HOME="+t.TempDir())
 	omni := func(args ...string) string {
 		t.Helper()
 		c := exec.Command(bin, args...)
@@ -61,7 +68,9 @@ func TestThinHookFollowsBackend(t *testing.T) {
 	for k := 0; k < 40; k++ {
 		text.WriteString("row " + string(rune('a'+k%26)) + strings.Repeat("x", k) + " of the listing\n")
 	}
-	payload := bashPayload("s1", home, text.String())
+	payload, _ := json.Marshal(map[string]any{"session_id": "s1", "cwd": home,
+		"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": map[string]any{"command": "./gen"},
+		"tool_response": map[string]any{"stdout": text.String(), "stderr": "", "interrupted": false}})
 
 	if out := hook(payload); out != "" {
 		t.Fatalf("first delivery printed %q", out)
