@@ -17,13 +17,14 @@ const daemonStopTimeout = 10 * time.Second
 
 // daemonConfig is this process's daemon configuration: $OMNI_HOME, this
 // build's version, OMNI_KEEP_SECRETS=1, OMNI_NO_DAEMON and the cluster
-// variables (OMNI_NATS_URL, ...; daemon.WithClusterEnv).
+// settings (OMNI_NATS_URL, ..., else $OMNI_HOME/cluster.json;
+// daemon.WithCluster).
 func daemonConfig() daemon.Config { return configOf(omniHome()) }
 
 // configOf is daemonConfig for another home.
 func configOf(home string) daemon.Config {
-	return daemon.WithClusterEnv(daemon.Config{Home: home, Version: version,
-		KeepSecrets: os.Getenv("OMNI_KEEP_SECRETS") == "1", InProcess: os.Getenv("OMNI_NO_DAEMON") != ""}, os.Getenv)
+	return daemon.WithCluster(daemon.Config{Home: home, Version: version,
+		KeepSecrets: os.Getenv("OMNI_KEEP_SECRETS") == "1", InProcess: os.Getenv("OMNI_NO_DAEMON") != ""}, os.LookupEnv)
 }
 
 // newClient returns the daemon client of this process (daemonConfig).

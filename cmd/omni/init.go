@@ -4,7 +4,9 @@ package main
 // work; this file is the command line).
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/omnictx/omni/internal/daemon"
 	"github.com/omnictx/omni/internal/hostsetup"
 )
 
@@ -22,8 +25,9 @@ const hostFlagHelp = `  --claude     Claude Code (~/.claude/settings.json, ~/.cl
   --all        all four`
 
 func newInitCmd(s streams) *cobra.Command {
-	var claude, codex, gemini, opencode, all, uninstall, hookOnly, mcpOnly, dry, project, rewrite, asJSON bool
+	var claude, codex, gemini, opencode, all, uninstall, hookOnly, mcpOnly, dry, project, rewrite, asJSON, embedded bool
 	var bin string
+	var cs daemon.ClusterSetup
 	cmd := &cobra.Command{
 		Use:   "init [--claude|--codex|--gemini|--opencode|--all] [flags]",
 		Short: "Register omni's hooks and MCP server with agent hosts",
@@ -71,16 +75,40 @@ ask rule could match, and outside bypass mode only one an allow rule permits
 (docs/HOSTS.md). Replayed on the shared corpus this saves 13.0% instead of
 11.4% (348 failing runner calls: 26.3%).
 
+The backend: by default the log is the embedded store of $OMNI_HOME.
+--nats-url (with --nats-creds, --nats-ca, --nats-cert/--nats-key,
+--nats-stream, --nats-replicas as the cluster needs) checks that the
+cluster answers with those settings and records them in
+$OMNI_HOME/cluster.json, so every daemon of this home uses the cluster
+whatever environment a host starts the hook in; --embedded removes them.
+OMNI_NATS_URL set in a process's environment overrides the file ('omni
+help environment'). A daemon running on another backend is replaced at
+the next hook. Without a host flag, these flags change only the backend;
+every init says which backend is in use.
+
 Exit codes: 0 done (or nothing to do); 1 a file could not be read, parsed or
-written; 2 usage error, or the host could not be told.`,
+written, or the cluster did not answer with the settings given; 2 usage
+error, or the host could not be told.`,
 		Example: `  omni init --claude
   omni init --all --dry-run
   omni init --gemini --project --hook-only
-  omni init --claude --uninstall`,
+  omni init --claude --uninstall
+  omni init --nats-url nats://n1:4222,nats://n2:4222,nats://n3:4222 --nats-creds ~/.nats/omni.creds
+  omni init --embedded`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if hookOnly && mcpOnly {
 				return usageErr("omni init: --hook-only and --mcp-only exclude each other")
+			}
+			natsURL, f := cmd.Flags().Changed("nats-url"), cmd.Flags()
+			cs.Set, cs.DryRun = natsURL || embedded, dry
+			if natsURL && embedded || !natsURL && slices.ContainsFunc([]string{"nats-creds", "nats-ca", "nats-cert", "nats-key", "nats-stream", "nats-replicas"}, f.Changed) {
+				return usageErr("omni init: the --nats-* settings go with --nats-url, and --embedded without them")
+			}
+			if cs.Set { // the backend first: refused settings leave every file as it was
+				if err := initCluster(s, cs, asJSON); err != nil || !(claude || codex || gemini || opencode || all || uninstall) {
+					return err
+				}
 			}
 			o, err := hostsetup.DefaultOptions()
 			if err != nil {
@@ -140,6 +168,9 @@ written; 2 usage error, or the host could not be told.`,
 			if err := hostsetup.Run(s.Out, hosts, o, !uninstall, dry, asJSON); err != nil {
 				return failErr(errProblems, "omni init: "+err.Error())
 			}
+			if !cs.Set {
+				return initCluster(s, cs, asJSON)
+			}
 			return nil
 		},
 	}
@@ -157,5 +188,26 @@ written; 2 usage error, or the host could not be told.`,
 	f.BoolVar(&rewrite, "rewrite", true, "Claude Code: run foreground test and build runners through 'omni exec' (PreToolUse, within the permission rules); --rewrite=false to leave it out")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
 	f.StringVar(&bin, "bin", "", "path of the omni binary the registration runs (default: this binary); an omni-hook beside it is registered for the hooks")
+	f.StringVar(&cs.Settings.URL, "nats-url", "", "share the log on this NATS cluster (server URLs, comma-separated), recorded in $OMNI_HOME/cluster.json")
+	f.StringVar(&cs.Settings.Creds, "nats-creds", "", "with --nats-url: a NATS .creds file (user JWT and nkey seed)")
+	f.StringVar(&cs.Settings.CA, "nats-ca", "", "with --nats-url: PEM file of the CAs that sign the servers' TLS certificates")
+	f.StringVar(&cs.Settings.Cert, "nats-cert", "", "with --nats-url: client TLS certificate (PEM), with --nats-key")
+	f.StringVar(&cs.Settings.Key, "nats-key", "", "with --nats-url: client TLS key (PEM), with --nats-cert")
+	f.StringVar(&cs.Settings.Stream, "nats-stream", "", "with --nats-url: the stream's name (default EVENTS), the same on every machine")
+	f.IntVar(&cs.Settings.Replicas, "nats-replicas", 0, "with --nats-url: replicas of a stream omni creates, 1 to 5 (default 3 on three or more servers, else 1)")
+	f.BoolVar(&embedded, "embedded", false, "remove the recorded cluster settings: the log is the embedded store again")
 	return cmd
+}
+
+// initCluster records or reports the backend (daemon.SetupCluster); with
+// --json it runs silently.
+func initCluster(s streams, cs daemon.ClusterSetup, asJSON bool) error {
+	w := s.Out
+	if asJSON {
+		w = io.Discard
+	}
+	if err := daemon.SetupCluster(context.Background(), w, omniHome(), cs, os.LookupEnv); err != nil {
+		return failErr(errProblems, "omni init: "+err.Error())
+	}
+	return nil
 }

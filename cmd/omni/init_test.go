@@ -3,15 +3,18 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/omnictx/omni/internal/hostsetup/hostsetuptest"
-
+	"github.com/omnictx/omni/events/jetstream/jstest"
+	"github.com/omnictx/omni/internal/daemon"
+	"github.com/omnictx/omni/internal/daemon/wire"
 	"github.com/omnictx/omni/internal/hostsetup"
+	"github.com/omnictx/omni/internal/hostsetup/hostsetuptest"
 	"github.com/omnictx/omni/internal/testbin"
 )
 
@@ -488,4 +491,57 @@ func TestPretoolCommand(t *testing.T) {
 func hostOmniBinary(t *testing.T) string {
 	t.Helper()
 	return testbin.Omni(t)
+}
+
+// TestInitCluster: omni init --nats-url checks the cluster before it
+// records the settings in $OMNI_HOME/cluster.json, --embedded removes
+// them, and every init says which backend hooks use.
+func TestInitCluster(t *testing.T) {
+	home := initEnv(t)
+	t.Setenv(daemon.EnvNATSURL, "")
+	os.Unsetenv(daemon.EnvNATSURL)
+	omniHome := filepath.Join(home, ".omni")
+	file := filepath.Join(omniHome, daemon.ClusterFile)
+	for _, args := range [][]string{{"init", "--nats-creds", "x.creds"}, {"init", "--nats-url", "nats://h:4222", "--embedded"}} {
+		if code, _, errs := initRun(t, args...); code != 2 || !strings.Contains(errs, "--nats-url") {
+			t.Fatalf("%v: %d %q", args, code, errs)
+		}
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "nats://" + l.Addr().String()
+	l.Close()
+	if code, _, errs := initRun(t, "init", "--nats-url", dead); code != 1 || !strings.Contains(errs, "nothing written") {
+		t.Fatalf("a cluster that does not answer: %d %q", code, errs)
+	}
+	if _, err := os.Stat(file); !os.IsNotExist(err) {
+		t.Fatalf("%s written for a cluster that does not answer", file)
+	}
+	c := jstest.Start(t, 1)
+	code, out, errs := initRun(t, "init", "--nats-url", c.URL(), "--nats-stream", "TEAM")
+	if code != 0 || !strings.Contains(out, "wrote "+file) || !strings.Contains(out, "backend: stream TEAM on the NATS cluster "+c.URL()) {
+		t.Fatalf("init --nats-url: %d %s %s", code, out, errs)
+	}
+	if got, err := wire.ReadCluster(omniHome, func(string) (string, bool) { return "", false }); err != nil || got.URL != c.URL() || got.Stream != "TEAM" {
+		t.Fatalf("recorded %+v, %v", got, err)
+	}
+	// A host's init reports the recorded backend and keeps it.
+	os.MkdirAll(filepath.Join(home, ".claude"), 0o755)
+	if code, out, _ := initRun(t, "init", "--claude", "--hook-only", "--bin", "/opt/omni/bin/omni"); code != 0 || !strings.Contains(out, "backend: stream TEAM on the NATS cluster") || !strings.Contains(out, "(from "+file+")") {
+		t.Fatalf("init --claude with a cluster recorded: %d %s", code, out)
+	}
+	if code, out, _ := initRun(t, "init", "--embedded", "--dry-run"); code != 0 || !strings.Contains(out, "would have removed "+file) {
+		t.Fatalf("init --embedded --dry-run: %d %s", code, out)
+	}
+	if _, err := os.Stat(file); err != nil {
+		t.Fatalf("--dry-run removed %s", file)
+	}
+	if code, out, _ := initRun(t, "init", "--embedded"); code != 0 || !strings.Contains(out, "removed "+file) || !strings.Contains(out, "backend: the embedded store") {
+		t.Fatalf("init --embedded: %d %s", code, out)
+	}
+	if _, err := os.Stat(file); !os.IsNotExist(err) {
+		t.Fatalf("%s still there after --embedded", file)
+	}
 }

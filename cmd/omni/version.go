@@ -121,11 +121,18 @@ const environmentHelp = `Environment variables omni reads:
                         (default ~/.config)
   NO_COLOR              any value: 'omni diff' prints no colour
 
-A team on one NATS JetStream cluster (README, "A team on one NATS cluster"):
+A team on one NATS JetStream cluster (README, "A team on one NATS cluster").
+'omni init --nats-url URL [--nats-creds F] [--nats-ca F] ...' records these
+settings in $OMNI_HOME/cluster.json, which every daemon of the home reads,
+whatever environment a host starts the hook in. When OMNI_NATS_URL is set
+in a process's environment (even empty: the embedded store), the variables
+below are the settings and the file is not read. A daemon running on
+another backend than the settings name is replaced at the next hook.
 
   OMNI_NATS_URL         server URLs, comma-separated: the log is a stream on
                         that cluster, shared with every machine pointed at
-                        it, instead of the embedded store (unset: embedded)
+                        it, instead of the embedded store (set empty: the
+                        embedded store, whatever cluster.json says)
   OMNI_NATS_CREDS       a NATS .creds file (user JWT and nkey seed)
   OMNI_NATS_CA          PEM file of the CAs that sign the servers' certificates
   OMNI_NATS_CERT        client TLS certificate (PEM), with OMNI_NATS_KEY

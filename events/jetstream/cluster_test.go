@@ -136,6 +136,9 @@ func TestRemoteOptions(t *testing.T) {
 	if got := RedactURL("nats://u:p@h1:4222, tls://tok@h2:4222"); got != "nats://h1:4222,tls://h2:4222" {
 		t.Errorf("RedactURL = %q", got)
 	}
+	if StreamName != wire.DefaultStream {
+		t.Errorf("StreamName %q, wire.DefaultStream %q: the backend identity in daemon.addr names the default stream", StreamName, wire.DefaultStream)
+	}
 }
 
 // TestClusterBackoff: with the cluster gone, operations after the first

@@ -222,6 +222,11 @@ func (st *Store) Read(ctx context.Context, from events.Seq, fn func(events.Event
 			return err
 		}
 		if len(msgs) == 0 {
+			if msgs, err = st.leaderNext(ctx, seq); err != nil {
+				return err
+			}
+		}
+		if len(msgs) == 0 {
 			return nil // nothing at or after seq: the rest was removed
 		}
 		for _, m := range msgs {
@@ -324,7 +329,7 @@ func (st *Store) Get(ctx context.Context, seq events.Seq) ([]events.Event, error
 	}
 	if status := m.Header.Get(statusHeader); status != "" {
 		if status == "404" {
-			return nil, events.ErrNotFound
+			return st.leaderGet(ctx, seq)
 		}
 		return nil, fmt.Errorf("get %d: status %s %s", seq, status, m.Header.Get(descrHeader))
 	}
@@ -333,9 +338,96 @@ func (st *Store) Get(ctx context.Context, seq events.Seq) ([]events.Event, error
 		return nil, fmt.Errorf("get %d: %w", seq, err)
 	}
 	if got != seq {
-		return nil, events.ErrNotFound
+		return st.leaderGet(ctx, seq)
 	}
 	return events.Decode(m.Data, seq)
+}
+
+// leaderGet is Get's answer when a direct get found no batch at seq: on a
+// cluster a follower may have answered before it caught up (followers
+// serve direct gets once 90% synchronized, nats-server
+// jetstream_cluster.go), so the stream's leader is asked (the JetStream
+// API's message get, which only the leader answers). Embedded, the
+// answer stands: events.ErrNotFound.
+func (st *Store) leaderGet(ctx context.Context, seq events.Seq) ([]events.Event, error) {
+	if st.remote == nil {
+		return nil, events.ErrNotFound
+	}
+	m, err := st.leaderMsg(ctx, seq, false)
+	if errors.Is(err, events.ErrNotFound) {
+		return nil, events.ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get %d: %w", seq, err)
+	}
+	if m.seq != seq {
+		return nil, events.ErrNotFound
+	}
+	return events.Decode(m.data, seq)
+}
+
+// leaderNext is Read's and Check's answer when a batched direct get found
+// nothing at or after seq: on a cluster the leader is asked for the first
+// batch at or after seq (see leaderGet), and its answer returned as one
+// message, or none when the leader has none either. Embedded: none.
+func (st *Store) leaderNext(ctx context.Context, seq events.Seq) ([]stored, error) {
+	if st.remote == nil {
+		return nil, nil
+	}
+	m, err := st.leaderMsg(ctx, seq, true)
+	if errors.Is(err, events.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read from %d: %w", seq, err)
+	}
+	return []stored{m}, nil
+}
+
+// leaderMsg asks the stream's leader for the message at seq, or with next
+// the first one at or after seq. Errors: events.ErrNotFound when there is
+// none, the request's, or the API's error.
+func (st *Store) leaderMsg(ctx context.Context, seq events.Seq, next bool) (stored, error) {
+	req := struct {
+		Seq  uint64 `json:"seq"`
+		Next string `json:"next_by_subj,omitempty"`
+	}{Seq: uint64(seq)}
+	if next {
+		req.Next = st.subject
+	}
+	b, err := json.Marshal(req)
+	if err != nil {
+		return stored{}, err
+	}
+	ctx, cancel := st.remoteContext(ctx)
+	defer cancel()
+	m, err := st.nc.RequestWithContext(ctx, "$JS.API.STREAM.MSG.GET."+st.name, b)
+	st.observe(err)
+	if err != nil {
+		return stored{}, st.mapErr(err)
+	}
+	var rep struct {
+		Message *struct {
+			Seq  uint64 `json:"seq"`
+			Data []byte `json:"data"`
+		} `json:"message"`
+		Error *struct {
+			Code        int    `json:"code"`
+			Description string `json:"description"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(m.Data, &rep); err != nil {
+		return stored{}, fmt.Errorf("message get reply: %w", err)
+	}
+	switch {
+	case rep.Error != nil && rep.Error.Code == 404:
+		return stored{}, events.ErrNotFound
+	case rep.Error != nil:
+		return stored{}, fmt.Errorf("message get: %d %s", rep.Error.Code, rep.Error.Description)
+	case rep.Message == nil:
+		return stored{}, errors.New("message get: empty reply")
+	}
+	return stored{seq: events.Seq(rep.Message.Seq), data: rep.Message.Data}, nil
 }
 
 // Last returns the stream's last sequence: the newest batch, 0 when nothing
@@ -507,6 +599,11 @@ func (st *Store) Check(ctx context.Context) (CheckResult, error) {
 		msgs, err := st.fetch(ctx, sub, inbox, seq, int(min(events.Seq(readBatch), r.Last-seq+1)))
 		if err != nil {
 			return r, err
+		}
+		if len(msgs) == 0 {
+			if msgs, err = st.leaderNext(ctx, seq); err != nil {
+				return r, err
+			}
 		}
 		if len(msgs) == 0 {
 			break

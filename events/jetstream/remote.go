@@ -4,17 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/gofrs/flock"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
+	js "github.com/nats-io/nats.go/jetstream"
 
 	"github.com/omnictx/omni/events"
+	"github.com/omnictx/omni/internal/daemon/wire"
 )
 
 // Remote configures a store on an existing NATS deployment (Options.URL):
@@ -84,7 +84,9 @@ func validStreamName(name string) bool {
 }
 
 // openRemote connects to o.URL, opens (or creates) the stream there and,
-// with o.Listen, starts the local front that serves Conn and Addr.
+// with o.Listen, starts the local front that serves Conn and Addr. A
+// connection that fails (refused, TLS or credentials rejected) is
+// ErrUnreachable, wrapped with the client's reason.
 func openRemote(ctx context.Context, o Options) (*Store, error) {
 	r := o.Remote
 	name := r.Stream
@@ -129,28 +131,21 @@ func openRemote(ctx context.Context, o Options) (*Store, error) {
 	if d, ok := ctx.Deadline(); ok {
 		wait = max(min(wait, time.Until(d)), time.Millisecond)
 	}
-	copts := []nats.Option{nats.Name("omni-store"), nats.Timeout(wait),
+	copts := append(authOptions(r), nats.Name("omni-store"), nats.Timeout(wait),
 		nats.MaxReconnects(-1), nats.ReconnectWait(reconnectWait),
 		// No reconnect buffer: a publish while disconnected fails at once,
 		// instead of being stored after the caller gave up on it.
 		nats.ReconnectBufSize(-1),
-		nats.PingInterval(pingInterval), nats.MaxPingsOutstanding(maxPingsOut)}
+		nats.PingInterval(pingInterval), nats.MaxPingsOutstanding(maxPingsOut))
 	if o.Token != "" && !o.Listen {
 		copts = append(copts, nats.Token(o.Token))
-	}
-	if r.Creds != "" {
-		copts = append(copts, nats.UserCredentials(r.Creds))
-	}
-	if r.CA != "" {
-		copts = append(copts, nats.RootCAs(r.CA))
-	}
-	if r.Cert != "" {
-		copts = append(copts, nats.ClientCert(r.Cert, r.Key))
 	}
 	nc, err := nats.Connect(o.URL, copts...)
 	if err != nil {
 		unlock()
-		return nil, fmt.Errorf("connect %s: %w", RedactURL(o.URL), err)
+		// Refused (credentials, TLS) or not there: either way the cluster
+		// does not serve this store now.
+		return nil, fmt.Errorf("%w: connect %s: %w", ErrUnreachable, RedactURL(o.URL), err)
 	}
 	st := &Store{nc: nc, remote: &remoteState{urls: RedactURL(o.URL)}}
 	st.setNames(name)
@@ -168,6 +163,97 @@ func openRemote(ctx context.Context, o Options) (*Store, error) {
 	}
 	st.lock = lock
 	return st, nil
+}
+
+// authOptions are the client options of r's credentials and TLS files.
+func authOptions(r Remote) []nats.Option {
+	var copts []nats.Option
+	if r.Creds != "" {
+		copts = append(copts, nats.UserCredentials(r.Creds))
+	}
+	if r.CA != "" {
+		copts = append(copts, nats.RootCAs(r.CA))
+	}
+	if r.Cert != "" {
+		copts = append(copts, nats.ClientCert(r.Cert, r.Key))
+	}
+	return copts
+}
+
+// ProbeCluster connects to the deployment at url as a store would (r's
+// credentials and TLS files), without the home's lock and without
+// creating anything, and reports what it says: the server and cluster it
+// reached and the stream's replicas (Error says when the stream does not
+// exist yet: Open creates it). It is omni init's check of new settings;
+// ctx bounds it (5 s without a deadline). Errors: settings Open refuses,
+// a connection that fails (refused, TLS or credentials rejected),
+// JetStream not answering.
+func ProbeCluster(ctx context.Context, url string, r Remote) (ClusterState, error) {
+	name := r.Stream
+	if name == "" {
+		name = StreamName
+	}
+	cs := ClusterState{Backend: "cluster", URL: RedactURL(url), Stream: name}
+	if !validStreamName(name) {
+		return cs, fmt.Errorf("stream name %q: want 1 to 64 letters, digits, '-' or '_'", name)
+	}
+	if (r.Cert == "") != (r.Key == "") {
+		return cs, errors.New("a client certificate needs its key, and a key its certificate")
+	}
+	for _, f := range []string{r.Creds, r.CA, r.Cert, r.Key} {
+		if f == "" {
+			continue
+		}
+		if _, err := os.Stat(f); err != nil {
+			return cs, err
+		}
+	}
+	ctx, cancel := opContext(ctx)
+	defer cancel()
+	wait := remoteConnectTimeout
+	if d, ok := ctx.Deadline(); ok {
+		wait = max(min(wait, time.Until(d)), time.Millisecond)
+	}
+	nc, err := nats.Connect(url, append(authOptions(r), nats.Name("omni-probe"), nats.Timeout(wait), nats.NoReconnect())...)
+	if err != nil {
+		return cs, fmt.Errorf("connect %s: %w", cs.URL, err)
+	}
+	defer nc.Close()
+	cs.Status, cs.Server, cs.Cluster = nc.Status().String(), nc.ConnectedServerName(), nc.ConnectedClusterName()
+	j, err := js.New(nc)
+	if err != nil {
+		return cs, fmt.Errorf("jetstream: %w", err)
+	}
+	if _, err := j.AccountInfo(ctx); err != nil {
+		return cs, fmt.Errorf("jetstream on %s: %w", cs.URL, err)
+	}
+	stream, err := j.Stream(ctx, name)
+	if errors.Is(err, js.ErrStreamNotFound) {
+		cs.Error = "stream " + name + " does not exist yet (the first daemon creates it)"
+		return cs, nil
+	}
+	if err != nil {
+		return cs, fmt.Errorf("stream %s: %w", name, err)
+	}
+	cs.Replicas, cs.Peers = replicasOf(stream.CachedInfo())
+	return cs, nil
+}
+
+// replicasOf returns a stream's replication and its replicas, the leader
+// first.
+func replicasOf(info *js.StreamInfo) (int, []Peer) {
+	var peers []Peer
+	if c := info.Cluster; c != nil {
+		if c.Leader != "" {
+			peers = append(peers, Peer{Name: c.Leader, Leader: true, Current: true})
+		}
+		for _, p := range c.Replicas {
+			if p != nil {
+				peers = append(peers, Peer{Name: p.Name, Current: p.Current, Offline: p.Offline, Lag: p.Lag})
+			}
+		}
+	}
+	return max(info.Config.Replicas, 1), peers
 }
 
 // startFront starts the local server without JetStream that serves the
@@ -207,19 +293,8 @@ func (st *Store) startFront(o Options) error {
 }
 
 // RedactURL returns the comma-separated server URLs in s with any user,
-// password or token removed, for logs and reports.
-func RedactURL(s string) string {
-	parts := strings.Split(s, ",")
-	for i, p := range parts {
-		p = strings.TrimSpace(p)
-		if u, err := url.Parse(p); err == nil && u.User != nil {
-			u.User = nil
-			p = u.String()
-		}
-		parts[i] = p
-	}
-	return strings.Join(parts, ",")
-}
+// password or token removed, for logs and reports (wire.RedactURLs).
+func RedactURL(s string) string { return wire.RedactURLs(s) }
 
 // Remote reports whether the store is reached through Options.URL (a
 // deployment other machines may share) rather than embedded.
@@ -289,17 +364,6 @@ func (st *Store) Cluster(ctx context.Context) ClusterState {
 		cs.Error = st.mapErr(err).Error()
 		return cs
 	}
-	cs.Replicas = max(info.Config.Replicas, 1)
-	if c := info.Cluster; c != nil {
-		if c.Leader != "" {
-			cs.Peers = append(cs.Peers, Peer{Name: c.Leader, Leader: true, Current: true})
-		}
-		for _, p := range c.Replicas {
-			if p == nil {
-				continue
-			}
-			cs.Peers = append(cs.Peers, Peer{Name: p.Name, Current: p.Current, Offline: p.Offline, Lag: p.Lag})
-		}
-	}
+	cs.Replicas, cs.Peers = replicasOf(info)
 	return cs
 }

@@ -189,6 +189,9 @@ func call[Rep any](ctx context.Context, c *Client, method string, in any) (Rep, 
 // (ResolveSuspect) and then proceeds.
 func (c *Client) do(ctx context.Context, method string, req []byte) ([]byte, error) {
 	home := c.cfg.Home
+	if err := c.cfg.ClusterErr; err != nil {
+		return nil, err
+	}
 	if who, busy := StoreBusy(home); busy {
 		return nil, fmt.Errorf("%w: %s holds it", ErrStoreBusy, who)
 	}
@@ -269,22 +272,27 @@ func (c *Client) do(ctx context.Context, method string, req []byte) ([]byte, err
 type dialer struct {
 	home     string
 	anyBuild bool            // Client.anyBuild
+	backend  string          // the backend this client would start (Config.Backend)
 	stopped  map[string]bool // token → stop sent
 }
 
 // errProtocolMismatch marks a daemon of another protocol version;
-// errStaleBuild one of another build.
+// errStaleBuild one of another build; errOtherBackend one that serves
+// another backend than the client's settings name.
 var (
 	errProtocolMismatch = errors.New("daemon speaks another protocol")
 	errStaleBuild       = errors.New("daemon runs another build")
+	errOtherBackend     = errors.New("daemon serves another backend")
 )
 
 // dial reads daemon.addr and connects (wire.Dial: the certificate
 // pinned). A daemon of another protocol is stopped by its verified pid
 // (ResolveSuspect: it has no certificate to prove) and one of another
 // build (wire.Addr.Stale, or a BuildID that differs from this binary's
-// when it runs from another file) is asked to stop; both are reported as
-// errProtocolMismatch or errStaleBuild, once per daemon. Every error means
+// when it runs from another file) or of another backend (Addr.Backend
+// against the client's Config.Backend: a daemon started before the
+// cluster settings changed) is asked to stop; they are reported as
+// errProtocolMismatch, errStaleBuild or errOtherBackend, once per daemon. Every error means
 // "no usable daemon at the moment".
 func (d *dialer) dial(ctx context.Context) (*wire.Conn, error) {
 	ad, err := wire.ReadAddr(d.home)
@@ -301,7 +309,14 @@ func (d *dialer) dial(ctx context.Context) (*wire.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	if why := staleBuild(ad); why != "" && !d.anyBuild {
+	why, cause := "", errStaleBuild
+	if !d.anyBuild {
+		why = staleBuild(ad)
+	}
+	if why == "" {
+		why, cause = ad.BackendMismatch(d.backend), errOtherBackend
+	}
+	if why != "" {
 		if d.once(ad.Token) {
 			sctx, cancel := context.WithTimeout(ctx, pingTimeout)
 			_, _ = conn.Call(sctx, MethodStop, nil)
@@ -309,7 +324,7 @@ func (d *dialer) dial(ctx context.Context) (*wire.Conn, error) {
 			Logf(d.home)("daemon pid %d asked to stop: %s", ad.PID, why)
 		}
 		conn.Close()
-		return nil, fmt.Errorf("daemon pid %d: %s: %w", ad.PID, why, errStaleBuild)
+		return nil, fmt.Errorf("daemon pid %d: %s: %w", ad.PID, why, cause)
 	}
 	return conn, nil
 }
@@ -370,7 +385,7 @@ func (c *Client) callDaemon(ctx context.Context, method string, req []byte, spaw
 	if _, ok := lookup(method); !ok {
 		return nil, fmt.Errorf("daemon %s: unknown method", method)
 	}
-	d := &dialer{home: c.cfg.Home, anyBuild: c.anyBuild}
+	d := &dialer{home: c.cfg.Home, anyBuild: c.anyBuild, backend: c.cfg.Backend()}
 	conn, err := d.dial(ctx)
 	if err == nil {
 		resp, cerr := conn.Call(ctx, wire.Subject(method), req)

@@ -17,7 +17,9 @@ type DaemonState struct {
 	// State is one of "none" (no address file), "answers", "hung" (no
 	// answer within the probe's time), "token refused", "untrusted" (the
 	// listener did not prove the daemon's certificate), "other protocol",
-	// "other build", "unsafe home".
+	// "other build", "other backend" (it serves another log than the
+	// cluster settings now name: started before they changed), "unsafe
+	// home".
 	State string `json:"state"`
 	// PID, Version and Build are the address file's.
 	PID     int    `json:"pid,omitempty"`
@@ -34,7 +36,8 @@ type DaemonState struct {
 // Probe asks the daemon of home who it is within wait (0 means 1 s): it
 // reads the address file (CheckPrivate), dials with the pinned
 // certificate and pings, and compares its build with this binary's
-// (staleBuild). It sends nothing but ping and never spawns, stops or
+// (staleBuild) and its backend with the home's cluster settings as this
+// process reads them (wire.ReadCluster). It sends nothing but ping and never spawns, stops or
 // replaces a daemon.
 func Probe(ctx context.Context, home string, wait time.Duration) DaemonState {
 	if wait <= 0 {
@@ -96,6 +99,13 @@ func Probe(ctx context.Context, home string, wait time.Duration) DaemonState {
 		ds.State, ds.Detail = "other build", why
 		ds.Fix = "run 'omni daemon --stop' or any hook: the next call replaces it with this build"
 		return ds
+	}
+	if want, err := wire.ReadCluster(home, os.LookupEnv); err == nil {
+		if why := ad.BackendMismatch(want.Backend()); why != "" {
+			ds.State, ds.Detail = "other backend", why
+			ds.Fix = "run 'omni daemon --stop' or any hook: the next call replaces it with a daemon on the configured backend"
+			return ds
+		}
 	}
 	ds.State = "answers"
 	return ds

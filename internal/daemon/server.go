@@ -165,6 +165,9 @@ func Run(ctx context.Context, cfg Config, idle time.Duration, logf func(format s
 	ctx, stopSignals := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stopSignals()
 
+	if cfg.ClusterErr != nil {
+		return fmt.Errorf("daemon: %w", cfg.ClusterErr)
+	}
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return fmt.Errorf("daemon home: %w", err)
 	}
@@ -206,8 +209,11 @@ func Run(ctx context.Context, cfg Config, idle time.Duration, logf func(format s
 	}
 	if err != nil {
 		if cfg.ClusterURL != "" {
-			// Hooks fail open at once for a back-off instead of each
-			// spawning a daemon that waits for the cluster (ClusterDown).
+			// The cause first, so it is in daemon.log by the time a hook
+			// reads the mark; then hooks fail open at once for a back-off
+			// instead of each spawning a daemon that waits for the
+			// cluster (ClusterDown).
+			logf("daemon %d: cannot open the log on the cluster: %v", os.Getpid(), err)
 			markClusterDown(home, err)
 		}
 		return fmt.Errorf("daemon: %w", err)
@@ -292,7 +298,7 @@ func Run(ctx context.Context, cfg Config, idle time.Duration, logf func(format s
 		}
 	}
 	ad := wire.Addr{Addr: st.Addr(), Token: token, PID: os.Getpid(), Protocol: wire.Protocol, Version: cfg.Version,
-		Cert: wire.CertString(id.Cert), Build: <-buildc, Exe: exe, ExeStamp: exeStamp}
+		Cert: wire.CertString(id.Cert), Build: <-buildc, Exe: exe, ExeStamp: exeStamp, Backend: cfg.Backend()}
 	if serr == nil {
 		serr = writeAddr(home, ad)
 	}

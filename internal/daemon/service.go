@@ -41,6 +41,13 @@ type Config struct {
 	// checkpoints and daemon.addr stay in Home.
 	ClusterURL string
 	Cluster    jetstream.Remote
+	// ClusterSource says where the cluster settings came from:
+	// "environment", the home's ClusterFile, or "" (WithCluster).
+	ClusterSource string
+	// ClusterErr is why the cluster settings could not be read (a
+	// ClusterFile that does not parse); a Client's requests and Run fail
+	// with it.
+	ClusterErr error
 }
 
 // storeOptions returns the options that open cfg's store: the embedded one
@@ -210,11 +217,29 @@ func (s *Service) Call(ctx context.Context, in hooks.CallInput) (CallReply, erro
 }
 
 // Retrieve returns the archived bytes of a handle and records the
-// retrieval. Errors: ErrUnknownHandle (saying where the log starts when
-// omni gc trimmed it), ErrDamaged, ErrBadHandle, ErrReservedHandle, the
-// log's.
+// retrieval. On a shared stream a handle this machine has not folded yet
+// is looked up again after folding the stream to its end. Errors:
+// ErrUnknownHandle (saying where the log starts when omni gc trimmed it),
+// ErrClusterDown (wrapped) for a handle not folded here while the cluster
+// does not answer, ErrDamaged, ErrBadHandle, ErrReservedHandle, the log's.
 func (s *Service) Retrieve(ctx context.Context, in RetrieveRequest) ([]byte, error) {
-	b, err := s.engine.Retrieve(ctx, in.Handle, events.Reader{Session: in.Session, Agent: in.Agent})
+	reader := events.Reader{Session: in.Session, Agent: in.Agent}
+	b, err := s.engine.Retrieve(ctx, in.Handle, reader)
+	if st, ok := s.log.(*jetstream.Store); ok && st.Remote() && errors.Is(err, hooks.ErrUnknownHandle) {
+		// Another machine may have archived it after the newest batch this
+		// one folded: fold the shared stream to its end and look again.
+		// With the cluster gone, "unknown" would be a guess.
+		cerr := st.Unavailable()
+		if cerr == nil {
+			if cerr = s.engine.CatchUp(ctx); cerr != nil && st.Unavailable() != nil {
+				cerr = st.Unavailable()
+			}
+		}
+		if cerr != nil {
+			return nil, fmt.Errorf("handle %s is not among the batches this machine folded, and the shared stream cannot be read now: %w", in.Handle, cerr)
+		}
+		b, err = s.engine.Retrieve(ctx, in.Handle, reader)
+	}
 	if errors.Is(err, hooks.ErrUnknownHandle) {
 		if first, ferr := s.log.First(ctx); ferr == nil && first > 1 {
 			return nil, fmt.Errorf("%w (the log starts at seq %d: omni gc removed the batches before it, which may have named it)", err, first)

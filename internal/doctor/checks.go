@@ -74,9 +74,9 @@ func checkDaemon(s *state) {
 		rep.Daemon = fmt.Sprintf("pid %d, version %s, build %s, answers", ds.PID, ds.Version, ds.Build)
 	case "none":
 		rep.Daemon = "not running (the next hook starts it)"
-	case "other build":
+	case "other build", "other backend":
 		rep.Daemon = fmt.Sprintf("pid %d, build %s", ds.PID, ds.Build)
-		s.problem("the daemon (pid %d) runs another build: %s: %s", ds.PID, ds.Detail, ds.Fix)
+		s.problem("the daemon (pid %d) runs another %s: %s: %s", ds.PID, strings.TrimPrefix(ds.State, "other "), ds.Detail, ds.Fix)
 	default:
 		s.usable = false
 		rep.Daemon = fmt.Sprintf("pid %d: %s", ds.PID, ds.State)
@@ -100,8 +100,13 @@ func checkStore(s *state) {
 		rep.Store = "error: " + err.Error()
 		if errors.Is(err, daemon.ErrClusterDown) {
 			rep.Store = "cluster unreachable"
+			c := daemon.WithCluster(daemon.Config{Home: home}, os.LookupEnv)
+			src := c.ClusterSource
+			if src == "" {
+				src = daemon.EnvNATSURL
+			}
 			s.problem("the cluster of %s (%s) does not answer: %v: hooks pass output through unchanged and record nothing until it does; check the servers, then 'omni daemon --stop'",
-				daemon.EnvNATSURL, jetstream.RedactURL(os.Getenv(daemon.EnvNATSURL)), err)
+				src, jetstream.RedactURL(c.ClusterURL), err)
 		} else {
 			s.problem("the store under %s does not open: %v: check %s, then run 'omni daemon --stop'", storeDir, err, filepath.Join(home, "daemon.log"))
 		}

@@ -79,7 +79,7 @@ func TestPrint(t *testing.T) {
 		Problems: []string{}}
 	var b bytes.Buffer
 	Print(&b, rep)
-	for _, want := range []string{"omni    v1, /bin/omni; not on $PATH", "Claude Code  Full               ~/.claude/settings.json  -",
+	for _, want := range []string{"omni     v1, /bin/omni; not on $PATH", "Claude Code  Full               ~/.claude/settings.json  -",
 		"OpenCode     - (not installed)  -                        -", "no problems found"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("lacks %q:\n%s", want, b.String())

@@ -36,8 +36,8 @@ func Print(w io.Writer, rep Report) {
 	}
 	if h := rep.Log; h != nil && h.Cluster.Backend == "cluster" {
 		fmt.Fprintf(tw, "backend\t%s\n", clusterLine(h.Cluster, h.Unreachable))
-	} else if rep.Log != nil {
-		fmt.Fprintf(tw, "backend\tembedded store (set %s to share a cluster)\n", daemon.EnvNATSURL)
+	} else {
+		fmt.Fprintf(tw, "backend\t%s\n", daemon.DescribeBackend(rep.Home, os.LookupEnv))
 	}
 	fmt.Fprintf(tw, "daemon\t%s\n", rep.Daemon)
 	tw.Flush()

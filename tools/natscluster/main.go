@@ -2,9 +2,11 @@
 // ports until interrupted, from the nats-server module omni links (the
 // same cluster the team tests start), and prints the OMNI_NATS_URL that
 // reaches it: for trying two homes on one machine and for the README's
-// figures.
+// figures. With -tls the nodes speak TLS with a CA made for the run, and
+// with -creds they authenticate users by JWT (operator mode); it prints
+// the OMNI_NATS_CA and OMNI_NATS_CREDS that go with them.
 //
-//	go run ./tools/natscluster [-n 3] [-dir DIR]
+//	go run ./tools/natscluster [-n 3] [-dir DIR] [-tls] [-creds]
 package main
 
 import (
@@ -45,6 +47,8 @@ func (r *runner) stop() {
 func main() {
 	n := flag.Int("n", 3, "number of nodes")
 	dir := flag.String("dir", "", "directory for the nodes' stores (default: a new temporary directory)")
+	useTLS := flag.Bool("tls", false, "serve clients over TLS (a CA made for the run; prints OMNI_NATS_CA)")
+	useCreds := flag.Bool("creds", false, "authenticate users by JWT, operator mode (prints OMNI_NATS_CREDS)")
 	flag.Parse()
 	if *dir == "" {
 		d, err := os.MkdirTemp("", "natscluster")
@@ -55,8 +59,18 @@ func main() {
 		defer os.RemoveAll(d)
 	}
 	r := &runner{dir: *dir}
-	c := jstest.Start(r, *n)
+	var with jstest.Options
+	if *useTLS || *useCreds {
+		with.Security = jstest.NewSecurity(r, jstest.Want{TLS: *useTLS, Creds: *useCreds})
+	}
+	c := jstest.StartWith(r, *n, with)
 	fmt.Printf("OMNI_NATS_URL=%s\n", c.URL())
+	if s := with.Security; s != nil && s.CA != "" {
+		fmt.Printf("OMNI_NATS_CA=%s\n", s.CA)
+	}
+	if s := with.Security; s != nil && s.Creds != "" {
+		fmt.Printf("OMNI_NATS_CREDS=%s\n", s.Creds)
+	}
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	<-sig

@@ -43,17 +43,30 @@ type Cluster struct {
 	mu      sync.Mutex
 	opts    []*server.Options
 	servers []*server.Server // nil while a node is stopped
+	with    Options
+}
+
+// Options change the nodes a cluster starts with: TLS on the client port
+// and operator-mode credentials (Security).
+type Options struct {
+	// Security, when set, is applied to every node's options
+	// (Security.Apply) and its client options are used for the cluster's
+	// own readiness checks.
+	Security *Security
 }
 
 // Start starts a cluster of n nodes (n ≥ 1; one node runs without
 // clustering), waits until JetStream answers, and stops it when the test
 // ends.
-func Start(t TB, n int) *Cluster {
+func Start(t TB, n int) *Cluster { return StartWith(t, n, Options{}) }
+
+// StartWith is Start with options.
+func StartWith(t TB, n int, with Options) *Cluster {
 	t.Helper()
 	if n < 1 {
 		t.Fatalf("jstest: %d nodes", n)
 	}
-	c := &Cluster{t: t, name: "omnitest"}
+	c := &Cluster{t: t, name: "omnitest", with: with}
 	ports := freePorts(t, 2*n)
 	var routes []*url.URL
 	if n > 1 {
@@ -72,6 +85,9 @@ func Start(t TB, n int) *Cluster {
 		if n > 1 {
 			o.Cluster = server.ClusterOpts{Name: c.name, Host: "127.0.0.1", Port: ports[n+i]}
 			o.Routes = routes
+		}
+		if with.Security != nil {
+			with.Security.Apply(o)
 		}
 		c.opts = append(c.opts, o)
 	}
@@ -188,7 +204,11 @@ func (c *Cluster) WaitReady() {
 
 // ping asks the cluster's JetStream for the account's info once.
 func (c *Cluster) ping() error {
-	nc, err := nats.Connect(c.URL(), nats.Timeout(time.Second), nats.NoReconnect())
+	var copts []nats.Option
+	if c.with.Security != nil {
+		copts = c.with.Security.ClientOptions()
+	}
+	nc, err := nats.Connect(c.URL(), append(copts, nats.Timeout(time.Second), nats.NoReconnect())...)
 	if err != nil {
 		return err
 	}
@@ -208,11 +228,15 @@ func (c *Cluster) ping() error {
 func (c *Cluster) Leader(name string) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	account := server.DEFAULT_GLOBAL_ACCOUNT
+	if c.with.Security != nil && c.with.Security.Account != "" {
+		account = c.with.Security.Account
+	}
 	for i, s := range c.servers {
 		if s == nil {
 			continue
 		}
-		if s.JetStreamIsStreamLeader(server.DEFAULT_GLOBAL_ACCOUNT, name) {
+		if s.JetStreamIsStreamLeader(account, name) {
 			return i
 		}
 	}

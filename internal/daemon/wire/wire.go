@@ -99,6 +99,11 @@ type Addr struct {
 	// file there knows the daemon runs a replaced build.
 	Exe      string `json:"exe,omitempty"`
 	ExeStamp string `json:"exe_stamp,omitempty"`
+	// Backend is the log the daemon serves (ClusterConfig.Backend:
+	// "embedded", or the cluster's redacted URLs and stream): a client
+	// whose settings name another backend replaces the daemon, as it does
+	// a daemon of another build. Empty in daemons older than the field.
+	Backend string `json:"backend,omitempty"`
 }
 
 // Errors of Dial, Conn.Call and Call.
@@ -351,7 +356,10 @@ func (c *Conn) Close() { c.nc.Close() }
 // Call sends one request to method on home's daemon and returns the reply
 // body: check the back-off, read the address file (CheckPrivate), Dial
 // (DialTimeout, no reconnect, the certificate pinned), Conn.Call with the
-// remaining time of ctx. It never starts a daemon. Errors: ErrBackoff
+// remaining time of ctx. A daemon whose Addr.Backend differs from the
+// backend home's settings name (ReadCluster with the environment) is not
+// called: ErrNoDaemon, so the caller's fallback replaces it. It never
+// starts a daemon. Errors: ReadCluster's; ErrBackoff
 // (wrapped) while a hard back-off stands, nothing sent; ErrUnsafeHome (wrapped)
 // for a home others can write; ErrNoDaemon (wrapped) when the request
 // could not reach a daemon of this protocol (an address whose listener
@@ -374,6 +382,13 @@ func Call(ctx context.Context, home, method string, req []byte) ([]byte, error) 
 		return nil, fmt.Errorf("%w: daemon pid %d speaks protocol %d", ErrNoDaemon, ad.PID, ad.Protocol)
 	}
 	if why := ad.Stale(); why != "" {
+		return nil, fmt.Errorf("%w: daemon pid %d: %s", ErrNoDaemon, ad.PID, why)
+	}
+	want, err := ReadCluster(home, os.LookupEnv)
+	if err != nil {
+		return nil, err
+	}
+	if why := ad.BackendMismatch(want.Backend()); why != "" {
 		return nil, fmt.Errorf("%w: daemon pid %d: %s", ErrNoDaemon, ad.PID, why)
 	}
 	c, err := DialPatient(ctx, ad)
