@@ -374,6 +374,11 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 	if e.opt.LedgerOnly {
 		inv.Invoked.Params = withParam(inv.Invoked.Params, "ledger_only", "1")
 	}
+	if d.persisted {
+		// The stats count this call against the whole output, which the
+		// model would otherwise have read from the host's file (issue 15 §4).
+		inv.Invoked.Params = withParam(inv.Invoked.Params, events.ParamPersisted, "1")
+	}
 	var dec pipeline.Decision
 	var evs []events.Event
 	var reply []byte

@@ -66,6 +66,9 @@ type OutLine struct {
 	Delivered string   `json:"delivered"`
 	Handles   []string `json:"handles,omitempty"`
 	Reason    string   `json:"reason,omitempty"`
+	// Why is the report's by-reason row of the call ("distilled",
+	// "folded", "left:enumeration", "ledger:failed", …).
+	Why string `json:"why,omitempty"`
 }
 
 // Bucket is one row of the report: bytes in, out, the available
@@ -546,7 +549,7 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 		if outW != nil {
 			b, _ := json.Marshal(OutLine{Session: r.Session, Agent: r.Agent, Seq: r.Seq, Tool: r.Tool, Input: r.Input,
 				HostTool: hostTool, Event: res.Event, Project: project, Epoch: r.CompactionEpoch,
-				Raw: hostRaw, Delivered: res.Delivered, Handles: handles, Reason: res.Reason})
+				Raw: hostRaw, Delivered: res.Delivered, Handles: handles, Reason: res.Reason, Why: reasonOf(res, raw, del)})
 			outW.Write(b)
 			if err := outW.WriteByte('\n'); err != nil {
 				return nil, fmt.Errorf("write %s: %w", o.Out, err)
