@@ -20,7 +20,8 @@ func shIsMarker(line string) bool {
 	if len(t) < 2 || t[1] < '0' || t[1] > '9' {
 		return false
 	}
-	return strings.Contains(t, " similar lines collapsed] (pattern: ") || strings.Contains(t, " log lines collapsed: ")
+	return strings.Contains(t, " similar lines collapsed] (pattern: ") || strings.Contains(t, " log lines collapsed: ") ||
+		strings.Contains(t, " lines collapsed] (pattern: ") && strings.Contains(t, " similar blocks of ")
 }
 
 // shCheck asserts the invariants every Shorten result keeps:

@@ -1,0 +1,171 @@
+package distill
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/omnictx/omni/pipeline/internal/textline"
+)
+
+// Block collapse bounds (omni's own; the reference has no block form).
+const (
+	// minBlockPeriod and maxBlockPeriod bound the lines of one repeated
+	// block: 2 to 8 (one line is Collapse's own line rule; a build step of
+	// docker, with its cache and layer lines, is 3 to 5).
+	minBlockPeriod, maxBlockPeriod = 2, 8
+	// minBlockRepeats: a run needs 4 blocks or more, so that after the
+	// first and last blocks stay at least 2 fold (one folded block is
+	// never worth a marker).
+	minBlockRepeats = 4
+)
+
+// CollapseBlocks folds the interior of every run of 4 or more consecutive
+// blocks of 2 to 8 lines that repeat one shape: line k of every block
+// reads like line k of the first once digit runs and hex ids are masked
+// (blockShape), and at least one line of the block is routine (a log line
+// at a routine level, "DEBUG: …", a typed progress line such as "--->
+// Using cache"; routineLine), so a cycle of a build or progress log is
+// recognised while a table of results or a list of commits, whose lines
+// are facts, is not. The first
+// and last blocks of a run stay; the blocks between become one line
+//
+//	[N similar blocks of P lines collapsed] (pattern: "…")
+//
+// whose pattern is the first line of the first folded block (its first 57
+// characters). A blank line or a failure line (textline.IsFailureLine)
+// belongs to no block and ends a run. It returns the new text, the number
+// of folded lines and whether anything changed; the caller archives the
+// raw output behind its rewind marker.
+func CollapseBlocks(text string, lines []textline.Line) (string, int, bool) {
+	if len(lines) < minLinesForCollapse {
+		return text, 0, false
+	}
+	shapes := make([]string, len(lines))
+	for i, ln := range lines {
+		s := text[ln.Start:ln.End]
+		if ln.Key == 0 || textline.IsFailureLine(s) {
+			continue
+		}
+		shapes[i] = blockShape(strings.TrimSpace(s))
+	}
+	var b strings.Builder
+	pos, folded := 0, 0
+	for i := 0; i < len(lines); {
+		bestP, bestR := 0, 0
+		for p := minBlockPeriod; p <= maxBlockPeriod && i+p*minBlockRepeats <= len(lines); p++ {
+			r := blockRepeats(shapes, i, p)
+			if r >= minBlockRepeats && r*p > bestR*bestP && hasRoutineLine(text, lines, i, p) {
+				bestP, bestR = p, r
+			}
+		}
+		if bestP == 0 {
+			i++
+			continue
+		}
+		fa, fb := i+bestP, i+(bestR-1)*bestP // the folded blocks' lines [fa, fb)
+		m := "[" + strconv.Itoa(bestR-2) + " similar blocks of " + strconv.Itoa(bestP) + " lines collapsed] (pattern: \"" +
+			truncRunes(strings.TrimSpace(text[lines[fa].Start:lines[fa].End]), maxPatternChars) + "\")"
+		end := textline.Ending(text[lines[fb-1].Start:lines[fb-1].End])
+		if len(m)+len(end) < lines[fb-1].End-lines[fa].Start {
+			b.WriteString(text[pos:lines[fa].Start])
+			b.WriteString(m)
+			b.WriteString(end)
+			pos = lines[fb-1].End
+			folded += fb - fa
+		}
+		i += bestR * bestP
+	}
+	if folded == 0 {
+		return text, 0, false
+	}
+	b.WriteString(text[pos:])
+	return b.String(), folded, true
+}
+
+// blockRepeats counts the consecutive blocks of p lines from line i whose
+// shapes equal the first block's, line for line (1 when only the first).
+func blockRepeats(shapes []string, i, p int) int {
+	for k := 0; k < p; k++ {
+		if shapes[i+k] == "" {
+			return 0
+		}
+	}
+	r := 1
+	for j := i + p; j+p <= len(shapes); j += p {
+		for k := 0; k < p; k++ {
+			if shapes[j+k] != shapes[i+k] {
+				return r
+			}
+		}
+		r++
+	}
+	return r
+}
+
+// hasRoutineLine reports whether some line of the block from line i of
+// p lines is routine (routineLine); the shapes being equal line for line,
+// it is routine in every block of the run.
+func hasRoutineLine(text string, lines []textline.Line, i, p int) bool {
+	for k := 0; k < p; k++ {
+		if routineLine(strings.TrimSpace(text[lines[i+k].Start:lines[i+k].End])) {
+			return true
+		}
+	}
+	return false
+}
+
+// routineLine reports whether a trimmed line is a routine entry: a
+// timestamped DEBUG/INFO/TRACE… log line (logLevel), a typed progress or
+// passing-test line (typedPattern), or a line that opens with a routine
+// level word as its tag: "DEBUG:", "INFO ", "[TRACE]".
+func routineLine(t string) bool {
+	if logLevel(t) != "" || typedPattern(t) != "" {
+		return true
+	}
+	w := strings.TrimPrefix(t, "[")
+	for _, lv := range routineLevels {
+		if len(w) > len(lv) && strings.HasPrefix(w, lv) {
+			switch w[len(lv)] {
+			case ':', ' ', ']':
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// blockShape masks a trimmed line's digit runs as "#" and its words that
+// are hex ids (isHexish: 6 or more hex digits) as "#".
+func blockShape(t string) string {
+	var b strings.Builder
+	b.Grow(len(t))
+	for _, w := range strings.SplitAfter(t, " ") {
+		core := strings.TrimRight(w, " ")
+		if isHexish(core) {
+			b.WriteString("#")
+			b.WriteString(w[len(core):])
+			continue
+		}
+		digits := false
+		for i := 0; i < len(w); i++ {
+			if c := w[i]; c >= '0' && c <= '9' {
+				if !digits {
+					b.WriteByte('#')
+				}
+				digits = true
+				continue
+			}
+			digits = false
+			b.WriteByte(w[i])
+		}
+	}
+	return b.String()
+}
+
+// truncRunes cuts s to n runes, with "…" when it was longer.
+func truncRunes(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
