@@ -40,21 +40,40 @@ func CollapseBlocks(text string, lines []textline.Line) (string, int, bool) {
 	if len(lines) < minLinesForCollapse {
 		return text, 0, false
 	}
+	// A blank or failure line has no shape ("") and is never routine.
 	shapes := make([]string, len(lines))
+	routine := make([]bool, len(lines))
+	anyRoutine := false
 	for i, ln := range lines {
 		s := text[ln.Start:ln.End]
 		if ln.Key == 0 || textline.IsFailureLine(s) {
 			continue
 		}
-		shapes[i] = blockShape(strings.TrimSpace(s))
+		shapes[i] = "\x00" // shaped below, once a routine line is known
+		if routine[i] = routineLine(strings.TrimSpace(s)); routine[i] {
+			anyRoutine = true
+		}
+	}
+	if !anyRoutine {
+		return text, 0, false
+	}
+	for i, ln := range lines {
+		if shapes[i] != "" {
+			shapes[i] = blockShape(strings.TrimSpace(text[ln.Start:ln.End]))
+		}
 	}
 	var b strings.Builder
 	pos, folded := 0, 0
 	for i := 0; i < len(lines); {
 		bestP, bestR := 0, 0
 		for p := minBlockPeriod; p <= maxBlockPeriod && i+p*minBlockRepeats <= len(lines); p++ {
+			// The routine test first: it is O(p), and without it a long
+			// run of one shape would be rescanned from every line.
+			if !hasRoutine(routine, i, p) {
+				continue
+			}
 			r := blockRepeats(shapes, i, p)
-			if r >= minBlockRepeats && r*p > bestR*bestP && hasRoutineLine(text, lines, i, p) {
+			if r >= minBlockRepeats && r*p > bestR*bestP {
 				bestP, bestR = p, r
 			}
 		}
@@ -102,12 +121,12 @@ func blockRepeats(shapes []string, i, p int) int {
 	return r
 }
 
-// hasRoutineLine reports whether some line of the block from line i of
-// p lines is routine (routineLine); the shapes being equal line for line,
-// it is routine in every block of the run.
-func hasRoutineLine(text string, lines []textline.Line, i, p int) bool {
+// hasRoutine reports whether some line of the block of p lines from line
+// i is routine; the shapes being equal line for line, it is then routine
+// in every block of the run.
+func hasRoutine(routine []bool, i, p int) bool {
 	for k := 0; k < p; k++ {
-		if routineLine(strings.TrimSpace(text[lines[i+k].Start:lines[i+k].End])) {
+		if routine[i+k] {
 			return true
 		}
 	}

@@ -75,3 +75,18 @@ func TestCollapseBlocksFactsStay(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCollapseBlocksOneShape: 200,000 lines of one shape and no
+// routine line (the worst case for a block scan from every line).
+func BenchmarkCollapseBlocksOneShape(b *testing.B) {
+	var sb strings.Builder
+	for i := 0; i < 200_000; i++ {
+		fmt.Fprintf(&sb, "row %d value %d\n", i, i*7)
+	}
+	text := sb.String()
+	lines := textline.SplitLines(nil, text)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		CollapseBlocks(text, lines)
+	}
+}
