@@ -323,11 +323,16 @@ func Shorten(req ShortenRequest) ShortenResult {
 	} else if !distilledVerbose && candidate != body {
 		// A distillation that earned its keep can still hold a cycle of
 		// build or progress blocks (a docker build's steps): the block
-		// collapse runs over it (not the line rules: the lines a
-		// distiller kept one by one were chosen), and the shorter wins.
+		// collapse runs over it and over the raw output (not the line
+		// rules: the lines a distiller kept one by one were chosen), and
+		// the shortest wins.
 		dl := SplitLines(make([]Line, 0, 64), candidate)
 		if c2, folded2, ok := distill.CollapseBlocks(candidate, dl); ok && len(c2) < len(candidate) {
 			candidate, kept = c2, kept-folded2
+			res.Collapsed = true
+		}
+		if c2, folded2, ok := distill.CollapseBlocks(body, lines); ok && len(c2) < len(candidate) {
+			candidate, kept = c2, len(lines)-folded2
 			res.Collapsed = true
 		}
 	}

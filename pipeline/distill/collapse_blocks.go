@@ -22,11 +22,11 @@ const (
 // CollapseBlocks folds the interior of every run of 4 or more consecutive
 // blocks of 2 to 8 lines that repeat one shape: line k of every block
 // reads like line k of the first once digit runs and hex ids are masked
-// (blockShape), and at least one line of the block is routine (a log line
-// at a routine level, "DEBUG: …", a typed progress line such as "--->
-// Using cache"; routineLine), so a cycle of a build or progress log is
-// recognised while a table of results or a list of commits, whose lines
-// are facts, is not. The first
+// (blockShape), the block holds two shapes or more, and at least one of
+// its lines is routine (a timestamped log line at a routine level, a typed
+// progress line such as "---> Using cache"; routineLine), so a cycle of a
+// build or progress log is recognised while a table of results, a list of
+// commits or a program's own debug prints, whose lines are facts, are not. The first
 // and last blocks of a run stay; the blocks between become one line
 //
 //	[N similar blocks of P lines collapsed] (pattern: "…")
@@ -69,7 +69,7 @@ func CollapseBlocks(text string, lines []textline.Line) (string, int, bool) {
 		for p := minBlockPeriod; p <= maxBlockPeriod && i+p*minBlockRepeats <= len(lines); p++ {
 			// The routine test first: it is O(p), and without it a long
 			// run of one shape would be rescanned from every line.
-			if !hasRoutine(routine, i, p) {
+			if !hasRoutine(routine, i, p) || !distinctShapes(shapes, i, p) {
 				continue
 			}
 			r := blockRepeats(shapes, i, p)
@@ -134,20 +134,22 @@ func hasRoutine(routine []bool, i, p int) bool {
 }
 
 // routineLine reports whether a trimmed line is a routine entry: a
-// timestamped DEBUG/INFO/TRACE… log line (logLevel), a typed progress or
-// passing-test line (typedPattern), or a line that opens with a routine
-// level word as its tag: "DEBUG:", "INFO ", "[TRACE]".
+// timestamped DEBUG/INFO/TRACE… log line (logLevel) or a typed progress or
+// passing-test line (typedPattern, e.g. "---> Using cache", "Collecting
+// …"). An untimestamped "DEBUG: …" is not: it is as often a program's own
+// print of the values the user is looking for.
 func routineLine(t string) bool {
-	if logLevel(t) != "" || typedPattern(t) != "" {
-		return true
-	}
-	w := strings.TrimPrefix(t, "[")
-	for _, lv := range routineLevels {
-		if len(w) > len(lv) && strings.HasPrefix(w, lv) {
-			switch w[len(lv)] {
-			case ':', ' ', ']':
-				return true
-			}
+	return logLevel(t) != "" || typedPattern(t) != ""
+}
+
+// distinctShapes reports whether the block of p lines from line i holds at
+// least two different shapes: a cycle, not one line's shape repeated (lines
+// that differ only in their numbers are Collapse's line rule, which keeps
+// them: they are distinct facts).
+func distinctShapes(shapes []string, i, p int) bool {
+	for k := 1; k < p; k++ {
+		if shapes[i+k] != shapes[i] {
+			return true
 		}
 	}
 	return false

@@ -13,13 +13,13 @@ func blocksOf(text string) (string, int, bool) {
 }
 
 // TestCollapseBlocksBuildCycle: a cycle of 3-line build steps with a
-// routine DEBUG line folds to its first and last steps and one counted
+// routine "---> Using cache" line folds to its first and last steps and one counted
 // marker; the lines around stay. Red without CollapseBlocks.
 func TestCollapseBlocksBuildCycle(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("Sending build context\n")
 	for i := 0; i < 20; i++ {
-		fmt.Fprintf(&b, "Step %d/20 : RUN make part%d\nDEBUG: layer %d cached\n ---> %x\n", i+1, i, i, 0xabcdef00+i)
+		fmt.Fprintf(&b, "Step %d/20 : RUN make part%d\n ---> Using cache\n ---> %x\n", i+1, i, 0xabcdef00+i)
 	}
 	b.WriteString("Successfully built 0123abcd\n")
 	out, folded, ok := blocksOf(b.String())
@@ -43,7 +43,7 @@ func TestCollapseBlocksBuildCycle(t *testing.T) {
 func TestCollapseBlocksFailureLineSurvives(t *testing.T) {
 	var b strings.Builder
 	for i := 0; i < 12; i++ {
-		fmt.Fprintf(&b, "INFO: fetching shard %d\nshard %d ok in %dms\n", i, i, 10+i)
+		fmt.Fprintf(&b, "2026-01-01T10:00:%02dZ INFO fetching shard %d\nshard %d ok in %dms\n", i, i, i, 10+i)
 		if i == 6 {
 			b.WriteString("ERROR: shard 6 failed checksum\n")
 		}
@@ -55,21 +55,25 @@ func TestCollapseBlocksFailureLineSurvives(t *testing.T) {
 	if !strings.Contains(out, "ERROR: shard 6 failed checksum\n") {
 		t.Fatalf("failure line lost:\n%s", out)
 	}
-	if !strings.Contains(out, "INFO: fetching shard 6\nshard 6 ok in 16ms\nERROR:") {
+	if !strings.Contains(out, "INFO fetching shard 6\nshard 6 ok in 16ms\nERROR:") {
 		t.Fatalf("the block before the failure line is not kept whole:\n%s", out)
 	}
 }
 
 // TestCollapseBlocksFactsStay: repeated blocks with no routine line — a
-// table of results, a list of commits by one author — are facts and stay
-// whole. Red if a block without a routine line folded.
+// table of results, a list of commits by one author, a program's own
+// untimestamped debug prints — and runs of one routine shape (lines that
+// differ only in their numbers) are facts and stay whole. Red if a block
+// without a routine line, or of one shape, folded.
 func TestCollapseBlocksFactsStay(t *testing.T) {
-	var res, log strings.Builder
+	var res, log, dbg, one strings.Builder
 	for i := 0; i < 10; i++ {
 		fmt.Fprintf(&res, "x = %d\nresult = %d\n", i, i*i)
 		fmt.Fprintf(&log, "commit %040x\nAuthor: Ann <ann@example.com>\n    fix bug %d\n", i+1, i)
+		fmt.Fprintf(&dbg, "DEBUG: lhs=Col(a) rhs=%d\nresult %d\n", i, i*3)
+		fmt.Fprintf(&one, "2026-01-01T10:00:%02dZ INFO rhs=%d\n", i, i)
 	}
-	for _, in := range []string{res.String(), log.String()} {
+	for _, in := range []string{res.String(), log.String(), dbg.String(), one.String()} {
 		if out, _, ok := blocksOf(in); ok {
 			t.Fatalf("facts folded:\n%s", out)
 		}
