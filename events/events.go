@@ -186,6 +186,14 @@ type Invoked struct {
 }
 
 // Emitted is the payload of KindEmitted: what one reader was delivered.
+// ParamPersisted is the Invoked parameter ("1") of a Bash call whose output
+// the host persisted to a file because it reached its inline cap (Claude
+// Code: 30,000 characters; the model sees a ~2 KB preview and the path, and
+// opens the file when it needs more): omni read the whole output back and
+// its raw bytes are that whole output, the text the model would otherwise
+// have read, not the preview.
+const ParamPersisted = "persisted"
+
 // Only delivered lines are listed; folded lines never reached the reader.
 type Emitted struct {
 	// Tool is the host tool ("Bash", "Read", "Grep", ...).

@@ -45,6 +45,8 @@ type CallInput struct {
 	Host string `json:"host,omitempty"`
 	// priorRedacted is the recorded redaction count a replay reruns with.
 	priorRedacted int
+	// priorGrew is the recorded growth flag of the redaction.
+	priorGrew bool
 }
 
 // Call decides one exec/pipe output and returns what to print in Result.Delivered.
@@ -96,14 +98,14 @@ func (e *Engine) callAt(ctx context.Context, in CallInput, now time.Time, projec
 	}
 	inv.Invoked = &events.Invoked{Door: in.Door, Codec: events.CodecZstd, Input: e.compress([]byte(in.Text)),
 		InputBytes: len(in.Text), Params: params}
-	red.record(&inv, in.priorRedacted)
+	red.record(&inv, in.priorRedacted, in.priorGrew)
 	ls := shellcmd.FileRead(in.Command) // a plain file read: the file is the lines' source
 	d := delivery{reader: reader, project: project, now: now, tool: "Bash", source: in.Command, lineSource: ls,
 		req: pipeline.Request{Text: in.Text, Source: lineSourceOr(ls, in.Command), Failed: in.ExitCode != 0}}
 	d.req.NoFold = noFoldReason(in.Command, in.Passthrough, "", nil)
 	d.shorten = &pipeline.ShortenRequest{Command: in.Command, Tool: "Bash", ExitCode: in.ExitCode}
 	d.keepSecrets = in.KeepSecrets
-	d.doorRedacted, d.redacted = !red.kept, red.visible
+	d.doorRedacted, d.redacted, d.doorGrew = !red.kept, red.visible, red.grew
 	d.noLedger = in.Session == ""
 	var dec pipeline.Decision
 	var evs []events.Event

@@ -312,6 +312,8 @@ type delivery struct {
 	// replaced redacted values (the shorten stage does not redact again).
 	doorRedacted bool
 	redacted     int
+	// doorGrew: the door's masks made req.Text longer than it arrived.
+	doorGrew bool
 }
 
 // decide runs the pipeline for a delivery and builds the batch's events
@@ -326,7 +328,7 @@ func (e *Engine) decide(d delivery, call string) (pipeline.Decision, []events.Ev
 		sq := *d.shorten
 		sq.Text = raw
 		sq.KeepSecrets = e.opt.KeepSecrets || d.keepSecrets
-		sq.DoorRedacted, sq.RedactedValues = d.doorRedacted, d.redacted
+		sq.DoorRedacted, sq.RedactedValues, sq.DoorGrew = d.doorRedacted, d.redacted, d.doorGrew
 		// A retrieve's debt binds the first-seen stages too: an output
 		// holding the lines the reader asked for is not distilled or cut.
 		sq.Owed = holdsDebt(v.Debts(), raw)

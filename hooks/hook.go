@@ -257,11 +257,12 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 	if in.Passthrough {
 		inv.Invoked.Params = map[string]string{"env_passthrough": "1"}
 	}
-	prior := 0
+	prior, priorGrew := 0, false
 	if rc != nil {
 		prior, _ = strconv.Atoi(rc.params[paramRedacted])
+		priorGrew = rc.params[paramRedactedGrew] == "1"
 	}
-	red.record(&inv, prior)
+	red.record(&inv, prior, priorGrew)
 	if host == HostCodex && event == "PostToolUse" && p.ToolName == "Bash" {
 		// The exit code lives in Codex's session file; it is read once, live,
 		// and recorded, so a replay uses the recorded value.
@@ -373,10 +374,15 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 			return res, nil // a tool or shape omni does not touch
 		}
 	}
-	d.doorRedacted, d.redacted = !red.kept, red.visible
+	d.doorRedacted, d.redacted, d.doorGrew = !red.kept, red.visible, red.grew
 	res.Raw = d.req.Text
 	if e.opt.LedgerOnly {
 		inv.Invoked.Params = withParam(inv.Invoked.Params, "ledger_only", "1")
+	}
+	if d.persisted {
+		// The stats count this call against the whole output, which the
+		// model would otherwise have read from the host's file (issue 15 §4).
+		inv.Invoked.Params = withParam(inv.Invoked.Params, events.ParamPersisted, "1")
 	}
 	var dec pipeline.Decision
 	var evs []events.Event

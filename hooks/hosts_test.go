@@ -1027,6 +1027,17 @@ func TestClaudePersistedOutputInlined(t *testing.T) {
 	if !strings.Contains(r.Delivered, "ok  \texample.com/big\t0.412s") || utf8.RuneCountInString(r.Delivered) >= HostOutputCap {
 		t.Fatalf("delivered %d chars: %.300q", len(r.Delivered), r.Delivered)
 	}
+	// The call is recorded as persisted: the stats count it against the
+	// whole output (issue 15 §4).
+	persisted := 0
+	if err := log.Read(context.Background(), 0, func(ev events.Event) error {
+		if ev.Kind == events.KindInvoked && ev.Invoked.Params[events.ParamPersisted] == "1" {
+			persisted++
+		}
+		return nil
+	}); err != nil || persisted != 1 {
+		t.Fatalf("Invoked events with %s=1: %d (%v)", events.ParamPersisted, persisted, err)
+	}
 	// The file may be gone by now: the recorded payload holds the output.
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)

@@ -25,6 +25,10 @@ type doorRedaction struct {
 	visible int
 	// kept: the user asked to keep secrets; nothing was redacted.
 	kept bool
+	// grew: the masks made the input longer than it arrived (a value
+	// shorter than "[REDACTED]"), so a payload that passes in place has
+	// grown and must say why (pipeline.ShortenRequest.DoorGrew).
+	grew bool
 }
 
 // Parameters of the Invoked event that record the redaction stage.
@@ -35,6 +39,10 @@ const (
 	paramRedacted = "redacted"
 	// paramRedactedTotal holds doorRedaction.total.
 	paramRedactedTotal = "redacted_total"
+	// paramRedactedGrew ("1") says the masks made the input longer than
+	// it arrived; a replay, whose stored input is already redacted, takes
+	// it from here.
+	paramRedactedGrew = "redacted_grew"
 	// paramKeepSecrets says the input was recorded unredacted because the
 	// user asked (--keep-secrets, OMNI_KEEP_SECRETS=1).
 	paramKeepSecrets = "keep_secrets"
@@ -56,6 +64,7 @@ func redactPayload(stdin []byte, keep bool) (out []byte, r doorRedaction, err er
 	out, fields := redact.JSON(stdin, nil)
 	r.total = fields.Total()
 	r.visible = fields["tool_response"]
+	r.grew = len(out) > len(stdin)
 	return out, r, nil
 }
 
@@ -72,15 +81,17 @@ func redactCall(in CallInput, keep bool) (out CallInput, r doorRedaction, err er
 		}
 	}()
 	var n, m int
+	before := len(in.Text)
 	in.Text, n = redact.Text(in.Text)
 	in.Command, m = redact.Text(in.Command)
-	return in, doorRedaction{total: n + m, visible: n}, nil
+	return in, doorRedaction{total: n + m, visible: n, grew: len(in.Text) > before}, nil
 }
 
 // record writes the redaction stage's outcome into an Invoked event's
 // parameters. prior is the visible count a replay read from the recorded
 // event (the stored input is already redacted); the larger count wins.
-func (r *doorRedaction) record(inv *events.Event, prior int) {
+// priorGrew is the growth flag a replay read from it.
+func (r *doorRedaction) record(inv *events.Event, prior int, priorGrew bool) {
 	if inv.Invoked == nil {
 		return
 	}
@@ -93,6 +104,10 @@ func (r *doorRedaction) record(inv *events.Event, prior int) {
 	if r.total > 0 {
 		inv.Invoked.Params = withParam(inv.Invoked.Params, paramRedacted, strconv.Itoa(r.visible))
 		inv.Invoked.Params = withParam(inv.Invoked.Params, paramRedactedTotal, strconv.Itoa(r.total))
+	}
+	r.grew = r.grew || priorGrew
+	if r.grew && r.total > 0 {
+		inv.Invoked.Params = withParam(inv.Invoked.Params, paramRedactedGrew, "1")
 	}
 }
 

@@ -145,3 +145,33 @@ func TestNoSecretThroughAnyDoor(t *testing.T) {
 	}
 	t.Logf("%d cases (%d values), %d inputs and %d blocks recorded", len(cases), len(all)/2, invoked, archived)
 }
+
+// TestDoorGrewYAMLSaysWhy: a YAML document whose only secret is shorter
+// than "[REDACTED]" grows under the door's masks; the model then reads the
+// redaction marker line above it (output never grows without saying why),
+// the growth is recorded (redacted_grew) and a replay decides the same.
+// Red without doorRedaction.grew reaching ShortenRequest.DoorGrew.
+func TestDoorGrewYAMLSaysWhy(t *testing.T) {
+	ctx := context.Background()
+	e, log := newTestEngine(t)
+	doc := "services:\n  main:\n    image: b3log/siyuan\n    environment:\n      - TZ=America/New_York\n      - AUTH_CODE=\"soeasy\"\n"
+	r, err := e.HookResult(ctx, HookInput{Stdin: doorPayload("s1", "Bash", "PostToolUse", "cat docker-compose.yml", doc)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(r.Delivered, "soeasy") || !strings.HasPrefix(r.Delivered, "[OMNI: 1 sensitive value(s) redacted]\n") {
+		t.Fatalf("delivered %q", r.Delivered)
+	}
+	grew := 0
+	if err := log.Read(ctx, 0, func(ev events.Event) error {
+		if ev.Invoked != nil && ev.Invoked.Params[paramRedactedGrew] == "1" {
+			grew++
+		}
+		return nil
+	}); err != nil || grew != 1 {
+		t.Fatalf("invocations recorded as grown: %d (%v)", grew, err)
+	}
+	if rep, err := Verify(ctx, log, nil, nil); err != nil || len(rep.Mismatches) != 0 || rep.Identical != rep.Compared {
+		t.Fatalf("replay: %+v %v", rep, err)
+	}
+}

@@ -248,6 +248,7 @@ func (e *Engine) rerun(ctx context.Context, batch []events.Event) (Replayed, err
 			Session: inv.Session, Agent: inv.Agent, Passthrough: p["env_passthrough"] == "1" || p["nofold"] != "",
 			KeepSecrets: p["keep_secrets"] == "1", Host: p["host"]}
 		ci.priorRedacted, _ = strconv.Atoi(p[paramRedacted])
+		ci.priorGrew = p[paramRedactedGrew] == "1"
 		res, err := e.callAt(ctx, ci, now, inv.Project)
 		if err != nil {
 			return r, fmt.Errorf("batch %d: rerun call: %w", inv.Seq, err)

@@ -193,7 +193,7 @@ func Decide(req Request, v View) Decision {
 		if _, owed := owedKeys[ln.Key]; owed {
 			continue
 		}
-		if s.Scope != ScopeNone && !req.Failed && !IsFailureLine(text[ln.Start:ln.End]) {
+		if s.Scope != ScopeNone && !req.Failed && !IsFailureLine(text[ln.Start:ln.End]) && !isRedactionNotice(text[ln.Start:ln.End]) {
 			info[i].eligible = true
 			seenBytes += ln.End - ln.Start
 		}

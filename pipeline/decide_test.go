@@ -1127,3 +1127,36 @@ func hostNumbered(text string, start int) int {
 	}
 	return n
 }
+
+// TestDecideRedactionNoticeNeverFolds: a redaction marker at the head of an
+// output already delivered once is not content the reader was shown, so no
+// fold covers it (a rerun fold over it would claim "already shown" about a
+// marker). Red without the isRedactionNotice exemption in Decide.
+func TestDecideRedactionNoticeNeverFolds(t *testing.T) {
+	notice := "[OMNI: 1 sensitive value(s) redacted]\n"
+	body := dtLines("body", 20, 2000)
+	text := notice + body
+	v := newFakeView().see(ScopeSession, "", text)
+	d := dtDecide(t, Request{Text: text, Source: "cat CLAUDE.md"}, v)
+	if len(d.Folds) == 0 {
+		t.Fatalf("want the body folded, got %q", d.Text)
+	}
+	for _, f := range d.Folds {
+		if strings.Contains(f.Block, "sensitive value(s) redacted") {
+			t.Fatalf("a fold covers the redaction notice: %q", f.Block)
+		}
+	}
+	if !strings.HasPrefix(d.Text, notice) {
+		t.Fatalf("the notice is not delivered first: %q", d.Text)
+	}
+	for _, s := range []string{"[OMNI: 12 sensitive value(s) redacted]\r\n", "  [OMNI: 3 sensitive value(s) redacted]"} {
+		if !isRedactionNotice(s) {
+			t.Errorf("isRedactionNotice(%q) = false", s)
+		}
+	}
+	for _, s := range []string{"[OMNI: x sensitive value(s) redacted]", "[OMNI:  sensitive value(s) redacted]", "1 sensitive value(s) redacted"} {
+		if isRedactionNotice(s) {
+			t.Errorf("isRedactionNotice(%q) = true", s)
+		}
+	}
+}

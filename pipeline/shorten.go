@@ -39,6 +39,11 @@ type ShortenRequest struct {
 	// RedactedValues is the number of values the door's redaction replaced
 	// in Text (with DoorRedacted).
 	RedactedValues int
+	// DoorGrew reports that the door's masks made Text longer than the
+	// output arrived (a value shorter than "[REDACTED]"; with DoorRedacted).
+	// A table or YAML document then gets the redaction marker line, as it
+	// does when Shorten's own redaction made it longer.
+	DoorGrew bool
 	// Owed reports that the reader retrieved a block whose lines Text holds
 	// and is owed them whole once: only redaction (and the structured
 	// guard) runs; nothing is distilled, collapsed or cut (reason "owed").
@@ -212,9 +217,10 @@ func Shorten(req ShortenRequest) ShortenResult {
 			// that the masks made longer than its raw output gets the
 			// marker line after all: output never grows without saying why,
 			// and a line above rows is still read as rows. (With the door's
-			// redaction raw is already redacted: the text passes as it is.)
+			// redaction raw is already redacted: DoorGrew says whether it grew.)
 			res.Text = body
-			if len(body) > len(raw) && (k == KindCSV || k == KindTSV || k == KindYAML) {
+			grew := len(body) > len(raw) || req.DoorRedacted && req.DoorGrew
+			if grew && (k == KindCSV || k == KindTSV || k == KindYAML) {
 				res.Text = redactionMarker(res.Redacted) + "\n" + body
 			}
 			res.Changed = res.Text != raw
@@ -315,6 +321,21 @@ func Shorten(req ShortenRequest) ShortenResult {
 				res.Collapsed = true
 			}
 		}
+	} else if !distilledVerbose && candidate != body {
+		// A distillation that earned its keep can still hold a cycle of
+		// build or progress blocks (a docker build's steps): the block
+		// collapse runs over it and over the raw output (not the line
+		// rules: the lines a distiller kept one by one were chosen), and
+		// the shortest wins.
+		dl := SplitLines(make([]Line, 0, 64), candidate)
+		if c2, folded2, ok := distill.CollapseBlocks(candidate, dl); ok && len(c2) < len(candidate) {
+			candidate, kept = c2, kept-folded2
+			res.Collapsed = true
+		}
+		if c2, folded2, ok := distill.CollapseBlocks(body, lines); ok && len(c2) < len(candidate) {
+			candidate, kept = c2, len(lines)-folded2
+			res.Collapsed = true
+		}
 	}
 
 	// 7. Route, on what the model would read: the shortened text and its
@@ -386,6 +407,25 @@ func untouchedTool(t string) bool {
 // sensitive value(s) redacted]".
 func redactionMarker(n int) string {
 	return "[OMNI: " + strconv.Itoa(n) + " sensitive value(s) redacted]"
+}
+
+// isRedactionNotice reports whether line (its newline and surrounding
+// spaces aside) is a redaction marker, "[OMNI: N sensitive value(s)
+// redacted]". Such a line says something about this output, not content
+// the reader was shown, so the ledger never folds it ("already shown" would
+// claim content behind it).
+func isRedactionNotice(line string) bool {
+	t := strings.TrimSpace(line)
+	const pre, suf = "[OMNI: ", " sensitive value(s) redacted]"
+	if !strings.HasPrefix(t, pre) || !strings.HasSuffix(t, suf) || len(t) <= len(pre)+len(suf) {
+		return false
+	}
+	for _, c := range t[len(pre) : len(t)-len(suf)] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // hasOmniMarker reports whether some line starts with an omni marker

@@ -20,7 +20,8 @@ func shIsMarker(line string) bool {
 	if len(t) < 2 || t[1] < '0' || t[1] > '9' {
 		return false
 	}
-	return strings.Contains(t, " similar lines collapsed] (pattern: ") || strings.Contains(t, " log lines collapsed: ")
+	return strings.Contains(t, " similar lines collapsed] (pattern: ") || strings.Contains(t, " log lines collapsed: ") ||
+		strings.Contains(t, " lines collapsed] (pattern: ") && strings.Contains(t, " similar blocks of ")
 }
 
 // shCheck asserts the invariants every Shorten result keeps:
@@ -429,5 +430,22 @@ func TestShortenRedactedTableNeverGrowsSilently(t *testing.T) {
 	}
 	if len(r.Text) > len(raw) && !strings.HasPrefix(r.Text, redactionMarker(r.Redacted)+"\n") {
 		t.Fatalf("grew %d -> %d B without the redaction marker:\n%s", len(raw), len(r.Text), r.Text)
+	}
+}
+
+// TestShortenDoorGrewYAML: a YAML document the door's masks made longer
+// (a value shorter than "[REDACTED]") gets the redaction marker line, so
+// the output never grows without saying why; one the masks did not make
+// longer passes in place. Red without ShortenRequest.DoorGrew.
+func TestShortenDoorGrewYAML(t *testing.T) {
+	doc := "services:\n  main:\n    image: b3log/siyuan\n    environment:\n      - TZ=America/New_York\n      # - AUTH_CODE=\"[REDACTED]\"\n"
+	req := ShortenRequest{Command: "cat docker-compose.yml", Tool: "Bash", Text: doc, DoorRedacted: true, RedactedValues: 1, DoorGrew: true}
+	got := Shorten(req)
+	if want := "[OMNI: 1 sensitive value(s) redacted]\n" + doc; got.Text != want {
+		t.Fatalf("grown YAML:\n%q\nwant\n%q", got.Text, want)
+	}
+	req.DoorGrew = false
+	if got := Shorten(req); got.Text != doc {
+		t.Fatalf("YAML the masks did not grow changed: %q", got.Text)
 	}
 }

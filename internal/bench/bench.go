@@ -56,12 +56,20 @@ type OutLine struct {
 	Event    string `json:"event"`
 	Project  string `json:"project"`
 	Epoch    int    `json:"compaction_epoch"`
-	// Raw is the text the host showed, after the door redaction (none with
-	// --ledger-only).
+	// Raw is the text the host showed the hook, as the tool printed it:
+	// before the door redaction, and for a Claude Code Read the file content
+	// without the transcript's line numbers and reminder (the corpus output
+	// with the host's own framing removed); for an over-cap output the whole
+	// output. It repeats the corpus (secrets included) so a checker can
+	// compare the two; the byte counts of the report use the engine's raw,
+	// after the redaction.
 	Raw       string   `json:"raw"`
 	Delivered string   `json:"delivered"`
 	Handles   []string `json:"handles,omitempty"`
 	Reason    string   `json:"reason,omitempty"`
+	// Why is the report's by-reason row of the call ("distilled",
+	// "folded", "left:enumeration", "ledger:failed", …).
+	Why string `json:"why,omitempty"`
 }
 
 // Bucket is one row of the report: bytes in, out, the available
@@ -417,6 +425,7 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 			}
 		}
 		payload, hostTool := Payload(r, project)
+		hostRaw := RawOf(payload) // before the over-cap cut below
 		overCap := false
 		if o.Persisted && hostTool == "Bash" && payload["hook_event_name"] == "PostToolUse" && utf8.RuneCountInString(r.Output) >= hooks.HostOutputCap {
 			overCap = true
@@ -576,7 +585,7 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 		if outW != nil {
 			b, _ := json.Marshal(OutLine{Session: r.Session, Agent: r.Agent, Seq: r.Seq, Tool: r.Tool, Input: r.Input,
 				HostTool: hostTool, Event: res.Event, Project: project, Epoch: r.CompactionEpoch,
-				Raw: res.Raw, Delivered: res.Delivered, Handles: handles, Reason: res.Reason})
+				Raw: hostRaw, Delivered: res.Delivered, Handles: handles, Reason: res.Reason, Why: reasonOf(res, raw, del)})
 			outW.Write(b)
 			if err := outW.WriteByte('\n'); err != nil {
 				return nil, fmt.Errorf("write %s: %w", o.Out, err)

@@ -176,3 +176,51 @@ func TestSplitExitLine(t *testing.T) {
 		}
 	}
 }
+
+// TestOutRawIsTheHostView: an out line's raw is the text the host showed
+// the hook, before the door redaction (what a checker compares with the
+// corpus): a Bash output holding a credential keeps it in raw while the
+// delivered text is redacted; a Claude Code Read is the file content
+// without the transcript's numbering and reminder. Red when raw is the
+// engine's redacted raw.
+func TestOutRawIsTheHostView(t *testing.T) {
+	zero := 0
+	secret := "ghp_" + strings.Repeat("A1b2", 9)
+	bash := "export GITHUB_TOKEN=" + secret + "\nother line\n"
+	read := "     1→package main\n     2→\n     3→func main() {}\n\n<system-reminder>\nbe careful\n</system-reminder>\n"
+	recs := []Record{
+		{Session: "proj/s1", Agent: "main", Seq: 1, Tool: "bash", Input: "cat .env", Output: bash, ExitCode: &zero},
+		{Session: "proj/s1", Agent: "main", Seq: 2, Tool: "Read", RawTool: "Read", Input: "/p/main.go", Output: read},
+	}
+	var b bytes.Buffer
+	for _, r := range recs {
+		line, _ := json.Marshal(r)
+		b.Write(append(line, '\n'))
+	}
+	corpus := filepath.Join(t.TempDir(), "corpus.jsonl")
+	if err := os.WriteFile(corpus, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out.jsonl")
+	if _, err := Run(context.Background(), Options{Corpus: []string{corpus}, Home: t.TempDir(), Out: out, OpenStore: memStore}, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.Split(bytes.TrimSpace(data), []byte("\n"))
+	var o1, o2 OutLine
+	if err := json.Unmarshal(lines[0], &o1); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(lines[1], &o2); err != nil {
+		t.Fatal(err)
+	}
+	if o1.Raw != bash || strings.Contains(o1.Delivered, secret) {
+		t.Fatalf("bash raw %q delivered %q", o1.Raw, o1.Delivered)
+	}
+	if want := "package main\n\nfunc main() {}\n"; o2.Raw != want {
+		t.Fatalf("read raw %q, want %q", o2.Raw, want)
+	}
+}

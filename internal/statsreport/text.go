@@ -43,7 +43,12 @@ func renderSummary(w io.Writer, p stats.PartReport, terminal bool) {
 	} else {
 		fmt.Fprintf(w, "  %s B never reached the model\n", Num(p.BytesSaved))
 	}
-	fmt.Fprintf(w, "  (%s of the %s the tools produced; %s delivered)\n\n", Size(p.BytesSaved), Size(p.RawBytes), Size(p.DeliveredBytes))
+	fmt.Fprintf(w, "  (%s of the %s the tools produced; %s delivered)\n", Size(p.BytesSaved), Size(p.RawBytes), Size(p.DeliveredBytes))
+	if oc := p.OverCap; oc.Calls > 0 {
+		fmt.Fprintf(w, "  baseline: over-cap outputs (%s) count whole, what the model would otherwise read from the host's file: %s B → %s B (%s saved)\n",
+			Plural(oc.Calls, "call"), Num(oc.RawBytes), Num(oc.DeliveredBytes), pctStr(oc.SavedPct))
+	}
+	fmt.Fprintln(w)
 	m := p.Mechanisms
 	fmt.Fprintf(w, "  %-11s %15s   %-26s %s\n", "mechanism", "bytes saved", "share of its own base", "population")
 	row := func(name string, x stats.MechanismReport, count string) {

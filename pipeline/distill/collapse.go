@@ -135,7 +135,7 @@ func Collapse(text string, lines []textline.Line) (out string, folded int, ok bo
 		i = j
 	}
 	if len(groups) == 0 {
-		return text, 0, false
+		return CollapseBlocks(text, lines)
 	}
 	genericOK := collapsible*2 > nonBlank
 	var b strings.Builder
@@ -162,7 +162,7 @@ func Collapse(text string, lines []textline.Line) (out string, folded int, ok bo
 		folded += g.fb - g.fa
 	}
 	if folded == 0 {
-		return text, 0, false
+		return CollapseBlocks(text, lines)
 	}
 	b.WriteString(text[pos:])
 	return b.String(), folded, true

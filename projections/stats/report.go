@@ -36,11 +36,20 @@ type PartReport struct {
 	BytesSaved     int64 `json:"bytes_saved"`
 	// RepeatBytes is the available repetition: bytes of non-blank lines the
 	// reader had already been delivered.
-	RepeatBytes     int64  `json:"repeat_bytes"`
-	FailedCalls     int    `json:"failed_calls"`
-	UnrecordedCalls int    `json:"unrecorded_calls"`
-	FirstEvent      string `json:"first_event,omitempty"`
-	LastEvent       string `json:"last_event,omitempty"`
+	RepeatBytes int64 `json:"repeat_bytes"`
+	// Baseline names what RawBytes measures: "raw", the bytes the tools
+	// produced, except for the over-cap calls (OverCap), whose raw bytes
+	// are the whole output the host persisted to a file, what the model
+	// would otherwise have read from it, not the ~2 KB preview it was
+	// shown inline.
+	Baseline string `json:"baseline"`
+	// OverCap totals the calls whose output the host persisted
+	// (events.ParamPersisted), inside the figures above.
+	OverCap         OverCapReport `json:"over_cap"`
+	FailedCalls     int           `json:"failed_calls"`
+	UnrecordedCalls int           `json:"unrecorded_calls"`
+	FirstEvent      string        `json:"first_event,omitempty"`
+	LastEvent       string        `json:"last_event,omitempty"`
 	// Mechanisms: one figure per mechanism, each percentage over its own
 	// base; they are never summed.
 	Mechanisms Mechanisms `json:"mechanisms"`
@@ -66,6 +75,22 @@ type PartReport struct {
 	Lifetimes     LifetimeReport `json:"lifetimes"`
 	Series        SeriesReport   `json:"series"`
 }
+
+// OverCapReport totals the over-cap calls: RawBytes is the whole output
+// each had (the baseline: what the model would otherwise have read from the
+// host's file), DeliveredBytes what the model read instead; SavedPct =
+// 100 * BytesSaved / RawBytes, rounded to 0.1.
+type OverCapReport struct {
+	Calls          int     `json:"calls"`
+	RawBytes       int64   `json:"raw_bytes"`
+	DeliveredBytes int64   `json:"delivered_bytes"`
+	BytesSaved     int64   `json:"bytes_saved"`
+	SavedPct       float64 `json:"saved_pct"`
+}
+
+// BaselineRaw is PartReport.Baseline: every figure is over the bytes the
+// tools produced, an over-cap output counted whole.
+const BaselineRaw = "raw: the bytes the tools produced; an over-cap output counts whole (what the model would otherwise read from the host's file), not its inline preview"
 
 // Mechanisms are the per-mechanism figures.
 type Mechanisms struct {
@@ -253,7 +278,10 @@ func (p *Part) report() PartReport {
 	t := p.Totals
 	r := PartReport{Calls: t.Calls, RawBytes: t.RawBytes, DeliveredBytes: t.DeliveredBytes, BytesSaved: t.SavedBytes(),
 		RepeatBytes: t.RepeatBytes, FailedCalls: t.Failed, UnrecordedCalls: t.Unrecorded,
-		FirstEvent: timeStr(p.First), LastEvent: timeStr(p.Last)}
+		FirstEvent: timeStr(p.First), LastEvent: timeStr(p.Last), Baseline: BaselineRaw}
+	oc := p.OverCap
+	r.OverCap = OverCapReport{Calls: oc.Calls, RawBytes: oc.RawBytes, DeliveredBytes: oc.DeliveredBytes,
+		BytesSaved: oc.SavedBytes(), SavedPct: Pct(oc.SavedBytes(), oc.RawBytes)}
 	r.Mechanisms = Mechanisms{Folded: mech(p.Folded), Distilled: mech(p.Distilled), Collapsed: mech(p.Collapsed),
 		Redacted: mech(p.Redacted), Cut: mech(p.Cut), LeftAlone: mech(p.LeftAlone)}
 	r.LeftAloneReasons = []Count{}

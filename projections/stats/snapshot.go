@@ -38,6 +38,7 @@ type Named[V any] struct {
 // PartSnapshot mirrors a Part.
 type PartSnapshot struct {
 	Totals                                                 Totals
+	OverCap                                                Totals
 	Folded, Distilled, Collapsed, Redacted, Cut, LeftAlone Mechanism
 	LeftAloneReasons                                       []Named[int]
 	// Rows are ByTool, ByFamily, BySession, ByHost, ByAgent, ByProject,
@@ -72,17 +73,19 @@ type RowRef struct {
 // CallSnapshot mirrors the invocation being accumulated; Part is -1 (none),
 // 0 (Agent) or 1 (Terminal).
 type CallSnapshot struct {
-	ID       string
-	Part     int
-	Host     string
-	Folds    int
-	FoldSave int64
-	Dist     *events.Distilled
-	Emitted  bool
-	Em       events.Emitted
-	T        time.Time
-	Rows     []RowRef
-	RowsNil  bool
+	ID   string
+	Part int
+	Host string
+	// Persisted mirrors call.persisted.
+	Persisted bool
+	Folds     int
+	FoldSave  int64
+	Dist      *events.Distilled
+	Emitted   bool
+	Em        events.Emitted
+	T         time.Time
+	Rows      []RowRef
+	RowsNil   bool
 }
 
 func (p *Part) rowMaps() [8]map[string]*Row {
@@ -126,7 +129,7 @@ func valMap[V any](xs []Named[V]) map[string]V {
 
 func (p *Part) snapshot() PartSnapshot {
 	x := PartSnapshot{
-		Totals: p.Totals, Folded: p.Folded, Distilled: p.Distilled, Collapsed: p.Collapsed, Redacted: p.Redacted,
+		Totals: p.Totals, OverCap: p.OverCap, Folded: p.Folded, Distilled: p.Distilled, Collapsed: p.Collapsed, Redacted: p.Redacted,
 		Cut: p.Cut, LeftAlone: p.LeftAlone, LeftAloneReasons: namedVal(p.LeftAloneReasons),
 		ByFold: namedPtr(p.ByFold), Lifetimes: slices.Clone(p.Lifetimes), Open: namedVal(p.Open),
 		Compactions: p.Compactions, SeriesStep: p.Series.step, SeriesNil: p.Series.buckets == nil,
@@ -153,7 +156,7 @@ func (x PartSnapshot) part() (*Part, error) {
 		return nil, fmt.Errorf("stats snapshot: series lengths differ")
 	}
 	p := &Part{
-		Totals: x.Totals, Folded: x.Folded, Distilled: x.Distilled, Collapsed: x.Collapsed, Redacted: x.Redacted,
+		Totals: x.Totals, OverCap: x.OverCap, Folded: x.Folded, Distilled: x.Distilled, Collapsed: x.Collapsed, Redacted: x.Redacted,
 		Cut: x.Cut, LeftAlone: x.LeftAlone, LeftAloneReasons: valMap(x.LeftAloneReasons),
 		ByTool: ptrMap(x.Rows[0]), ByFamily: ptrMap(x.Rows[1]), BySession: ptrMap(x.Rows[2]),
 		ByHost: ptrMap(x.Rows[3]), ByAgent: ptrMap(x.Rows[4]), ByProject: ptrMap(x.Rows[5]),
@@ -195,7 +198,7 @@ func (s *Stats) Snapshot() Snapshot {
 	}
 	slices.SortFunc(x.Handles, func(a, b HandleSnapshot) int { return cmp.Compare(a.Handle, b.Handle) })
 	c := s.cur
-	x.Cur = CallSnapshot{ID: c.id, Part: partNo(c.part), Host: c.host, Folds: c.folds, FoldSave: c.foldSave,
+	x.Cur = CallSnapshot{ID: c.id, Part: partNo(c.part), Host: c.host, Persisted: c.persisted, Folds: c.folds, FoldSave: c.foldSave,
 		Emitted: c.emitted, Em: c.em, T: c.t, RowsNil: c.rows == nil}
 	x.Cur.Em.Lines = slices.Clone(c.em.Lines)
 	x.Cur.Em.Paid = slices.Clone(c.em.Paid)
@@ -268,7 +271,7 @@ func FromSnapshot(x Snapshot) (*Stats, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.cur = call{id: c.ID, part: p, host: c.Host, folds: c.Folds, foldSave: c.FoldSave, emitted: c.Emitted, em: c.Em, t: c.T}
+	s.cur = call{id: c.ID, part: p, host: c.Host, persisted: c.Persisted, folds: c.Folds, foldSave: c.FoldSave, emitted: c.Emitted, em: c.Em, t: c.T}
 	if c.Dist != nil {
 		d := *c.Dist
 		s.cur.dist = &d

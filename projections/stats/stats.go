@@ -211,6 +211,11 @@ func floorDiv(a, b int64) int64 {
 type Part struct {
 	// Totals are over every Emitted event of the population.
 	Totals Totals
+	// OverCap are over the calls whose output the host persisted
+	// (events.ParamPersisted): their RawBytes are the whole output, the
+	// baseline being what the model would otherwise have read from the
+	// host's file, not the preview it was shown inline.
+	OverCap Totals
 	// The mechanisms. LeftAlone.Calls counts calls no mechanism changed
 	// (its bytes are 0 by design); LeftAloneReasons counts them by the
 	// Emitted reason ("unchanged" when none was given).
@@ -265,12 +270,14 @@ func row(m map[string]*Row, k string) *Row {
 // call accumulates the events of one invocation until (and after) its
 // Emitted event.
 type call struct {
-	id       string
-	part     *Part
-	host     string
-	folds    int
-	foldSave int64
-	dist     *events.Distilled
+	id   string
+	part *Part
+	host string
+	// persisted: the host persisted the output (events.ParamPersisted).
+	persisted bool
+	folds     int
+	foldSave  int64
+	dist      *events.Distilled
 	// set by Emitted:
 	emitted bool
 	em      events.Emitted
@@ -390,7 +397,7 @@ func (s *Stats) Apply(e events.Event) {
 		if s.terminal(e, inv) {
 			p = s.Terminal
 		}
-		s.cur = call{id: e.ID, part: p, host: hostOf(inv)}
+		s.cur = call{id: e.ID, part: p, host: hostOf(inv), persisted: inv.Params[events.ParamPersisted] == "1"}
 	case events.KindEmitted:
 		em := e.Emitted
 		if em == nil {
@@ -492,6 +499,9 @@ func (s *Stats) emitted(e events.Event, em *events.Emitted) {
 	c.em.Lines = nil // not needed; do not keep the keys alive
 	p := c.part
 	p.Totals.add(em)
+	if c.persisted {
+		p.OverCap.add(em)
+	}
 	if p.First.IsZero() || e.Time.Before(p.First) {
 		p.First = e.Time
 	}

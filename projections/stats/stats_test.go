@@ -212,3 +212,38 @@ func TestDist(t *testing.T) {
 		t.Errorf("empty dist %+v", d)
 	}
 }
+
+// TestOverCapBaseline: a call whose Invoked event carries
+// events.ParamPersisted is counted in OverCap (its raw bytes are the whole
+// output, the baseline the report names), and in the headline as well; a
+// call without it is not. Red without the persisted flag on call.
+func TestOverCapBaseline(t *testing.T) {
+	evs := fixture()
+	big := invocation("c7", "s1", "claude-code", t0.Add(8*time.Minute), events.Emitted{Tool: "Bash", Source: "pytest", RawBytes: 90000, DeliveredBytes: 3000, Replied: true})
+	big[0].Invoked.Params = map[string]string{events.ParamPersisted: "1"}
+	evs = append(evs, big...)
+	s := fold1(evs, New())
+	r := s.Report()
+	oc := r.Agent.OverCap
+	if oc.Calls != 1 || oc.RawBytes != 90000 || oc.DeliveredBytes != 3000 || oc.BytesSaved != 87000 || oc.SavedPct != 96.7 {
+		t.Fatalf("over-cap totals: %+v", oc)
+	}
+	if r.Agent.Baseline != BaselineRaw || r.Agent.RawBytes < 90000 {
+		t.Fatalf("baseline %q, raw %d", r.Agent.Baseline, r.Agent.RawBytes)
+	}
+	if r.Terminal.OverCap.Calls != 0 {
+		t.Fatalf("terminal over-cap: %+v", r.Terminal.OverCap)
+	}
+	// The snapshot keeps it.
+	b, err := s.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2 := New()
+	if err := s2.UnmarshalBinary(b); err != nil {
+		t.Fatal(err)
+	}
+	if got := s2.Report().Agent.OverCap; got != oc {
+		t.Fatalf("after snapshot %+v, want %+v", got, oc)
+	}
+}

@@ -1,0 +1,192 @@
+package distill
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/omnictx/omni/pipeline/internal/textline"
+)
+
+// Block collapse bounds (omni's own; the reference has no block form).
+const (
+	// minBlockPeriod and maxBlockPeriod bound the lines of one repeated
+	// block: 2 to 8 (one line is Collapse's own line rule; a build step of
+	// docker, with its cache and layer lines, is 3 to 5).
+	minBlockPeriod, maxBlockPeriod = 2, 8
+	// minBlockRepeats: a run needs 4 blocks or more, so that after the
+	// first and last blocks stay at least 2 fold (one folded block is
+	// never worth a marker).
+	minBlockRepeats = 4
+)
+
+// CollapseBlocks folds the interior of every run of 4 or more consecutive
+// blocks of 2 to 8 lines that repeat one shape: line k of every block
+// reads like line k of the first once digit runs and hex ids are masked
+// (blockShape), the block holds two shapes or more, and at least one of
+// its lines is routine (a timestamped log line at a routine level, a typed
+// progress line such as "---> Using cache"; routineLine), so a cycle of a
+// build or progress log is recognised while a table of results, a list of
+// commits or a program's own debug prints, whose lines are facts, are not. The first
+// and last blocks of a run stay; the blocks between become one line
+//
+//	[N similar blocks of P lines collapsed] (pattern: "…")
+//
+// whose pattern is the first line of the first folded block (its first 57
+// characters). A blank line or a failure line (textline.IsFailureLine)
+// belongs to no block and ends a run. It returns the new text, the number
+// of folded lines and whether anything changed; the caller archives the
+// raw output behind its rewind marker.
+func CollapseBlocks(text string, lines []textline.Line) (string, int, bool) {
+	if len(lines) < minLinesForCollapse {
+		return text, 0, false
+	}
+	// A blank or failure line has no shape ("") and is never routine.
+	shapes := make([]string, len(lines))
+	routine := make([]bool, len(lines))
+	anyRoutine := false
+	for i, ln := range lines {
+		s := text[ln.Start:ln.End]
+		if ln.Key == 0 || textline.IsFailureLine(s) {
+			continue
+		}
+		shapes[i] = "\x00" // shaped below, once a routine line is known
+		if routine[i] = routineLine(strings.TrimSpace(s)); routine[i] {
+			anyRoutine = true
+		}
+	}
+	if !anyRoutine {
+		return text, 0, false
+	}
+	for i, ln := range lines {
+		if shapes[i] != "" {
+			shapes[i] = blockShape(strings.TrimSpace(text[ln.Start:ln.End]))
+		}
+	}
+	var b strings.Builder
+	pos, folded := 0, 0
+	for i := 0; i < len(lines); {
+		bestP, bestR := 0, 0
+		for p := minBlockPeriod; p <= maxBlockPeriod && i+p*minBlockRepeats <= len(lines); p++ {
+			// The routine test first: it is O(p), and without it a long
+			// run of one shape would be rescanned from every line.
+			if !hasRoutine(routine, i, p) || !distinctShapes(shapes, i, p) {
+				continue
+			}
+			r := blockRepeats(shapes, i, p)
+			if r >= minBlockRepeats && r*p > bestR*bestP {
+				bestP, bestR = p, r
+			}
+		}
+		if bestP == 0 {
+			i++
+			continue
+		}
+		fa, fb := i+bestP, i+(bestR-1)*bestP // the folded blocks' lines [fa, fb)
+		m := "[" + strconv.Itoa(bestR-2) + " similar blocks of " + strconv.Itoa(bestP) + " lines collapsed] (pattern: \"" +
+			truncRunes(strings.TrimSpace(text[lines[fa].Start:lines[fa].End]), maxPatternChars) + "\")"
+		end := textline.Ending(text[lines[fb-1].Start:lines[fb-1].End])
+		if len(m)+len(end) < lines[fb-1].End-lines[fa].Start {
+			b.WriteString(text[pos:lines[fa].Start])
+			b.WriteString(m)
+			b.WriteString(end)
+			pos = lines[fb-1].End
+			folded += fb - fa
+		}
+		i += bestR * bestP
+	}
+	if folded == 0 {
+		return text, 0, false
+	}
+	b.WriteString(text[pos:])
+	return b.String(), folded, true
+}
+
+// blockRepeats counts the consecutive blocks of p lines from line i whose
+// shapes equal the first block's, line for line (1 when only the first).
+func blockRepeats(shapes []string, i, p int) int {
+	for k := 0; k < p; k++ {
+		if shapes[i+k] == "" {
+			return 0
+		}
+	}
+	r := 1
+	for j := i + p; j+p <= len(shapes); j += p {
+		for k := 0; k < p; k++ {
+			if shapes[j+k] != shapes[i+k] {
+				return r
+			}
+		}
+		r++
+	}
+	return r
+}
+
+// hasRoutine reports whether some line of the block of p lines from line
+// i is routine; the shapes being equal line for line, it is then routine
+// in every block of the run.
+func hasRoutine(routine []bool, i, p int) bool {
+	for k := 0; k < p; k++ {
+		if routine[i+k] {
+			return true
+		}
+	}
+	return false
+}
+
+// routineLine reports whether a trimmed line is a routine entry: a
+// timestamped DEBUG/INFO/TRACE… log line (logLevel) or a typed progress or
+// passing-test line (typedPattern, e.g. "---> Using cache", "Collecting
+// …"). An untimestamped "DEBUG: …" is not: it is as often a program's own
+// print of the values the user is looking for.
+func routineLine(t string) bool {
+	return logLevel(t) != "" || typedPattern(t) != ""
+}
+
+// distinctShapes reports whether the block of p lines from line i holds at
+// least two different shapes: a cycle, not one line's shape repeated (lines
+// that differ only in their numbers are Collapse's line rule, which keeps
+// them: they are distinct facts).
+func distinctShapes(shapes []string, i, p int) bool {
+	for k := 1; k < p; k++ {
+		if shapes[i+k] != shapes[i] {
+			return true
+		}
+	}
+	return false
+}
+
+// blockShape masks a trimmed line's digit runs as "#" and its words that
+// are hex ids (isHexish: 6 or more hex digits) as "#".
+func blockShape(t string) string {
+	var b strings.Builder
+	b.Grow(len(t))
+	for _, w := range strings.SplitAfter(t, " ") {
+		core := strings.TrimRight(w, " ")
+		if isHexish(core) {
+			b.WriteString("#")
+			b.WriteString(w[len(core):])
+			continue
+		}
+		digits := false
+		for i := 0; i < len(w); i++ {
+			if c := w[i]; c >= '0' && c <= '9' {
+				if !digits {
+					b.WriteByte('#')
+				}
+				digits = true
+				continue
+			}
+			digits = false
+			b.WriteByte(w[i])
+		}
+	}
+	return b.String()
+}
+
+// truncRunes cuts s to n runes, with "…" when it was longer.
+func truncRunes(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
