@@ -15,9 +15,9 @@ import (
 
 // fakeStore serves fixed blocks and recent calls.
 type fakeStore struct {
-	blocks map[string][]byte
-	recent []hooks.Recent
-	asked  []string
+	blocks   map[string][]byte
+	recent   []hooks.Recent
+	asked    []string
 	calls    []hooks.CallInput
 	failCall bool
 }
