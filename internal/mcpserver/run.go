@@ -86,7 +86,8 @@ func addRun(srv *mcp.Server, store Store, cfg RunConfig) {
 }
 
 // mcpRun runs in.Command and answers with "Exit code N" on the first line
-// and what the reader should read after it; IsError is set when N is not 0.
+// and what the reader should read after it; IsError is set only when the
+// command could not be run at all.
 func mcpRun(ctx context.Context, store Store, cfg RunConfig, in mcpRunIn) *mcp.CallToolResult {
 	if in.Command == "" {
 		return mcpError("omni_run: command is empty")
@@ -110,9 +111,11 @@ func mcpRun(ctx context.Context, store Store, cfg RunConfig, in mcpRunIn) *mcp.C
 		// never a whole result to fold against.
 		delivered = redactText(text, cfg.KeepSecrets)
 	}
-	r := mcpText(fmt.Sprintf("Exit code %d%s\n%s", code, note, delivered))
-	r.IsError = code != 0
-	return r
+	// A command that ran and failed is a result, not a tool error: the
+	// exit code leads the text. Claude Code 2.1.328 cuts an MCP error
+	// result to about 10,000 characters and appends its own text to it
+	// (measured by e2e TestClaudeCodeMCP), which would drop failure lines.
+	return mcpText(fmt.Sprintf("Exit code %d%s\n%s", code, note, delivered))
 }
 
 // deliver runs text through the store's pipeline; on any error the text

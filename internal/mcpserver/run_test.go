@@ -83,9 +83,10 @@ func TestRun(t *testing.T) {
 
 	// Output (stdout and stderr merged) goes through the store with the
 	// reader, the command, the exit code and the directory; extra
-	// arguments are ignored; the exit code leads the text.
+	// arguments are ignored; the exit code leads the text, and a failing
+	// command is a result, not a tool error.
 	got, isErr := callText(t, cs, "omni_run", map[string]any{"command": "echo out; echo err >&2; exit 3", "cwd": dir, "description": "x", "timeout_ms": 5})
-	if got != "Exit code 3\npiped:out\nerr\n" || !isErr {
+	if got != "Exit code 3\npiped:out\nerr\n" || isErr {
 		t.Errorf("failing run = %q (error %v)", got, isErr)
 	}
 	if len(store.calls) != 1 {
@@ -119,7 +120,7 @@ func TestRun(t *testing.T) {
 	n = len(store.calls)
 	t0 := time.Now()
 	got, isErr = callText(t, cs, "omni_run", map[string]any{"command": "echo started; sleep 30 & sleep 30", "timeout": 1})
-	if got != "Exit code 124 (stopped after 1 s)\nstarted\n" || !isErr || len(store.calls) != n {
+	if got != "Exit code 124 (stopped after 1 s)\nstarted\n" || isErr || len(store.calls) != n {
 		t.Errorf("timeout = %q (error %v)", got, isErr)
 	}
 	if time.Since(t0) > 20*time.Second {
