@@ -80,6 +80,8 @@ func newDoctorCmd(s streams) *cobra.Command {
     rewrite), Full-text-only (Codex: the rewrite arrives as plain text),
     Plugin (OpenCode, through the plugin shim), MCP-only (retrieve and
     explain only, nothing shortened);
+  - Codex: whether Codex will run omni's hooks or skip them silently (not
+    approved, changed since approved, turned off, or in an untrusted project);
   - the last hook errors in $OMNI_HOME/omni.log.
 
 Every problem is one line saying how to fix it. --fix re-registers hosts
