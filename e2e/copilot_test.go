@@ -5,14 +5,15 @@ import (
 	"net/http"
 	"path/filepath"
 	"regexp"
+	"strings"
+	"sync"
 	"testing"
 )
 
 // GitHub Copilot CLI 1.0.102 (docs/HOSTS.md): the native binary of the
 // platform package, `copilot -p`, against a mock of the Chat Completions
 // API (BYOK: COPILOT_PROVIDER_BASE_URL). What the model read is the tool
-// messages of later requests. Copilot has no hook event for a compaction,
-// so the script plays none.
+// messages of later requests.
 const (
 	copilotSpec = "@github/copilot@1.0.102"
 	copilotRel  = "node_modules/@github/copilot-linux-x64/copilot"
@@ -20,10 +21,24 @@ const (
 
 func cpID(name string) string { return "call_e2e_" + name }
 
+// cpCompactPrompt is in the request Copilot CLI 1.0.102 sends to have the
+// conversation summarised.
+const cpCompactPrompt = "The history is being compacted"
+
+// cpPromptLimit is the COPILOT_PROVIDER_MAX_PROMPT_TOKENS of the runs; the
+// reply that gives the main script's last call reports nearly that many
+// prompt tokens, so Copilot compacts.
+const cpPromptLimit = 100000
+
 // copilotMock serves POST /v1/chat/completions: the main script (file
-// reads with view, commands with bash, the subagent with task) and the
-// subagent's.
+// reads with view, commands with bash, the subagent with task), the
+// subagent's, the compaction summary (tagged so the script after it
+// plays) and the script after it. Copilot compacts in the background:
+// until the conversation holds the summary, the main conversation gets
+// harmless waits (sleep 1) instead of an end.
 func copilotMock(t *testing.T, project string) *mock {
+	var mu sync.Mutex
+	full, waits := false, 0
 	return newMock(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
 		if r.URL.Path != "/v1/chat/completions" {
 			t.Errorf("copilot mock: unexpected %s %s", r.Method, r.URL.Path)
@@ -36,15 +51,29 @@ func copilotMock(t *testing.T, project string) *mock {
 			http.Error(w, err.Error(), 400)
 			return
 		}
+		if strings.Contains(text, cpCompactPrompt) {
+			ocChunks(w, nil, "<summary>"+tagAfter+": the script ran; run the rest.</summary>", 1000)
+			return
+		}
+		tag := findTag(text)
 		var st *step
-		if tag := findTag(text); tag == tagMain || tag == tagSub {
-			st = nextStep(scriptFor(tag, true), results, cpID)
+		if tag != "" {
+			st = nextStep(map[string][]step{tagMain: mainScript(true), tagSub: subScript, tagAfter: afterScript}[tag], results, cpID)
 		}
 		if st == nil {
+			mu.Lock()
+			wait := tag == tagMain && full && waits < 60
+			waits++
+			n := waits
+			mu.Unlock()
+			if wait {
+				ocChunks(w, &[3]string{fmt.Sprintf("call_e2e_wait%d", n), "bash", js(map[string]any{"command": "sleep 1", "description": "wait"})}, "", 1000)
+				return
+			}
 			ocChunks(w, nil, "E2E done.", 1000)
 			return
 		}
-		arg := st.arg(byName(results, cpID, mainScript(true), subScript))
+		arg := st.arg(byName(results, cpID, mainScript(true), subScript, afterScript))
 		var name string
 		var input any
 		switch st.kind {
@@ -56,7 +85,13 @@ func copilotMock(t *testing.T, project string) *mock {
 			name, input = "task", map[string]any{"name": "e2esub", "prompt": arg, "agent_type": "general-purpose",
 				"description": "e2e subagent", "mode": "sync"}
 		}
-		ocChunks(w, &[3]string{cpID(st.name), name, js(input)}, "", 1000)
+		tokens := 1000
+		mu.Lock()
+		if tag == tagMain && st.name == "retrieve" && !full {
+			full, tokens = true, cpPromptLimit*95/100
+		}
+		mu.Unlock()
+		ocChunks(w, &[3]string{cpID(st.name), name, js(input)}, "", tokens)
 	})
 }
 
@@ -68,7 +103,8 @@ func copilotRun(t *testing.T, copilot string, withOmni bool) map[string]string {
 		s.omniInit("--copilot")
 	}
 	env := []string{"COPILOT_PROVIDER_BASE_URL=" + m.URL + "/v1", "COPILOT_PROVIDER_API_KEY=sk-e2e",
-		"COPILOT_MODEL=gpt-4.1", "COPILOT_AUTO_UPDATE=false", "COPILOT_OFFLINE=true"}
+		"COPILOT_MODEL=gpt-4.1", "COPILOT_AUTO_UPDATE=false", "COPILOT_OFFLINE=true",
+		fmt.Sprintf("COPILOT_PROVIDER_MAX_PROMPT_TOKENS=%d", cpPromptLimit)}
 	s.run(runTimeout, env, copilot, "-p", tagMain+": run the script.", "--allow-all", "--disable-client-telemetry")
 	all := map[string]string{}
 	for _, r := range m.requests() {
@@ -77,10 +113,10 @@ func copilotRun(t *testing.T, copilot string, withOmni bool) map[string]string {
 			all[k] = v
 		}
 	}
-	read := byName(all, cpID, mainScript(true), subScript)
+	read := byName(all, cpID, mainScript(true), subScript, afterScript)
 	if withOmni {
 		// The subagent's reader is its own: its claims are checked apart.
-		s.checkClaims(read, stepOrder(mainScript(true)))
+		s.checkClaims(read, stepOrder(mainScript(true), afterScript))
 		s.checkClaims(read, stepOrder(subScript))
 		if l := s.omniLog(); l != "" {
 			t.Logf("omni.log:\n%s", tail(l, 2000))
@@ -99,9 +135,10 @@ func TestCopilot(t *testing.T) {
 	copilot := cliPath(t, "copilot", copilotSpec, copilotRel)
 	with, without := runBoth(t, func(t *testing.T, withOmni bool) map[string]string { return copilotRun(t, copilot, withOmni) })
 	checkRead(t, with, without, hostFacts{
-		exitText:  func(c int) string { return fmt.Sprintf("completed with exit code %d>", c) },
-		sub:       true,
-		normalize: func(s string) string { return cpShellID.ReplaceAllLiteralString(s, "<shellId: N ") },
+		exitText:   func(c int) string { return fmt.Sprintf("completed with exit code %d>", c) },
+		sub:        true,
+		compaction: true,
+		normalize:  func(s string) string { return cpShellID.ReplaceAllLiteralString(s, "<shellId: N ") },
 	})
 	report(t, "Copilot CLI "+copilotSpec, with, without)
 }

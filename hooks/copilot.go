@@ -24,30 +24,54 @@ type copilotIn struct {
 	ToolArgs   json.RawMessage `json:"toolArgs"`
 	ToolResult json.RawMessage `json:"toolResult"`
 	Event      string          `json:"hook_event_name"`
+	// Trigger and TranscriptPath mark a preCompact payload.
+	Trigger        *string `json:"trigger"`
+	TranscriptPath *string `json:"transcriptPath"`
 }
 
-// CopilotPayload rewrites a Copilot CLI postToolUse payload into the shape
-// every host's payload is decided in: {"host":"copilot-cli",
-// "hook_event_name":"PostToolUse","session_id","agent_id","cwd",
-// "tool_name","tool_input","tool_response"} (tool_input is toolArgs,
-// tool_response is toolResult, both as sent). Copilot names no event in
-// the payload: a sessionId, a toolName and a toolResult, and no
-// hook_event_name, make it one. Any other stdin is returned as is.
+// CopilotPayload rewrites a Copilot CLI hook payload into the shape every
+// host's payload is decided in. Copilot names no event in its payloads;
+// omni registers two and tells them by their keys:
+//   - postToolUse (a sessionId, a toolName and a toolResult) becomes
+//     {"host":"copilot-cli","hook_event_name":"PostToolUse","session_id",
+//     "agent_id","cwd","tool_name","tool_input","tool_response"}
+//     (tool_input is toolArgs, tool_response is toolResult, as sent);
+//   - preCompact (a sessionId, a trigger and a transcriptPath; 1.0.102
+//     sends {"sessionId","timestamp","cwd","transcriptPath","trigger":
+//     "auto","customInstructions"}) becomes {"host":"copilot-cli",
+//     "hook_event_name":"PreCompact","session_id","cwd","trigger"}.
+//
+// A payload with a hook_event_name, or any other stdin, is returned as is.
 func CopilotPayload(stdin []byte) []byte {
 	var c copilotIn
-	if json.Unmarshal(stdin, &c) != nil || c.Event != "" || c.SessionID == nil || c.ToolName == nil || len(c.ToolResult) == 0 {
+	if json.Unmarshal(stdin, &c) != nil || c.Event != "" || c.SessionID == nil {
 		return stdin
 	}
-	out, err := marshal(struct {
-		Host         string          `json:"host"`
-		Event        string          `json:"hook_event_name"`
-		SessionID    string          `json:"session_id"`
-		AgentID      string          `json:"agent_id,omitempty"`
-		Cwd          string          `json:"cwd,omitempty"`
-		ToolName     string          `json:"tool_name"`
-		ToolInput    json.RawMessage `json:"tool_input,omitempty"`
-		ToolResponse json.RawMessage `json:"tool_response"`
-	}{HostCopilot, "PostToolUse", *c.SessionID, c.AgentID, c.Cwd, *c.ToolName, c.ToolArgs, c.ToolResult})
+	type common struct {
+		Host      string `json:"host"`
+		Event     string `json:"hook_event_name"`
+		SessionID string `json:"session_id"`
+		AgentID   string `json:"agent_id,omitempty"`
+		Cwd       string `json:"cwd,omitempty"`
+	}
+	var v any
+	switch {
+	case c.ToolName != nil && len(c.ToolResult) > 0:
+		v = struct {
+			common
+			ToolName     string          `json:"tool_name"`
+			ToolInput    json.RawMessage `json:"tool_input,omitempty"`
+			ToolResponse json.RawMessage `json:"tool_response"`
+		}{common{HostCopilot, "PostToolUse", *c.SessionID, c.AgentID, c.Cwd}, *c.ToolName, c.ToolArgs, c.ToolResult}
+	case c.ToolName == nil && c.Trigger != nil && c.TranscriptPath != nil:
+		v = struct {
+			common
+			Trigger string `json:"trigger"`
+		}{common{HostCopilot, "PreCompact", *c.SessionID, c.AgentID, c.Cwd}, *c.Trigger}
+	default:
+		return stdin
+	}
+	out, err := marshal(v)
 	if err != nil {
 		return stdin
 	}

@@ -100,3 +100,31 @@ func TestCopilotPayloadLeavesOthers(t *testing.T) {
 		}
 	}
 }
+
+// A Copilot preCompact empties the session's shown-set: the output shown
+// before it is delivered whole after it.
+func TestCopilotPreCompact(t *testing.T) {
+	long := longText("cpc", 60)
+	e, _ := newTestEngine(t)
+	ctx := context.Background()
+	if r := twice(t, e, copilotBash("s-c", "", long, 0, "success")); r.Reply == nil {
+		t.Fatal("no fold before the compaction")
+	}
+	pre := []byte(`{"sessionId":"s-c","timestamp":1796149841227,"cwd":"/home/u/proj","transcriptPath":"/home/u/.copilot/session-state/s-c/events.jsonl","trigger":"auto","customInstructions":""}`)
+	if got := string(CopilotPayload(pre)); got != `{"host":"copilot-cli","hook_event_name":"PreCompact","session_id":"s-c","cwd":"/home/u/proj","trigger":"auto"}` {
+		t.Fatalf("preCompact read as %s", got)
+	}
+	if r, err := e.HookResult(ctx, HookInput{Stdin: pre}); err != nil || !r.Recorded || r.Reply != nil {
+		t.Fatalf("preCompact: %+v %v", r, err)
+	}
+	r, err := e.HookResult(ctx, HookInput{Stdin: copilotBash("s-c", "", long, 0, "success")})
+	if err != nil || r.Reply != nil {
+		t.Fatalf("after the compaction: reply %s, err %v; want the output whole", r.Reply, err)
+	}
+	// sessionStart is not registered and not read: it stays a payload
+	// without an event (the engine logs and answers nothing).
+	start := `{"sessionId":"s-c","timestamp":1,"cwd":"/p","source":"new","initialPrompt":"hi"}`
+	if got := string(CopilotPayload([]byte(start))); got != start {
+		t.Fatalf("sessionStart read as %s", got)
+	}
+}

@@ -49,9 +49,9 @@ func newInitCmd(s streams) *cobra.Command {
   OpenCode     a plugin shim, ~/.config/opencode/plugins/omni.js (--project:
                .opencode/plugins/), that runs 'omni hook' after each tool call
                and assigns the shortened text; MCP in opencode.json "mcp".
-  Copilot CLI  a postToolUse command hook in $COPILOT_HOME/settings.json
-               (default ~/.copilot; --project: .github/copilot/settings.json);
-               no MCP server.
+  Copilot CLI  postToolUse and preCompact command hooks in
+               $COPILOT_HOME/settings.json (default ~/.copilot; --project:
+               .github/copilot/settings.json); no MCP server.
 
 Only omni's own entries are inserted or removed; other keys, hooks and the
 file's formatting stay as they were. Omni's entries are recognised by program

@@ -12,14 +12,16 @@ import (
 	"github.com/omnictx/omni/internal/shellcmd"
 )
 
-// copilotEvent is the one event omni registers with Copilot CLI 1.0.102:
-// postToolUse, whose command hook may replace the text the model reads.
-// Copilot has no event for a compaction or a subagent start that omni
-// needs (a subagent's calls carry a sessionId of their own).
-const copilotEvent = "postToolUse"
-
-// copilotTimeoutSec bounds omni's hook, in seconds (Copilot's timeoutSec).
-const copilotTimeoutSec = 30
+// copilotEvents are the events omni registers with Copilot CLI 1.0.102,
+// with their timeouts in seconds (Copilot's timeoutSec): postToolUse,
+// whose command hook may replace the text the model reads, and
+// preCompact, before Copilot compacts the conversation (the session's
+// shown-set empties). A subagent's calls carry a sessionId of their own,
+// so no subagent event is needed.
+var copilotEvents = []struct {
+	name    string
+	timeout int
+}{{"postToolUse", 30}, {"preCompact", 10}}
 
 // copilotHome is $COPILOT_HOME, else ~/.copilot.
 func copilotHome(o Options) string {
@@ -41,30 +43,39 @@ func copilotSettings(o Options) string {
 }
 
 // copilotHandler is the handler omni writes:
-// {"type":"command","bash":"OMNI hook","timeoutSec":30}.
-func copilotHandler(omni string) omap {
+// {"type":"command","bash":"OMNI hook","timeoutSec":T}.
+func copilotHandler(omni string, timeout int) omap {
 	cmd := shellcmd.Quote(omni) + " hook"
 	if hb := HookBinary(omni); hb != "" {
 		cmd = shellcmd.Quote(hb)
 	}
-	return omap{{"type", "command"}, {"bash", cmd}, {"timeoutSec", copilotTimeoutSec}}
+	return omap{{"type", "command"}, {"bash", cmd}, {"timeoutSec", timeout}}
 }
 
-// applyCopilotHooks installs (or removes) omni's handler in a Copilot
+// applyCopilotHooks installs (or removes) omni's handlers in a Copilot
 // settings file shaped {"hooks": {"<event>": [handler…]}}: every handler
 // whose "bash" command runs omni's hook is removed from every event, then
-// (install) one handler is appended to postToolUse, unless exactly the one
-// omni would write is already there alone. Other keys and handlers, and
-// the file's formatting, are kept.
+// (install) one handler is appended to each of copilotEvents, unless
+// exactly the one omni would write is already there alone. Other keys and
+// handlers, and the file's formatting, are kept.
 func applyCopilotHooks(src []byte, omni string, install bool) ([]byte, error) {
-	want := copilotHandler(omni)
+	want := map[string]omap{}
+	if install {
+		for _, e := range copilotEvents {
+			want[e.name] = copilotHandler(omni, e.timeout)
+		}
+	}
 	if len(bytes.TrimSpace(src)) == 0 {
 		if !install {
 			return src, nil
 		}
-		return renderNew(omap{{"hooks", omap{{copilotEvent, []any{want}}}}})
+		var evs omap
+		for _, e := range copilotEvents {
+			evs = append(evs, kv{e.name, []any{want[e.name]}})
+		}
+		return renderNew(omap{{"hooks", evs}})
 	}
-	kept, touched := false, map[string]bool{}
+	kept, touched := map[string]bool{}, map[string]bool{}
 	for {
 		root, err := parseJSONC(src)
 		if err != nil {
@@ -97,10 +108,10 @@ func applyCopilotHooks(src []byte, omni string, install bool) ([]byte, error) {
 			if len(ours) == 0 {
 				continue
 			}
-			if install && m.key == copilotEvent && len(ours) == 1 && !kept {
+			if w, ok := want[m.key]; ok && len(ours) == 1 && !kept[m.key] {
 				e := m.val.elems[ours[0]]
-				if equalJSON(src[e.start:e.end], want) {
-					kept = true
+				if equalJSON(src[e.start:e.end], w) {
+					kept[m.key] = true
 					continue
 				}
 			}
@@ -121,7 +132,7 @@ func applyCopilotHooks(src []byte, omni string, install bool) ([]byte, error) {
 		}
 		edited := false
 		for i, m := range hm.val.members {
-			if touched[m.key] && !(install && m.key == copilotEvent) && m.val.kind == '[' && len(m.val.elems) == 0 {
+			if _, w := want[m.key]; touched[m.key] && !w && m.val.kind == '[' && len(m.val.elems) == 0 {
 				src = removeItem(src, hm.val, i)
 				edited = true
 				break
@@ -131,22 +142,27 @@ func applyCopilotHooks(src []byte, omni string, install bool) ([]byte, error) {
 			break
 		}
 	}
-	root, _ := parseJSONC(src)
-	hm := root.member("hooks")
-	switch {
-	case install && !kept && hm == nil:
-		src = insertMember(src, root, "hooks", omap{{copilotEvent, []any{want}}})
-	case install && !kept:
-		if m := hm.val.member(copilotEvent); m != nil {
-			if m.val.kind != '[' {
-				return nil, fmt.Errorf(`"hooks.%s" is not an array`, copilotEvent)
-			}
-			src = appendElem(src, m.val, want)
-		} else {
-			src = insertMember(src, hm.val, copilotEvent, []any{want})
+	for _, e := range copilotEvents {
+		if !install || kept[e.name] {
+			continue
 		}
-	case !install && len(touched) > 0 && hm != nil && len(hm.val.members) == 0:
-		src = removeItem(src, root, root.index("hooks"))
+		root, _ := parseJSONC(src)
+		hm := root.member("hooks")
+		if hm == nil {
+			src = insertMember(src, root, "hooks", omap{{e.name, []any{want[e.name]}}})
+		} else if m := hm.val.member(e.name); m == nil {
+			src = insertMember(src, hm.val, e.name, []any{want[e.name]})
+		} else if m.val.kind != '[' {
+			return nil, fmt.Errorf(`"hooks.%s" is not an array`, e.name)
+		} else {
+			src = appendElem(src, m.val, want[e.name])
+		}
+	}
+	if !install && len(touched) > 0 {
+		root, _ := parseJSONC(src)
+		if i := root.index("hooks"); i >= 0 && len(root.members[i].val.members) == 0 {
+			src = removeItem(src, root, i)
+		}
 	}
 	return src, nil
 }

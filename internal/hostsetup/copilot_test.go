@@ -21,6 +21,9 @@ func TestApplyCopilotHooks(t *testing.T) {
 	if len(hs) != 1 || h["type"] != "command" || h["bash"] != omni+" hook" || h["timeoutSec"] != float64(30) {
 		t.Fatalf("new file:\n%s", out)
 	}
+	if pc := v.(map[string]any)["hooks"].(map[string]any)["preCompact"].([]any); len(pc) != 1 || pc[0].(map[string]any)["timeoutSec"] != float64(10) {
+		t.Fatalf("new file, preCompact:\n%s", out)
+	}
 	// Again: nothing changes.
 	if again, err := applyCopilotHooks(out, omni, true); err != nil || !bytes.Equal(again, out) {
 		t.Fatalf("second install changed the file:\n%s", again)
@@ -42,7 +45,7 @@ func TestApplyCopilotHooks(t *testing.T) {
 	}
 	s := string(out)
 	if !strings.Contains(s, "// mine") || !strings.Contains(s, `"./audit.sh"`) || strings.Contains(s, "/old/omni") ||
-		strings.Count(s, omni+" hook") != 1 || strings.Contains(s, "sessionStart") {
+		strings.Count(s, omni+" hook") != 2 || strings.Contains(s, "sessionStart") {
 		t.Fatalf("user file:\n%s", s)
 	}
 	// Uninstall: omni's handler goes, the user's stays.
