@@ -278,7 +278,7 @@ func runDoctor(o hostsetup.Options) doctorReport {
 	var registered bool
 	rep.Hosts, registered = hostsetup.Check(scopes, problem)
 	if !registered {
-		problem("omni is not registered with any host: run 'omni init --claude' (or --codex, --gemini, --opencode, --copilot)")
+		problem("omni is not registered with any host: run 'omni init --claude' (or --codex, --gemini, --opencode, --copilot, --kilo)")
 	}
 	rep.HookErrors = lastHookErrors(filepath.Join(home, "omni.log"), doctorLogLines)
 	return rep

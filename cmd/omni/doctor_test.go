@@ -77,7 +77,7 @@ func TestDoctorNothingRegistered(t *testing.T) {
 	if rep.Store != "ok" || !strings.HasPrefix(rep.Daemon, "off") || rep.OnPath == "" {
 		t.Fatalf("report %+v", rep)
 	}
-	if len(rep.Hosts) != 5 {
+	if len(rep.Hosts) != 6 {
 		t.Fatalf("hosts %+v", rep.Hosts)
 	}
 	t.Setenv("PATH", t.TempDir())

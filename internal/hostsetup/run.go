@@ -29,6 +29,8 @@ func hostDirs(h Host, o Options) []string {
 			return []string{filepath.Join(o.Project, ".opencode"), filepath.Join(o.Project, "opencode.json")}
 		case Copilot:
 			return []string{filepath.Join(o.Project, ".github", "copilot")}
+		case Kilo:
+			return []string{filepath.Join(o.Project, ".kilo")}
 		}
 	}
 	switch h {
@@ -42,6 +44,8 @@ func hostDirs(h Host, o Options) []string {
 		return []string{filepath.Join(o.ConfigHome, "opencode")}
 	case Copilot:
 		return []string{copilotHome(o)}
+	case Kilo:
+		return []string{filepath.Join(o.ConfigHome, "kilo")}
 	}
 	return nil
 }
@@ -310,6 +314,10 @@ func hostNotes(h Host, o Options) []string {
 	case OpenCode:
 		if !o.MCPOnly {
 			n = append(n, "restart OpenCode to load the plugin")
+		}
+	case Kilo:
+		if !o.MCPOnly {
+			n = append(n, "Kilo Code loads the plugin (omni's OpenCode shim) at start; omni registers no MCP server with it")
 		}
 	case Copilot:
 		if !o.MCPOnly {
