@@ -131,7 +131,7 @@ func claudeMock(t *testing.T, project string) *mock {
 			}
 			return
 		}
-		arg := st.arg(byName(results, ccID, mainScript(true), subScript, afterScript))
+		arg := st.arg(byName(results, ccID, mainScript(true), subScript, afterScript, mcpScript))
 		var name string
 		var input any
 		switch st.kind {
@@ -141,6 +141,11 @@ func claudeMock(t *testing.T, project string) *mock {
 			name, input = "Bash", map[string]any{"command": arg, "description": "e2e " + st.name}
 		case "agent":
 			name, input = "Agent", map[string]any{"description": "e2e subagent", "prompt": arg, "subagent_type": "general-purpose", "run_in_background": false}
+		case "mcp_run":
+			// An extra argument, as models add: omni_run ignores it.
+			name, input = "mcp__omni__omni_run", map[string]any{"command": arg, "description": "e2e " + st.name}
+		case "mcp_retrieve":
+			name, input = "mcp__omni__omni_retrieve", map[string]any{"handle": arg}
 		}
 		ccToolUse(w, ccID(st.name), name, input)
 	})
@@ -230,4 +235,65 @@ func TestClaudeCode(t *testing.T) {
 		compaction: true,
 	})
 	report(t, "Claude Code "+claudeSpec, with, without)
+}
+
+// TestClaudeCodeMCP plays omni's MCP tools on the real Claude Code, as
+// `omni init --claude` registers the server, with omni_run asked for
+// (OMNI_MCP_TOOLS): the model calls mcp__omni__omni_run and
+// mcp__omni__omni_retrieve directly.
+func TestClaudeCodeMCP(t *testing.T) {
+	t.Parallel()
+	claude := cliPath(t, "claude-code", claudeSpec, claudeRel)
+	s := newSandbox(t)
+	m := claudeMock(t, s.project)
+	s.omniInit("--claude")
+	env := []string{
+		"ANTHROPIC_BASE_URL=" + m.URL, "ANTHROPIC_API_KEY=sk-e2e",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1",
+		"IS_SANDBOX=1", "OMNI_MCP_TOOLS=omni_run",
+	}
+	s.run(runTimeout, env, claude, "-p", tagMCP+": run the MCP script.", "--dangerously-skip-permissions",
+		"--output-format", "stream-json", "--verbose", "--model", "claude-sonnet-4-5")
+	all := map[string]string{}
+	for _, r := range m.requests() {
+		if r.Path == "/v1/messages" {
+			_, res, _ := ccConversation(r.Body)
+			for k, v := range res {
+				all[k] = v
+			}
+		}
+	}
+	read := byName(all, ccID, mcpScript)
+	if l := s.omniLog(); l != "" {
+		t.Logf("omni.log:\n%s", tail(l, 2000))
+	}
+	get := func(name string) string {
+		t.Helper()
+		r, ok := read[name]
+		if !ok {
+			t.Fatalf("%s: the model never read a result (steps read: %v)", name, keys(read))
+		}
+		return r
+	}
+	if r := get("mrun1"); !strings.HasPrefix(r, "Exit code 0\n") || missingLines(r, bigText) > 0 {
+		t.Errorf("mrun1: want exit code 0 and big.txt whole:\n%s", tail(r, 600))
+	}
+	if r := get("mrun2"); !strings.HasPrefix(r, "Exit code 0\n") || !handleRe.MatchString(r) || len(r) > len(read["mrun1"])/2 {
+		t.Errorf("mrun2: want the repeat folded to a marker with a handle (%d chars against %d):\n%s", len(r), len(read["mrun1"]), tail(r, 600))
+	}
+	if r := get("mfail"); !strings.HasPrefix(r, fmt.Sprintf("Exit code %d\n", exitFail)) || missingLines(r, bigText) > 0 || strings.Contains(r, "[OMNI:") {
+		t.Errorf("mfail: want exit code %d and the output whole (%d lines missing), no marker:\n%s", exitFail, missingLines(r, bigText), tail(r, 1500))
+	}
+	// Claude Code appends a <system-reminder> block to an MCP result.
+	if r := get("mretrieve"); !strings.HasPrefix(r, bigText) {
+		t.Errorf("mretrieve: want big.txt's exact %d bytes, the model read %d:\n%s", len(bigText), len(r), tail(r, 600))
+	}
+	if r := get("bashsrc"); missingLines(r, srcText) > 0 {
+		t.Errorf("bashsrc: want src.txt whole:\n%s", tail(r, 600))
+	}
+	if r := get("mrunsrc"); !strings.Contains(r, "[OMNI:") || len(r) > len(srcText)/2 {
+		t.Errorf("mrunsrc: want the file the hook delivered folded in omni_run (one reader: the session):\n%s", tail(r, 600))
+	}
+	s.checkClaims(read, stepOrder(mcpScript))
+	t.Logf("Claude Code MCP: omni_run read %d chars for cat big.txt, %d for its repeat", len(read["mrun1"]), len(read["mrun2"]))
 }

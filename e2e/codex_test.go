@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/omnictx/omni/internal/hostsetup"
 )
 
 // Codex CLI 0.169.0 (its measured behaviour is in docs/HOSTS.md): the native binary of the platform
@@ -88,11 +90,11 @@ func cxConversation(body []byte) (text string, results map[string]string, err er
 
 func cxID(name string) string { return "call_e2e_" + name }
 
-// codexScript is the main script without the subagent: reads are shell
-// reads of the same file.
-func codexScript() []step {
+// cxShellReads turns a script's file reads into shell reads (Codex has no
+// file-read tool).
+func cxShellReads(script []step) []step {
 	var out []step
-	for _, s := range mainScript(false) {
+	for _, s := range script {
 		if s.kind == "read" {
 			s = step{s.name, "shell", func(f func(map[string]string) string) func(map[string]string) string {
 				return func(r map[string]string) string { return "cat " + f(r) }
@@ -103,7 +105,42 @@ func codexScript() []step {
 	return out
 }
 
-// codexMock serves POST /v1/responses.
+// codexScript is the main script, reads as shell reads; after the subagent
+// is spawned the parent waits for it (wait_agent on the id spawn_agent
+// returned).
+func codexScript() []step {
+	var out []step
+	for _, s := range cxShellReads(mainScript(true)) {
+		out = append(out, s)
+		if s.kind == "agent" {
+			out = append(out, step{"subwait", "wait", func(read map[string]string) string {
+				var sp struct {
+					AgentID string `json:"agent_id"`
+				}
+				_ = json.Unmarshal([]byte(read["sub"]), &sp)
+				return sp.AgentID
+			}})
+		}
+	}
+	return out
+}
+
+// cxAfterScript is afterScript with shell reads.
+var cxAfterScript = cxShellReads(afterScript)
+
+// cxCompactPrompt opens the request Codex 0.169.0 sends to have the
+// conversation summarised (local auto-compaction).
+const cxCompactPrompt = "You are performing a CONTEXT CHECKPOINT COMPACTION"
+
+// cxCompactLimit is the model_auto_compact_token_limit the runs set; the
+// reply that gives the main script's last call reports more input tokens
+// than that, so Codex compacts before its next request.
+const cxCompactLimit = 200000
+
+// codexMock serves POST /v1/responses: the main script, the subagent's
+// (spawn_agent and wait_agent in the multi_agent_v1 namespace), the
+// compaction summary (tagged so the script after it plays) and the script
+// after the compaction.
 func codexMock(t *testing.T) *mock {
 	return newMock(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
 		if r.URL.Path != "/v1/responses" {
@@ -117,26 +154,52 @@ func codexMock(t *testing.T) *mock {
 			http.Error(w, err.Error(), 400)
 			return
 		}
-		var st *step
-		if findTag(text) == tagMain {
-			st = nextStep(codexScript(), results, cxID)
-		}
-		if st == nil {
-			cxReply(w, map[string]any{"type": "message", "role": "assistant", "id": "msg_e2e",
-				"content": []any{map[string]any{"type": "output_text", "text": "E2E done."}}})
+		if strings.Contains(text, cxCompactPrompt) {
+			cxReply(w, cxMessage(tagAfter+": the script ran; run the rest."), 0)
 			return
 		}
-		arg := st.arg(byName(results, cxID, codexScript()))
-		cxReply(w, map[string]any{"type": "function_call", "id": "fc_" + st.name, "call_id": cxID(st.name),
-			"name": "exec_command", "arguments": js(map[string]any{"cmd": arg})})
+		var st *step
+		if tag := findTag(text); tag != "" {
+			script := map[string][]step{tagMain: codexScript(), tagSub: subScript, tagAfter: cxAfterScript}[tag]
+			st = nextStep(script, results, cxID)
+		}
+		if st == nil {
+			cxReply(w, cxMessage("E2E done."), 0)
+			return
+		}
+		arg := st.arg(byName(results, cxID, codexScript(), subScript, cxAfterScript))
+		call := map[string]any{"type": "function_call", "id": "fc_" + st.name, "call_id": cxID(st.name)}
+		switch st.kind {
+		case "shell":
+			call["name"], call["arguments"] = "exec_command", js(map[string]any{"cmd": arg})
+		case "agent":
+			call["namespace"], call["name"], call["arguments"] = "multi_agent_v1", "spawn_agent", js(map[string]any{"message": arg})
+		case "wait":
+			call["namespace"], call["name"], call["arguments"] = "multi_agent_v1", "wait_agent", js(map[string]any{"targets": []string{arg}, "timeout_ms": 300000})
+		}
+		tokens := 0
+		if st.name == "retrieve" {
+			tokens = 2 * cxCompactLimit
+		}
+		cxReply(w, call, tokens)
 	})
 }
 
-// cxReply streams a response holding one output item.
-func cxReply(w http.ResponseWriter, item map[string]any) {
+// cxMessage is an assistant message output item.
+func cxMessage(text string) map[string]any {
+	return map[string]any{"type": "message", "role": "assistant", "id": "msg_e2e",
+		"content": []any{map[string]any{"type": "output_text", "text": text}}}
+}
+
+// cxReply streams a response holding one output item; its usage reports
+// tokens input tokens (1000 when 0).
+func cxReply(w http.ResponseWriter, item map[string]any, tokens int) {
+	if tokens == 0 {
+		tokens = 1000
+	}
 	resp := map[string]any{"id": "resp_e2e", "object": "response", "status": "in_progress", "output": []any{}}
 	done := map[string]any{"id": "resp_e2e", "object": "response", "status": "completed", "output": []any{item},
-		"usage": map[string]any{"input_tokens": 1000, "output_tokens": 10, "total_tokens": 1010,
+		"usage": map[string]any{"input_tokens": tokens, "output_tokens": 10, "total_tokens": tokens + 10,
 			"input_tokens_details": map[string]int{"cached_tokens": 0}, "output_tokens_details": map[string]int{"reasoning_tokens": 0}}}
 	sse(w,
 		[2]string{"response.created", js(map[string]any{"type": "response.created", "response": resp})},
@@ -158,6 +221,7 @@ func codexRun(t *testing.T, codex string, withOmni bool) map[string]string {
 model_provider = "mock"
 approval_policy = "never"
 sandbox_mode = "danger-full-access"
+model_auto_compact_token_limit = %d
 
 [model_providers.mock]
 name = "e2e mock"
@@ -166,16 +230,20 @@ wire_api = "responses"
 env_key = "E2E_MOCK_KEY"
 request_max_retries = 0
 stream_max_retries = 0
-`, m.URL)
+`, cxCompactLimit, m.URL)
 	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	env := []string{"CODEX_HOME=" + codexHome, "E2E_MOCK_KEY=sk-e2e"}
 	if withOmni {
 		s.omniInit("--codex", env...)
+		// Approve omni's hooks as a user does in codex: the hashes omni
+		// doctor computes. Codex skips hooks whose approval does not match,
+		// so a wrong hash fails this test (nothing folds).
+		approveCodexHooks(t, s.home, codexHome)
 	}
 	s.run(runTimeout, env, codex, "exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox",
-		"--dangerously-bypass-hook-trust", "-C", s.project, tagMain+": run the script.")
+		"-C", s.project, tagMain+": run the script.")
 
 	if d := os.Getenv("E2E_DEBUG_DIR"); d != "" && withOmni {
 		_ = exec.Command("cp", "-r", codexHome, filepath.Join(d, "codex")).Run()
@@ -190,9 +258,11 @@ stream_max_retries = 0
 			all[k] = v
 		}
 	}
-	read := byName(all, cxID, codexScript())
+	read := byName(all, cxID, codexScript(), subScript, cxAfterScript)
 	if withOmni {
-		s.checkClaims(read, stepOrder(codexScript()))
+		// The subagent's reader is its own: its claims are checked apart.
+		s.checkClaims(read, stepOrder(codexScript(), cxAfterScript))
+		s.checkClaims(read, stepOrder(subScript))
 		if l := s.omniLog(); l != "" {
 			t.Logf("omni.log:\n%s", tail(l, 2000))
 		}
@@ -204,14 +274,38 @@ stream_max_retries = 0
 // run to run.
 var cxVolatile = regexp.MustCompile(`(?m)^(Chunk ID|Wall time): .*\n`)
 
+// approveCodexHooks writes, in codexHome's config.toml, Codex's approval
+// of every omni hook in its hooks.json: [hooks.state."<key>"] with the
+// trusted_hash omni doctor computes (hostsetup.CodexHookTrust).
+func approveCodexHooks(t *testing.T, home, codexHome string) {
+	t.Helper()
+	hs, err := hostsetup.CodexHookTrust(hostsetup.Options{Home: home, CodexHome: codexHome})
+	if err != nil || len(hs) == 0 {
+		t.Fatalf("omni's Codex hooks: %v %v", hs, err)
+	}
+	cfg := filepath.Join(codexHome, "config.toml")
+	b, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hs {
+		b = fmt.Appendf(b, "\n[hooks.state.%q]\ntrusted_hash = %q\n", h.Key, h.Hash)
+	}
+	if err := os.WriteFile(cfg, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestCodex plays the script on the real Codex CLI with and without omni.
 func TestCodex(t *testing.T) {
 	t.Parallel()
 	codex := cliPath(t, "codex", codexSpec, codexRel)
 	with, without := runBoth(t, func(t *testing.T, withOmni bool) map[string]string { return codexRun(t, codex, withOmni) })
 	checkRead(t, with, without, hostFacts{
-		exitText:  func(c int) string { return fmt.Sprintf("Process exited with code %d", c) },
-		normalize: func(s string) string { return cxVolatile.ReplaceAllLiteralString(s, "") },
+		exitText:   func(c int) string { return fmt.Sprintf("Process exited with code %d", c) },
+		normalize:  func(s string) string { return cxVolatile.ReplaceAllLiteralString(s, "") },
+		sub:        true,
+		compaction: true,
 	})
 	report(t, "Codex CLI "+codexSpec, with, without)
 }

@@ -9,7 +9,8 @@ cd "$(dirname "$0")"
 dest="${OMNI_E2E_CLIS:-$PWD/.clis}"
 mkdir -p "$dest"
 
-# Keep these pins in step with e2e/hosts.go (the versions HOSTS.md names).
+# Keep these pins in step with the *Spec constants of e2e/*_test.go (the
+# versions docs/HOSTS.md names).
 pins=(
   "claude-code @anthropic-ai/claude-code@2.1.328"
   "codex @openai/codex@0.169.0"
@@ -18,6 +19,8 @@ pins=(
   # OpenCode installs its plugin API into its config directory at start
   # (over a minute); the tests link this copy there instead.
   "opencode-config @opencode-ai/plugin@1.18.33"
+  "copilot @github/copilot@1.0.102"
+  # 7.8.1 names a linux-x64 binary package that was never published.
 )
 
 status=0

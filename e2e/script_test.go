@@ -23,6 +23,7 @@ const (
 	tagMain  = "E2E-MAIN"
 	tagSub   = "E2E-SUB"
 	tagAfter = "E2E-AFTER"
+	tagMCP   = "E2E-MCP"
 )
 
 // step is one scripted tool call. kind is "read" (arg: a file name in the
@@ -86,6 +87,25 @@ var afterScript = []step{
 	{"read4", "read", fixed("src.txt")},
 }
 
+// mcpScript plays omni's MCP tools (kinds "mcp_run", arg a command, and
+// "mcp_retrieve", arg a handle): a command run twice through omni_run, a
+// failing one, the fold's handle through omni_retrieve, then a file shown
+// by the host's own shell and run again through omni_run (the hooks and
+// omni_run share the session's reader).
+var mcpScript = []step{
+	{"mrun1", "mcp_run", fixed("cat big.txt")},
+	{"mrun2", "mcp_run", fixed("cat big.txt")},
+	{"mfail", "mcp_run", fixed(failCmd)},
+	{"mretrieve", "mcp_retrieve", func(read map[string]string) string {
+		if m := handleRe.FindStringSubmatch(read["mrun2"]); m != nil {
+			return m[1]
+		}
+		return "0000000000000001"
+	}},
+	{"bashsrc", "shell", fixed("cat src.txt")},
+	{"mrunsrc", "mcp_run", fixed("cat src.txt")},
+}
+
 // scriptFor returns the script a tag plays.
 func scriptFor(tag string, withSub bool) []step {
 	switch tag {
@@ -93,6 +113,8 @@ func scriptFor(tag string, withSub bool) []step {
 		return subScript
 	case tagAfter:
 		return afterScript
+	case tagMCP:
+		return mcpScript
 	}
 	return mainScript(withSub)
 }
@@ -100,7 +122,7 @@ func scriptFor(tag string, withSub bool) []step {
 // findTag returns the last script tag in text ("" for none).
 func findTag(text string) string {
 	best, at := "", -1
-	for _, tag := range []string{tagMain, tagSub, tagAfter} {
+	for _, tag := range []string{tagMain, tagSub, tagAfter, tagMCP} {
 		if i := strings.LastIndex(text, tag); i > at {
 			best, at = tag, i
 		}

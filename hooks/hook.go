@@ -130,7 +130,7 @@ func (e *Engine) HookResult(ctx context.Context, in HookInput) (res Result, err 
 			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
 		}
 	}()
-	in.Stdin = inlinePersisted(in.Stdin)
+	in.Stdin = CopilotPayload(inlinePersisted(in.Stdin))
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.hookAt(ctx, in, e.opt.Now().UTC(), nil)

@@ -31,6 +31,10 @@ const (
 	HostGemini = "gemini-cli"
 	// HostOpenCode is OpenCode through omni's plugin shim ("host":"opencode").
 	HostOpenCode = "opencode"
+	// HostCopilot is GitHub Copilot CLI: its camelCase postToolUse payload
+	// (sessionId, toolName, toolArgs, toolResult) is rewritten on arrival
+	// into the shared shape with "host":"copilot-cli" (CopilotPayload).
+	HostCopilot = "copilot-cli"
 )
 
 // hostPayload holds the keys that tell the hosts apart.
@@ -49,14 +53,15 @@ var geminiEvents = map[string]bool{
 }
 
 // DetectHost returns the host protocol of a hook payload (HostClaudeCode,
-// HostCodex, HostGemini or HostOpenCode), by key signature, first match
-// wins: "host":"opencode" (omni's shim); a Gemini-only event name; turn_id
+// HostCodex, HostGemini, HostOpenCode or HostCopilot), by key signature,
+// first match wins: Copilot CLI's camelCase tool payload (CopilotPayload);
+// "host":"opencode" (omni's shim); a Gemini-only event name; turn_id
 // (Codex); a timestamp key (Gemini's base input) on an event that is not a
 // Claude tool event; else Claude Code. A payload that is not a JSON object
 // is reported as Claude Code.
 func DetectHost(stdin []byte) string {
 	var p hostPayload
-	_ = json.Unmarshal(stdin, &p)
+	_ = json.Unmarshal(CopilotPayload(stdin), &p)
 	return detectHost(p)
 }
 
@@ -64,6 +69,8 @@ func detectHost(p hostPayload) string {
 	switch {
 	case p.Host == HostOpenCode:
 		return HostOpenCode
+	case p.Host == HostCopilot:
+		return HostCopilot
 	case geminiEvents[p.HookEventName]:
 		return HostGemini
 	case len(p.TurnID) > 0 && string(p.TurnID) != "null":
@@ -109,6 +116,8 @@ func (e *Engine) hostDelivery(host string, d delivery, p ccPayload, in HookInput
 		return geminiDelivery(d, p, in)
 	case HostOpenCode:
 		return openCodeDelivery(d, p, in)
+	case HostCopilot:
+		return copilotDelivery(d, p, in)
 	}
 	return d, nil, false
 }

@@ -2,14 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/omnictx/omni/internal/hostsetup/hostsetuptest"
-
 	"github.com/omnictx/omni/internal/doctor"
+	"github.com/omnictx/omni/internal/hostsetup"
+	"github.com/omnictx/omni/internal/hostsetup/hostsetuptest"
 )
 
 // doctorEnv is initEnv plus a real omni of this version first on PATH;
@@ -27,6 +28,23 @@ func doctorEnv(t *testing.T) (string, string) {
 	fullVersion = func() string { return v }
 	t.Cleanup(func() { fullVersion = own })
 	return home, bin
+}
+
+// approveCodexHooks records Codex's approval of omni's hooks in
+// ~/.codex/config.toml, as trusting them in codex does.
+func approveCodexHooks(t *testing.T, home string) {
+	t.Helper()
+	o := hostsetup.Options{Home: home, CodexHome: filepath.Join(home, ".codex")}
+	hs, err := hostsetup.CodexHookTrust(o)
+	if err != nil || len(hs) == 0 {
+		t.Fatalf("codex hooks %v %v", hs, err)
+	}
+	cfg := filepath.Join(o.CodexHome, "config.toml")
+	s := hostsetuptest.ReadFile(t, cfg)
+	for _, h := range hs {
+		s += fmt.Sprintf("\n[hooks.state.%q]\ntrusted_hash = %q\n", h.Key, h.Hash)
+	}
+	hostsetuptest.WriteFile(t, cfg, s)
 }
 
 func doctorJSON(t *testing.T, args ...string) (int, doctor.Report) {
@@ -61,7 +79,7 @@ func TestDoctorNothingRegistered(t *testing.T) {
 	if rep.Store != "ok" || !strings.HasPrefix(rep.Daemon, "off") || rep.OnPath == "" {
 		t.Fatalf("report %+v", rep)
 	}
-	if len(rep.Hosts) != 4 {
+	if len(rep.Hosts) != len(hostsetup.AllHosts) {
 		t.Fatalf("hosts %+v", rep.Hosts)
 	}
 	t.Setenv("PATH", t.TempDir())
@@ -82,6 +100,11 @@ func TestDoctorTiersAndFix(t *testing.T) {
 	if code, out, errs := initRun(t, "init", "--codex", "--bin", bin); code != 0 {
 		t.Fatal(out, errs)
 	}
+	// Codex skips hooks nobody approved: a problem until they are.
+	if code, rep := doctorJSON(t); code != 1 || !hasProblem(rep, "Codex CLI", "not approved", "Hooks need review") {
+		t.Fatalf("unapproved Codex hooks: exit %d, problems %q", code, rep.Problems)
+	}
+	approveCodexHooks(t, home)
 	code, out, _ := initRun(t, "doctor")
 	if code != 0 {
 		t.Fatalf("doctor: %d\n%s", code, out)
@@ -92,7 +115,6 @@ func TestDoctorTiersAndFix(t *testing.T) {
 		"Gemini CLI   MCP-only           -                        ~/.gemini/settings.json",
 		"OpenCode     - (not installed)  -                        -",
 		"no problems found",
-		"Hooks need review",
 	} {
 		if !strings.Contains(out, row) {
 			t.Errorf("doctor output lacks %q:\n%s", row, out)

@@ -22,14 +22,15 @@ const hostFlagHelp = `  --claude     Claude Code (~/.claude/settings.json, ~/.cl
   --codex      Codex CLI ($CODEX_HOME/hooks.json, config.toml)
   --gemini     Gemini CLI (~/.gemini/settings.json)
   --opencode   OpenCode (~/.config/opencode/plugins/omni.js, opencode.json)
-  --all        all four`
+  --copilot    GitHub Copilot CLI ($COPILOT_HOME/settings.json, default ~/.copilot)
+  --all        all five`
 
 func newInitCmd(s streams) *cobra.Command {
-	var claude, codex, gemini, opencode, all, uninstall, hookOnly, mcpOnly, dry, project, rewrite, asJSON, embedded bool
+	var claude, codex, gemini, opencode, copilot, all, uninstall, hookOnly, mcpOnly, dry, project, rewrite, asJSON, embedded bool
 	var bin string
 	var cs daemon.ClusterSetup
 	cmd := &cobra.Command{
-		Use:   "init [--claude|--codex|--gemini|--opencode|--all] [flags]",
+		Use:   "init [--claude|--codex|--gemini|--opencode|--copilot|--all] [flags]",
 		Short: "Register omni's hooks and MCP server with agent hosts",
 		Long: `Writes omni's registration where each host reads it:
 
@@ -52,6 +53,9 @@ func newInitCmd(s streams) *cobra.Command {
   OpenCode     a plugin shim, ~/.config/opencode/plugins/omni.js (--project:
                .opencode/plugins/), that runs 'omni hook' after each tool call
                and assigns the shortened text; MCP in opencode.json "mcp".
+  Copilot CLI  postToolUse and preCompact command hooks in
+               $COPILOT_HOME/settings.json (default ~/.copilot; --project:
+               .github/copilot/settings.json); no MCP server.
 
 Only omni's own entries are inserted or removed; other keys, hooks and the
 file's formatting stay as they were. Omni's entries are recognised by program
@@ -131,7 +135,7 @@ error, or the host could not be told.`,
 				o.Project = projectOf(wd)
 			}
 			var hosts []hostsetup.Host
-			sel := map[hostsetup.Host]bool{hostsetup.Claude: claude, hostsetup.Codex: codex, hostsetup.Gemini: gemini, hostsetup.OpenCode: opencode}
+			sel := map[hostsetup.Host]bool{hostsetup.Claude: claude, hostsetup.Codex: codex, hostsetup.Gemini: gemini, hostsetup.OpenCode: opencode, hostsetup.Copilot: copilot}
 			for _, h := range hostsetup.AllHosts {
 				if all || sel[h] {
 					hosts = append(hosts, h)
@@ -179,7 +183,8 @@ error, or the host could not be told.`,
 	f.BoolVar(&codex, "codex", false, "set up Codex CLI")
 	f.BoolVar(&gemini, "gemini", false, "set up Gemini CLI")
 	f.BoolVar(&opencode, "opencode", false, "set up OpenCode")
-	f.BoolVar(&all, "all", false, "set up all four hosts")
+	f.BoolVar(&copilot, "copilot", false, "set up GitHub Copilot CLI")
+	f.BoolVar(&all, "all", false, "set up every host")
 	f.BoolVar(&uninstall, "uninstall", false, "remove omni's registration (restores the original bytes when nothing else changed)")
 	f.BoolVar(&hookOnly, "hook-only", false, "hooks (or the OpenCode plugin) only, no MCP server")
 	f.BoolVar(&mcpOnly, "mcp-only", false, "the MCP server only, no hooks")

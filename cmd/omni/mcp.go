@@ -31,7 +31,13 @@ stderr) until stdin closes. Tools:
                         out, markers and their handles, or why nothing changed
 
 Only these two are advertised, because every tool definition is sent with
-every request. OMNI_MCP_TOOLS=all adds omni_stats (savings totals).
+every request. OMNI_MCP_TOOLS names more (comma-separated, or "all"):
+
+  omni_run              run a command through omni's pipeline (as omni exec)
+                        and return "Exit code N" and what the model should
+                        read; for hosts whose hooks cannot rewrite output. Its
+                        reader is $OMNI_SESSION, else $CLAUDE_CODE_SESSION_ID.
+  omni_stats            savings totals
 
 Hosts start it themselves once registered ('omni init'). A handle's bytes
 that are not valid UTF-8 come back as a base64 blob resource.
@@ -45,7 +51,7 @@ Exit codes: 0 when stdin closes; 1 on a transport error.`,
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			srv := mcpserver.New(mcpStore{home: omniHome()}, version, os.Getenv("OMNI_MCP_TOOLS") == "all")
+			srv := mcpserver.New(mcpStore{home: omniHome()}, version, mcpserver.OptionsFromEnv(os.Getenv))
 			d := mcpserver.NewDrain(s.In, s.Out, mcpserver.DrainWait)
 			t := &mcp.IOTransport{Reader: d, Writer: d}
 			if err := srv.Run(ctx, t); err != nil && ctx.Err() == nil && !isEOF(err) {
@@ -81,6 +87,12 @@ func (m mcpStore) Stats(ctx context.Context) ([]byte, error) {
 		return nil, err
 	}
 	return json.Marshal(rep)
+}
+
+// Call runs an omni_run output through the pipeline.
+func (m mcpStore) Call(ctx context.Context, in hooks.CallInput) (string, error) {
+	r, err := m.client().Call(ctx, in)
+	return r.Delivered, err
 }
 
 func isEOF(err error) bool {

@@ -137,15 +137,29 @@ func TestMCPServerWithSDKClient(t *testing.T) {
 	}
 	cs.Close()
 
-	all := connect("OMNI_MCP_TOOLS=all")
+	all := connect("OMNI_MCP_TOOLS=all", "OMNI_SESSION=s-mcp-run")
 	defer all.Close()
 	lt, err = all.ListTools(ctx, nil)
-	if err != nil || len(lt.Tools) != 3 {
+	if err != nil || len(lt.Tools) != 4 {
 		t.Fatalf("OMNI_MCP_TOOLS=all: %v %v", lt, err)
 	}
 	r, err = all.CallTool(ctx, &mcp.CallToolParams{Name: "omni_stats", Arguments: map[string]any{}})
 	if err != nil || r.IsError || !strings.Contains(r.Content[0].(*mcp.TextContent).Text, `"calls":2`) {
 		t.Fatalf("omni_stats: %v %+v", err, r)
+	}
+	// omni_run through the store: the reader of OMNI_SESSION is shown the
+	// output once, and its repeat folds to a marker whose handle retrieves.
+	seq := "seq 1 300 | sed 's/^/row value /'"
+	for i, wantFold := range []bool{false, true} {
+		r, err = all.CallTool(ctx, &mcp.CallToolParams{Name: "omni_run", Arguments: map[string]any{"command": seq, "description": "extra"}})
+		if err != nil || r.IsError {
+			t.Fatalf("omni_run %d: %v %+v", i, err, r)
+		}
+		got := r.Content[0].(*mcp.TextContent).Text
+		if !strings.HasPrefix(got, "Exit code 0\n") || strings.Contains(got, "[OMNI:") != wantFold ||
+			(!wantFold && !strings.Contains(got, "row value 300\n")) {
+			t.Fatalf("omni_run %d:\n%s", i, got)
+		}
 	}
 }
 

@@ -93,8 +93,9 @@ const environmentHelp = `Environment variables omni reads:
 
   OMNI_HOME             where omni keeps its state (default ~/.omni): the
                         event store, daemon.addr, omni.log, daemon.log
-  OMNI_SESSION          the reader's session id for 'omni exec', pipe mode
-                        and 'omni goal' when --session is not given
+  OMNI_SESSION          the reader's session id for 'omni exec', pipe mode,
+                        'omni goal' (when --session is not given) and the
+                        MCP tool omni_run
   OMNI_PASSTHROUGH      any value: hooks and 'omni exec' deliver every
                         output unchanged (still recorded)
   OMNI_KEEP_SECRETS     "1": credentials are not redacted and inputs that
@@ -108,8 +109,11 @@ const environmentHelp = `Environment variables omni reads:
                         running one took a whole deadline or refused its
                         token: the new daemon stops that one by its pid
                         (when it holds this home's store lock) and takes over
-  OMNI_MCP_TOOLS        "all": 'omni mcp' advertises every tool, not only
-                        omni_retrieve
+  OMNI_MCP_TOOLS        tools 'omni mcp' advertises beside omni_retrieve and
+                        omni_explain_savings: "omni_run", "omni_stats"
+                        (comma-separated) or "all"
+  CLAUDE_CODE_SESSION_ID  set by Claude Code for the MCP servers it starts:
+                        the reader of omni_run when OMNI_SESSION is unset
   OMNI_PRETOOL_REWRITE  "0": 'omni pretool' rewrites nothing (turns off
                         'omni init --claude --rewrite' without editing files)
   OMNI_REPORT_RSS       any value: hooks write their peak memory to stderr

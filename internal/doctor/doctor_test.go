@@ -109,7 +109,7 @@ func TestRunInProcess(t *testing.T) {
 		},
 	}
 	rep := Run(cfg)
-	if rep.Store != "ok" || !strings.HasPrefix(rep.Daemon, "off") || len(rep.Hosts) != 4 || rep.Log == nil {
+	if rep.Store != "ok" || !strings.HasPrefix(rep.Daemon, "off") || len(rep.Hosts) != len(hostsetup.AllHosts) || rep.Log == nil {
 		t.Fatalf("report %+v", rep)
 	}
 	if len(rep.Problems) != 2 || !strings.Contains(rep.Problems[0], "not on $PATH") || !strings.Contains(rep.Problems[1], "omni init --claude") {

@@ -93,7 +93,10 @@ func inspectHost(h Host, scopes []Options, problem func(string, ...any)) HostSta
 		row.Tier = "MCP-only"
 	}
 	if h == Codex && row.Hooks != "" {
-		row.Notes = append(row.Notes, "Codex skips hooks you have not approved: check \"Hooks need review\" in codex")
+		// Codex skips hooks nobody approved, silently: say which.
+		for _, o := range scopes {
+			codexTrustProblems(o, problem)
+		}
 	}
 	return row
 }

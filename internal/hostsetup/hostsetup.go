@@ -50,19 +50,20 @@ const (
 	Codex    Host = "codex"
 	Gemini   Host = "gemini"
 	OpenCode Host = "opencode"
+	Copilot  Host = "copilot"
 )
 
 // AllHosts in the order they are set up and printed.
-var AllHosts = []Host{Claude, Codex, Gemini, OpenCode}
+var AllHosts = []Host{Claude, Codex, Gemini, OpenCode, Copilot}
 
 // hostNames are the names printed for each host.
 var hostNames = map[Host]string{
-	Claude: "Claude Code", Codex: "Codex CLI", Gemini: "Gemini CLI", OpenCode: "OpenCode",
+	Claude: "Claude Code", Codex: "Codex CLI", Gemini: "Gemini CLI", OpenCode: "OpenCode", Copilot: "Copilot CLI",
 }
 
 // hostTiers is what each host makes of omni's reply: see Host.Tier.
 var hostTiers = map[Host]string{
-	Claude: "Full", Codex: "Full-text-only", Gemini: "Full", OpenCode: "Plugin",
+	Claude: "Full", Codex: "Full-text-only", Gemini: "Full", OpenCode: "Plugin", Copilot: "Full",
 }
 
 // Name is the host's name as printed ("Claude Code").
@@ -80,10 +81,12 @@ type Options struct {
 	Home       string // the user's home directory
 	ConfigHome string // $XDG_CONFIG_HOME or ~/.config
 	CodexHome  string // $CODEX_HOME or ~/.codex
-	Project    string // project top level, with --project; "" for user scope
-	HookOnly   bool   // hooks (or the OpenCode plugin) only, no MCP server
-	MCPOnly    bool   // the MCP server only, no hooks
-	Rewrite    bool   // Claude Code: also register omni pretool for PreToolUse
+	// CopilotHome is $COPILOT_HOME ("" reads as ~/.copilot).
+	CopilotHome string
+	Project     string // project top level, with --project; "" for user scope
+	HookOnly    bool   // hooks (or the OpenCode plugin) only, no MCP server
+	MCPOnly     bool   // the MCP server only, no hooks
+	Rewrite     bool   // Claude Code: also register omni pretool for PreToolUse
 }
 
 // hookEntry is one hook registration omni writes.
@@ -169,6 +172,10 @@ func hostPaths(h Host, o Options) (hookPath, mcpPath string) {
 			return filepath.Join(p, ".opencode", "plugins", "omni.js"), filepath.Join(p, "opencode.json")
 		}
 		return filepath.Join(o.ConfigHome, "opencode", "plugins", "omni.js"), filepath.Join(o.ConfigHome, "opencode", "opencode.json")
+	case Copilot:
+		// Hooks only: omni registers no MCP server with Copilot CLI (its
+		// retrieve path is the 'omni retrieve' the markers name).
+		return copilotSettings(o), ""
 	}
 	return "", ""
 }
@@ -197,6 +204,10 @@ func partsFor(h Host, o Options) []part {
 			ps = append(ps, part{"plugin", hookPath, func(src []byte, exists, install bool) ([]byte, bool, error) {
 				return applyPlugin(src, exists, install, omni, hookPath)
 			}})
+		case Copilot:
+			ps = append(ps, part{"hooks", hookPath, jsonApply(func(src []byte, install bool) ([]byte, error) {
+				return applyCopilotHooks(src, omni, install)
+			})})
 		}
 	}
 	if !o.HookOnly {

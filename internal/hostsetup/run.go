@@ -27,6 +27,8 @@ func hostDirs(h Host, o Options) []string {
 			return []string{filepath.Join(o.Project, ".gemini")}
 		case OpenCode:
 			return []string{filepath.Join(o.Project, ".opencode"), filepath.Join(o.Project, "opencode.json")}
+		case Copilot:
+			return []string{filepath.Join(o.Project, ".github", "copilot")}
 		}
 	}
 	switch h {
@@ -38,6 +40,8 @@ func hostDirs(h Host, o Options) []string {
 		return []string{filepath.Join(o.Home, ".gemini")}
 	case OpenCode:
 		return []string{filepath.Join(o.ConfigHome, "opencode")}
+	case Copilot:
+		return []string{copilotHome(o)}
 	}
 	return nil
 }
@@ -87,6 +91,7 @@ func DefaultOptions() (Options, error) {
 	if o.CodexHome == "" {
 		o.CodexHome = filepath.Join(home, ".codex")
 	}
+	o.CopilotHome = os.Getenv("COPILOT_HOME")
 	o.Omni, err = os.Executable()
 	if err != nil {
 		return o, fmt.Errorf("locate the omni binary: %w", err)
@@ -233,7 +238,7 @@ func slicesContainsString(l []string, s string) bool {
 }
 
 var (
-	reJSONCommand = regexp.MustCompile(`"command"\s*:\s*"((?:[^"\\]|\\.)*)"`)
+	reJSONCommand = regexp.MustCompile(`"(?:command|bash)"\s*:\s*"((?:[^"\\]|\\.)*)"`)
 	reJSONArray   = regexp.MustCompile(`"command"\s*:\s*\[\s*"((?:[^"\\]|\\.)*)"`)
 	reTOMLCommand = regexp.MustCompile(`(?m)^\s*command\s*=\s*"((?:[^"\\]|\\.)*)"`)
 	rePluginBin   = regexp.MustCompile(`process\.env\.OMNI_BIN \|\| ("(?:[^"\\]|\\.)*")`)
@@ -305,6 +310,10 @@ func hostNotes(h Host, o Options) []string {
 	case OpenCode:
 		if !o.MCPOnly {
 			n = append(n, "restart OpenCode to load the plugin")
+		}
+	case Copilot:
+		if !o.MCPOnly {
+			n = append(n, "Copilot CLI runs hooks from a project's .github/copilot/settings.json only in a folder you trust; omni registers no MCP server with it")
 		}
 	}
 	return n

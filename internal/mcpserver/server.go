@@ -1,8 +1,10 @@
 // Package mcpserver is omni's MCP server (omni mcp) on the official Go SDK:
 // the tools omni_retrieve and omni_explain_savings (and, on request,
-// omni_stats) over a Store that cmd/omni backs with the daemon. Every tool
-// definition is sent to the model with every request of every session, so
-// only the two short ones are advertised by default.
+// omni_run and omni_stats) over a Store that cmd/omni backs with the
+// daemon. Every tool definition is sent to the model with every request of
+// every session, so only the two short ones are advertised by default.
+// Every tool accepts arguments beyond its own (hosts add some) and ignores
+// them.
 package mcpserver
 
 import (
@@ -46,6 +48,56 @@ type Store interface {
 	Recent(ctx context.Context, n int) ([]hooks.Recent, error)
 	// Stats returns the savings totals as JSON (omni stats --json).
 	Stats(ctx context.Context) ([]byte, error)
+	// Call runs one command's output through the pipeline (redaction,
+	// distillers, the ledger of in's reader) and returns the text the
+	// reader should read, as omni exec prints it. On an error the caller
+	// delivers the text redacted (fail open).
+	Call(ctx context.Context, in hooks.CallInput) (string, error)
+}
+
+// Optional tools, advertised only when named in Options.Extra.
+const (
+	// ToolRun is omni_run: run a command through the pipeline.
+	ToolRun = "omni_run"
+	// ToolStats is omni_stats: the savings totals.
+	ToolStats = "omni_stats"
+)
+
+// Options chooses the tools and configures omni_run.
+type Options struct {
+	// Extra names the optional tools to advertise (ToolRun, ToolStats).
+	Extra map[string]bool
+	// Run is the reader and switches omni_run runs with.
+	Run RunConfig
+}
+
+// ParseTools reads OMNI_MCP_TOOLS: "all" names every optional tool, else
+// a comma- or blank-separated list of tool names; unknown names are
+// ignored.
+func ParseTools(s string) map[string]bool {
+	out := map[string]bool{}
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' }) {
+		switch f {
+		case "all":
+			out[ToolRun], out[ToolStats] = true, true
+		case ToolRun, ToolStats:
+			out[f] = true
+		}
+	}
+	return out
+}
+
+// OptionsFromEnv reads the options from the environment through getenv:
+// OMNI_MCP_TOOLS (ParseTools), the reader's session from OMNI_SESSION,
+// else CLAUDE_CODE_SESSION_ID, OMNI_PASSTHROUGH (any value) and
+// OMNI_KEEP_SECRETS=1.
+func OptionsFromEnv(getenv func(string) string) Options {
+	session := getenv("OMNI_SESSION")
+	if session == "" {
+		session = getenv("CLAUDE_CODE_SESSION_ID")
+	}
+	return Options{Extra: ParseTools(getenv("OMNI_MCP_TOOLS")), Run: RunConfig{Session: session,
+		Passthrough: getenv("OMNI_PASSTHROUGH") != "", KeepSecrets: getenv("OMNI_KEEP_SECRETS") == "1"}}
 }
 
 // NormalizeHandle reads a handle as a model may quote it: blanks, quotes,
@@ -58,21 +110,26 @@ func NormalizeHandle(s string) string {
 	return strings.ToLower(s)
 }
 
-// New builds the server over store, announcing version; all adds the tools
-// beyond the default two (omni_stats).
-func New(store Store, version string, all bool) *mcp.Server {
+// New builds the server over store, announcing version, with the default
+// two tools and the optional ones opt names.
+func New(store Store, version string, opt Options) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "omni", Version: version},
 		&mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{}})
-	mcp.AddTool(srv, &mcp.Tool{Name: "omni_retrieve", Description: "Exact original bytes behind an [OMNI ...] marker's handle."},
+	mcp.AddTool(srv, &mcp.Tool{Name: "omni_retrieve", Description: "Exact original bytes behind an [OMNI ...] marker's handle.",
+		InputSchema: tolerantSchema[mcpRetrieveIn]()},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpRetrieveIn) (*mcp.CallToolResult, any, error) {
 			return mcpRetrieve(ctx, store, in.Handle), nil, nil
 		})
-	mcp.AddTool(srv, &mcp.Tool{Name: "omni_explain_savings", Description: "What omni did to the last n tool outputs: bytes, markers, handles."},
+	mcp.AddTool(srv, &mcp.Tool{Name: "omni_explain_savings", Description: "What omni did to the last n tool outputs: bytes, markers, handles.",
+		InputSchema: tolerantSchema[mcpSavingsIn]()},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in mcpSavingsIn) (*mcp.CallToolResult, any, error) {
 			return mcpExplain(ctx, store, in.N), nil, nil
 		})
-	if all {
-		mcp.AddTool(srv, &mcp.Tool{Name: "omni_stats", Description: "omni's savings totals as JSON."},
+	if opt.Extra[ToolRun] {
+		addRun(srv, store, opt.Run)
+	}
+	if opt.Extra[ToolStats] {
+		mcp.AddTool(srv, &mcp.Tool{Name: ToolStats, Description: "omni's savings totals as JSON.", InputSchema: tolerantSchema[mcpEmpty]()},
 			func(ctx context.Context, _ *mcp.CallToolRequest, _ mcpEmpty) (*mcp.CallToolResult, any, error) {
 				ctx, cancel := context.WithTimeout(ctx, mcpCallTimeout)
 				defer cancel()

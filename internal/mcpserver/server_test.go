@@ -15,9 +15,11 @@ import (
 
 // fakeStore serves fixed blocks and recent calls.
 type fakeStore struct {
-	blocks map[string][]byte
-	recent []hooks.Recent
-	asked  []string
+	blocks   map[string][]byte
+	recent   []hooks.Recent
+	asked    []string
+	calls    []hooks.CallInput
+	failCall bool
 }
 
 func (f *fakeStore) Retrieve(_ context.Context, h string) ([]byte, error) {
@@ -34,13 +36,27 @@ func (f *fakeStore) Recent(_ context.Context, n int) ([]hooks.Recent, error) {
 
 func (f *fakeStore) Stats(context.Context) ([]byte, error) { return nil, errors.New("store closed") }
 
+// Call folds nothing: it records what it was asked and returns the text
+// with a prefix, or fails when failCall is set.
+func (f *fakeStore) Call(_ context.Context, in hooks.CallInput) (string, error) {
+	f.calls = append(f.calls, in)
+	if f.failCall {
+		return "", errors.New("daemon gone")
+	}
+	return "piped:" + in.Text, nil
+}
+
 // connect serves store in memory and returns a client session.
 func connect(t *testing.T, store Store, all bool) *mcp.ClientSession {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)
 	st, ct := mcp.NewInMemoryTransports()
-	ss, err := New(store, "v-test", all).Connect(ctx, st, nil)
+	opt := Options{}
+	if all {
+		opt.Extra = ParseTools("all")
+	}
+	ss, err := New(store, "v-test", opt).Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +114,8 @@ func TestServerTools(t *testing.T) {
 		{"0000000000000000", "0000000000000000 is the documentation example", true},
 		{"xyz", `"xyz" is not a handle`, true},
 	} {
-		got, isErr := callText(t, cs, "omni_retrieve", map[string]any{"handle": tc.handle})
+		// Arguments a host adds beside the tool's own are ignored.
+		got, isErr := callText(t, cs, "omni_retrieve", map[string]any{"handle": tc.handle, "_reason": "host extra"})
 		if !strings.HasPrefix(got, tc.want) || isErr != tc.isErr {
 			t.Errorf("retrieve %q = %q (error %v), want %q (error %v)", tc.handle, got, isErr, tc.want, tc.isErr)
 		}
