@@ -11,6 +11,7 @@ import (
 	"github.com/omnictx/omni/events/jetstream"
 	"github.com/omnictx/omni/hooks"
 	"github.com/omnictx/omni/internal/daemon/wire"
+	"github.com/omnictx/omni/internal/eventlog"
 )
 
 // The daemon's methods. Each request and reply below is JSON on the wire,
@@ -30,6 +31,7 @@ const (
 	MethodGC       = "gc"
 	MethodHealth   = "health"
 	MethodRepair   = "repair"
+	MethodLog      = "log"
 	// MethodPing and MethodStop are answered by the daemon itself (Run),
 	// also without the protocol version in their subject, so that a
 	// client of any protocol version can detect and stop any daemon.
@@ -83,6 +85,7 @@ var methods = []method{
 	{name: MethodHealth, serve: func(s *Service, ctx context.Context, _ []byte) ([]byte, error) {
 		return marshal(s.Health(ctx))
 	}},
+	{name: MethodLog, serve: jsonMethod(MethodLog, (*Service).ReadLog)},
 	{name: MethodRepair, once: true, serve: func(s *Service, ctx context.Context, _ []byte) ([]byte, error) {
 		return marshal(s.Repair(ctx))
 	}},
@@ -174,6 +177,13 @@ type RecentRequest struct {
 // delivered text).
 type DiffRequest struct {
 	Seq events.Seq `json:"seq,omitempty"`
+}
+
+// LogRequest is the "log" request: one page (eventlog.ReadPage) of the
+// events Query selects, from sequence From on.
+type LogRequest struct {
+	Query eventlog.Query `json:"query"`
+	From  events.Seq     `json:"from,omitempty"`
 }
 
 // GCRequest is the "gc" request.
