@@ -302,12 +302,9 @@ type delivery struct {
 	shorten *pipeline.ShortenRequest
 	// noLedger skips the ledger (omni distill without a session).
 	noLedger bool
-	// keepSecrets turns redaction off for this delivery (--keep-secrets).
-	keepSecrets bool
-	// doorRedacted: the door's redaction stage ran over req.Text and
-	// replaced redacted values (the shorten stage does not redact again).
-	doorRedacted bool
-	redacted     int
+	// redacted counts the values the door's redaction stage replaced in
+	// req.Text (the shorten stage's redaction marker).
+	redacted int
 }
 
 // decide runs the pipeline for a delivery and builds the batch's events
@@ -321,8 +318,7 @@ func (e *Engine) decide(d delivery, call string) (pipeline.Decision, []events.Ev
 	if d.shorten != nil && !d.unrecorded && d.req.NoFold == "" && !e.opt.LedgerOnly {
 		sq := *d.shorten
 		sq.Text = raw
-		sq.KeepSecrets = e.opt.KeepSecrets || d.keepSecrets
-		sq.DoorRedacted, sq.RedactedValues = d.doorRedacted, d.redacted
+		sq.RedactedValues = d.redacted
 		// A retrieve's debt binds the first-seen stages too: an output
 		// holding the lines the reader asked for is not distilled or cut.
 		sq.Owed = holdsDebt(v.Debts(), raw)

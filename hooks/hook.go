@@ -368,7 +368,7 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 			return res, nil // a tool or shape omni does not touch
 		}
 	}
-	d.doorRedacted, d.redacted = !red.kept, red.visible
+	d.redacted = red.visible
 	res.Raw = d.req.Text
 	if e.opt.LedgerOnly {
 		inv.Invoked.Params = withParam(inv.Invoked.Params, "ledger_only", "1")

@@ -27,17 +27,11 @@ type ShortenRequest struct {
 	// failing run, which is distilled only when the distiller recognised the
 	// runner's own verdict and every failure line survives (issue 3 §2).
 	ExitCode int
-	// KeepSecrets turns the redaction stage off: the user asked (omni
-	// --keep-secrets) that credentials be kept, so what the model reads and
-	// what the caller archives are the unredacted bytes.
-	KeepSecrets bool
-	// DoorRedacted reports that the door's redaction stage (package redact,
-	// run on everything omni receives before it is recorded) already ran
-	// over Text: Shorten does not redact again and takes RedactedValues as
-	// the count of values it replaced (the redaction marker's n).
-	DoorRedacted bool
-	// RedactedValues is the number of values the door's redaction replaced
-	// in Text (with DoorRedacted).
+	// RedactedValues is the number of credential values the door's
+	// redaction stage (package redact, run on everything omni receives
+	// before it is recorded) replaced in Text: the redaction marker's n.
+	// Shorten redacts nothing itself; 0 when nothing was replaced or the
+	// user kept secrets (--keep-secrets).
 	RedactedValues int
 	// Owed reports that the reader retrieved a block whose lines Text holds
 	// and is owed them whole once: only redaction (and the structured
@@ -140,8 +134,7 @@ func markerPaysForItself(final, marker, raw int) bool {
 // Shorten runs the first-seen stages over one output, in this order (the
 // one copy of them; every door calls it):
 //
-//  1. redaction of credentials (Redact), unless KeepSecrets or the door
-//     redacted already (DoorRedacted);
+//  1. the redaction count: the door redacted Text already (RedactedValues);
 //  2. the structured/opaque guard (Sniff, which includes the any-JSON-line
 //     rule): such payloads pass byte for byte, or redacted without a
 //     marker line so they still parse;
@@ -180,15 +173,9 @@ func Shorten(req ShortenRequest) ShortenResult {
 		return res
 	}
 
-	// 1. Redaction.
+	// 1. Redaction ran at the door: Text is already redacted.
 	body := raw
-	if req.DoorRedacted {
-		res.Redacted = max(0, req.RedactedValues)
-	} else if !req.KeepSecrets {
-		if red, n := Redact(raw); n > 0 {
-			body, res.Redacted = red, n
-		}
-	}
+	res.Redacted = max(0, req.RedactedValues)
 	// deliver returns the result for an output that passes whole (redacted
 	// if anything was redacted), with its reason.
 	deliver := func(reason string) ShortenResult {
@@ -204,20 +191,9 @@ func Shorten(req ShortenRequest) ShortenResult {
 
 	// 2. Structured and opaque payloads.
 	if k := Sniff(body); k != KindNone {
+		// It passes as it is, redacted values included: a marker line would
+		// break the payload's syntax, and the values read [REDACTED].
 		res.Reason = "structured:" + string(k)
-		if res.Redacted > 0 {
-			// No marker line: it would break the payload's syntax. The
-			// values themselves read [REDACTED]. A table or YAML document
-			// that the masks made longer than its raw output gets the
-			// marker line after all: output never grows without saying why,
-			// and a line above rows is still read as rows. (With the door's
-			// redaction raw is already redacted: the text passes as it is.)
-			res.Text = body
-			if len(body) > len(raw) && (k == KindCSV || k == KindTSV || k == KindYAML) {
-				res.Text = redactionMarker(res.Redacted) + "\n" + body
-			}
-			res.Changed = res.Text != raw
-		}
 		return res
 	}
 
