@@ -435,6 +435,9 @@ func (e *Engine) readable(h string, b ledger.Block) bool {
 		return false
 	}
 	a := evs[b.Index].Archived
+	if a.Forgotten {
+		return false // erased by omni forget: archive it again
+	}
 	data := a.Data
 	if a.Codec == events.CodecZstd {
 		if data, err = e.decompress(a.Data); err != nil {
@@ -468,6 +471,9 @@ func (e *Engine) Retrieve(ctx context.Context, h string, r events.Reader) ([]byt
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	b, ok := e.ledger.Block(h)
+	if !ok && e.ledger.Forgotten(h) {
+		return nil, ErrForgotten
+	}
 	if !ok {
 		return nil, ErrUnknownHandle
 	}
@@ -482,6 +488,9 @@ func (e *Engine) Retrieve(ctx context.Context, h string, r events.Reader) ([]byt
 		return nil, fmt.Errorf("read archive %s: event %d.%d is not its Archived event", h, b.Seq, b.Index)
 	}
 	a := evs[b.Index].Archived
+	if a.Forgotten {
+		return nil, ErrForgotten
+	}
 	data := a.Data
 	if a.Codec == events.CodecZstd {
 		if data, err = e.decompress(a.Data); err != nil {

@@ -34,7 +34,7 @@ archived block as "text" (bytes that are not UTF-8 stay base64).
 --session ID keeps one host session; --kind K (repeatable or
 comma-separated: invoked, emitted, folded, archived, compacted, retrieved,
 reader_started, session_ended, distilled, goal_set, remembered, pruned,
-lost); --since WHEN keeps events from WHEN on (a duration such as 2h or 3d,
+lost, forgotten); --since WHEN keeps events from WHEN on (a duration such as 2h or 3d,
 today, a date, or an RFC 3339 time); --seq A..B keeps batches A to B
 (either side may be left out; A alone is one batch). --follow prints new
 events as they are appended, until interrupted (or past B).

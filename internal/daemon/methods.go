@@ -200,6 +200,9 @@ type GCRequest struct {
 var (
 	// ErrUnknownHandle: no archived content for the handle.
 	ErrUnknownHandle = hooks.ErrUnknownHandle
+	// ErrForgotten: omni forget erased the handle's bytes (an
+	// ErrUnknownHandle too).
+	ErrForgotten = hooks.ErrForgotten
 	// ErrDamaged: the handle's stored bytes cannot be read (a damaged
 	// store file; omni gc --repair records it).
 	ErrDamaged = hooks.ErrArchiveUnreadable
@@ -259,6 +262,7 @@ var codes = []struct {
 	code string
 	err  error
 }{
+	{"forgotten", ErrForgotten}, // before unknown-handle: it is one too
 	{"unknown-handle", ErrUnknownHandle},
 	{"damaged", ErrDamaged},
 	{"bad-handle", ErrBadHandle},

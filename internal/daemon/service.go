@@ -216,7 +216,7 @@ func (s *Service) Call(ctx context.Context, in hooks.CallInput) (CallReply, erro
 // log's.
 func (s *Service) Retrieve(ctx context.Context, in RetrieveRequest) ([]byte, error) {
 	b, err := s.engine.Retrieve(ctx, in.Handle, events.Reader{Session: in.Session, Agent: in.Agent})
-	if errors.Is(err, hooks.ErrUnknownHandle) {
+	if errors.Is(err, hooks.ErrUnknownHandle) && !errors.Is(err, hooks.ErrForgotten) {
 		if first, ferr := s.log.First(ctx); ferr == nil && first > 1 {
 			return nil, fmt.Errorf("%w (the log starts at seq %d: omni gc removed the batches before it, which may have named it)", err, first)
 		}

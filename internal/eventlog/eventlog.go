@@ -23,7 +23,7 @@ var Kinds = []events.Kind{
 	events.KindInvoked, events.KindEmitted, events.KindFolded, events.KindArchived,
 	events.KindCompacted, events.KindRetrieved, events.KindReaderStarted,
 	events.KindSessionEnded, events.KindDistilled, events.KindGoalSet,
-	events.KindRemembered, events.KindPruned, events.KindLost,
+	events.KindRemembered, events.KindPruned, events.KindLost, events.KindForgotten,
 }
 
 // Query selects events. The zero Query selects every event.

@@ -149,6 +149,9 @@ func (d *Decoder) JSON(e Entry) ([]byte, error) {
 // text decodes stored bytes: the text, or base64 JSON of the bytes, the
 // codec left on them, and the decode error.
 func (d *Decoder) text(c events.Codec, b []byte) (json.RawMessage, *string, events.Codec, string) {
+	if len(b) == 0 {
+		return nil, nil, events.CodecNone, "" // nothing stored (withheld, forgotten)
+	}
 	raw := b
 	if c == events.CodecZstd {
 		var err error
@@ -236,6 +239,9 @@ func about(e events.Event) string {
 		return "fact=" + clip(e.Remembered.Fact)
 	case e.Pruned != nil:
 		return fmt.Sprintf("before=%d kept=%d", e.Pruned.Before, len(e.Pruned.Kept))
+	case e.Forgotten != nil:
+		f := e.Forgotten
+		return fmt.Sprintf("batches=%d occurrences=%d withheld=%d blocks=%d", len(f.Seqs), f.Occurrences, f.Withheld, len(f.Handles))
 	case e.Lost != nil:
 		return fmt.Sprintf("batches=%d reason=%s", len(e.Lost.Seqs), e.Lost.Reason)
 	}
