@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"time"
 
@@ -71,18 +70,7 @@ home ($OMNI_HOME, default ~/.omni) does not exist.`,
 			if asJSON {
 				return writeJSON(s.Out, rep)
 			}
-			if rep.Seq == 0 {
-				fmt.Fprintln(s.Out, "the event log does not hold the value")
-			} else {
-				fmt.Fprintf(s.Out, "forgot %d occurrence(s) in %s (seq %s): %d input(s) withheld, %d archived block(s) erased; recorded at seq %d\n",
-					rep.Occurrences, batches(len(rep.Seqs)), seqList(rep.Seqs, len(rep.Seqs)), rep.Withheld, len(rep.Handles), rep.Seq)
-			}
-			for _, p := range rep.Removed {
-				fmt.Fprintf(s.Out, "removed %s\n", p)
-			}
-			for _, p := range rep.Rewritten {
-				fmt.Fprintf(s.Out, "masked in %s\n", p)
-			}
+			rep.Render(s.Out, seqList(rep.Seqs, len(rep.Seqs)))
 			return nil
 		},
 	}

@@ -61,7 +61,7 @@ func TestForgetErasesEverywhere(t *testing.T) {
 	}
 
 	code, out := omni(secret+"\n", "forget", "--stdin")
-	if code != 0 || !strings.Contains(out, "in 3 batches (seq 1..3)") || !strings.Contains(out, "3 input(s) withheld, 1 archived block(s) erased") {
+	if code != 0 || !strings.Contains(out, "in 3 batch(es) (seq 1..3)") || !strings.Contains(out, "3 input(s) withheld, 1 archived block(s) erased") {
 		t.Fatalf("forget: exit %d\n%s", code, out)
 	}
 	scanHome(t, home, []string{secret})

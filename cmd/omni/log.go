@@ -12,7 +12,6 @@ import (
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/internal/daemon"
 	"github.com/omnictx/omni/internal/eventlog"
-	"github.com/omnictx/omni/internal/statsreport"
 )
 
 func newLogCmd(s streams) *cobra.Command {
@@ -47,21 +46,11 @@ flag, the store could not be read, or the home ($OMNI_HOME, default
   omni log --follow --session 3f2a...`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o := eventlog.Options{JSON: asJSON, Follow: follow, Query: eventlog.Query{Session: session}}
-			var err error
-			if o.Query.Kinds, err = eventlog.ParseKinds(kinds); err != nil {
+			q, err := eventlog.NewQuery(session, kinds, since, seq, time.Now())
+			if err != nil {
 				return usageErr("omni log: %s", err)
 			}
-			if seq != "" {
-				if o.Query.From, o.Query.To, err = eventlog.ParseSeqRange(seq); err != nil {
-					return usageErr("omni log: %s", err)
-				}
-			}
-			if since != "" {
-				if o.Query.Since, err = statsreport.ParseSince(since, time.Now()); err != nil {
-					return usageErr("omni log: %s", errMsg(err))
-				}
-			}
+			o := eventlog.Options{JSON: asJSON, Follow: follow, Query: q}
 			if err := requireHome("log", omniHome()); err != nil {
 				return err
 			}

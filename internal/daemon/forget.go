@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -28,6 +29,23 @@ type ForgetReport struct {
 	// (logs, base snapshots); Removed those deleted (the checkpoint).
 	Rewritten []string `json:"rewritten,omitempty"`
 	Removed   []string `json:"removed,omitempty"`
+}
+
+// Render writes the report for people: what was found and where, the
+// files touched. seqs renders the batches' sequences.
+func (rep ForgetReport) Render(w io.Writer, seqs string) {
+	if rep.Seq == 0 {
+		fmt.Fprintln(w, "the event log does not hold the value")
+	} else {
+		fmt.Fprintf(w, "forgot %d occurrence(s) in %d batch(es) (seq %s): %d input(s) withheld, %d archived block(s) erased; recorded at seq %d\n",
+			rep.Occurrences, len(rep.Seqs), seqs, rep.Withheld, len(rep.Handles), rep.Seq)
+	}
+	for _, p := range rep.Removed {
+		fmt.Fprintf(w, "removed %s\n", p)
+	}
+	for _, p := range rep.Rewritten {
+		fmt.Fprintf(w, "masked in %s\n", p)
+	}
 }
 
 // forgetKeyPath is the home's key for the keyed hash a KindForgotten event

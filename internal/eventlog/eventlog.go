@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/omnictx/omni/events"
+	"github.com/omnictx/omni/internal/statsreport"
 )
 
 // Kinds lists every event kind a Query may name, in the order of events.
@@ -52,6 +53,29 @@ func (q Query) Match(e events.Event) bool {
 		return false
 	}
 	return true
+}
+
+// NewQuery builds the Query of omni log's flags: session, kinds (see
+// ParseKinds), since (statsreport.ParseSince: a duration, today, a date or
+// an RFC 3339 time, before now) and seq (ParseSeqRange); empty strings
+// filter nothing. Errors: the parsers', naming the flag.
+func NewQuery(session string, kinds []string, since, seq string, now time.Time) (Query, error) {
+	q := Query{Session: session}
+	var err error
+	if q.Kinds, err = ParseKinds(kinds); err != nil {
+		return q, err
+	}
+	if seq != "" {
+		if q.From, q.To, err = ParseSeqRange(seq); err != nil {
+			return q, err
+		}
+	}
+	if since != "" {
+		if q.Since, err = statsreport.ParseSince(since, now); err != nil {
+			return q, err
+		}
+	}
+	return q, nil
 }
 
 // ParseKinds reads a comma-separated list of kinds ("invoked,archived").
