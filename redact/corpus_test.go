@@ -24,7 +24,7 @@ type corpusCall struct {
 
 // TestCorpusRedactions measures redaction on the shared corpus (real agent
 // sessions, ../shared/corpus): values per rule kind in outputs and inputs,
-// beside the old line redactor's count, and checks that structure holds
+// and checks that structure holds
 // (line counts; JSON stays JSON). With OMNI_REDACT_SAMPLES=FILE it writes
 // every redacted line, before and after, for review.
 func TestCorpusRedactions(t *testing.T) {
