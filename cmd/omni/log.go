@@ -12,6 +12,7 @@ import (
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/internal/daemon"
 	"github.com/omnictx/omni/internal/eventlog"
+	"github.com/omnictx/omni/internal/statsreport"
 )
 
 func newLogCmd(s streams) *cobra.Command {
@@ -46,7 +47,14 @@ flag, the store could not be read, or the home ($OMNI_HOME, default
   omni log --follow --session 3f2a...`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			q, err := eventlog.NewQuery(session, kinds, since, seq, time.Now())
+			var from time.Time
+			var err error
+			if since != "" {
+				if from, err = statsreport.ParseSince(since, time.Now()); err != nil {
+					return usageErr("omni log: %s", err)
+				}
+			}
+			q, err := eventlog.NewQuery(session, kinds, from, seq)
 			if err != nil {
 				return usageErr("omni log: %s", err)
 			}

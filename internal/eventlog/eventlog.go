@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/omnictx/omni/events"
-	"github.com/omnictx/omni/internal/statsreport"
 )
 
 // Kinds lists every event kind a Query may name, in the order of events.
@@ -56,22 +55,16 @@ func (q Query) Match(e events.Event) bool {
 }
 
 // NewQuery builds the Query of omni log's flags: session, kinds (see
-// ParseKinds), since (statsreport.ParseSince: a duration, today, a date or
-// an RFC 3339 time, before now) and seq (ParseSeqRange); empty strings
-// filter nothing. Errors: the parsers', naming the flag.
-func NewQuery(session string, kinds []string, since, seq string, now time.Time) (Query, error) {
-	q := Query{Session: session}
+// ParseKinds), since (zero: no bound) and seq (ParseSeqRange); empty
+// strings filter nothing. Errors: the parsers', naming the flag.
+func NewQuery(session string, kinds []string, since time.Time, seq string) (Query, error) {
+	q := Query{Session: session, Since: since}
 	var err error
 	if q.Kinds, err = ParseKinds(kinds); err != nil {
 		return q, err
 	}
 	if seq != "" {
 		if q.From, q.To, err = ParseSeqRange(seq); err != nil {
-			return q, err
-		}
-	}
-	if since != "" {
-		if q.Since, err = statsreport.ParseSince(since, now); err != nil {
 			return q, err
 		}
 	}
