@@ -17,7 +17,7 @@ import (
 // fails when a payload field is added to Event without being listed here,
 // so the round trip below covers it.
 var allKinds = []Kind{KindInvoked, KindEmitted, KindFolded, KindArchived, KindCompacted, KindRetrieved,
-	KindReaderStarted, KindSessionEnded, KindDistilled, KindGoalSet, KindRemembered, KindPruned, KindLost}
+	KindReaderStarted, KindSessionEnded, KindDistilled, KindGoalSet, KindRemembered, KindPruned, KindLost, KindForgotten}
 
 var codecTime = time.Date(2026, 11, 29, 12, 34, 56, 789012345, time.UTC)
 

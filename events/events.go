@@ -69,6 +69,9 @@ const (
 	// truncated store file), found by omni gc --repair or at daemon start:
 	// the blocks archived in them are forgotten.
 	KindLost Kind = "lost"
+	// KindForgotten records omni forget: a value was erased from the
+	// batches it names, which were replaced in place (Rewriter).
+	KindForgotten Kind = "forgotten"
 )
 
 // Reader identifies one context window that receives tool output: a host
@@ -133,6 +136,7 @@ type Event struct {
 	Remembered    *Remembered    `json:"remembered,omitempty"`
 	Pruned        *Pruned        `json:"pruned,omitempty"`
 	Lost          *Lost          `json:"lost,omitempty"`
+	Forgotten     *Forgotten     `json:"forgotten,omitempty"`
 }
 
 // Reader returns the event's reader (Session, Agent).
@@ -301,6 +305,10 @@ type Archived struct {
 	// could not be read back (a damaged store before omni gc --repair):
 	// this copy replaces it.
 	Again bool `json:"again,omitempty"`
+	// Forgotten reports a block whose bytes omni forget erased because
+	// they held a forgotten value: Data is empty and the handle can no
+	// longer be retrieved.
+	Forgotten bool `json:"forgotten,omitempty"`
 }
 
 // Compacted is the payload of KindCompacted.
@@ -377,6 +385,25 @@ type Lost struct {
 	Reason string `json:"reason"`
 }
 
+// Forgotten is the payload of KindForgotten (omni forget). It never holds
+// the value itself.
+type Forgotten struct {
+	// Key is the lowercase hex HMAC-SHA256 of the value under the home's
+	// forget key ($OMNI_HOME/forget.key): whoever holds the key and the
+	// value can tell it was forgotten; the log alone cannot.
+	Key string `json:"key"`
+	// Seqs are the batches that held the value, sorted: each was replaced
+	// in place by a copy without it (same sequence, same events).
+	Seqs []Seq `json:"seqs,omitempty"`
+	// Occurrences counts the places the value was found (decoded inputs,
+	// archived blocks, and other fields), in bytes-level matches.
+	Occurrences int `json:"occurrences"`
+	// Withheld counts the invocations whose input was dropped (their
+	// replay says withheld); Handles lists the archived blocks erased.
+	Withheld int      `json:"withheld,omitempty"`
+	Handles  []string `json:"handles,omitempty"`
+}
+
 // Pruned is the payload of KindPruned (omni gc --before).
 type Pruned struct {
 	// Before is the first sequence kept: every batch below it is removed.
@@ -430,6 +457,16 @@ type Conditional interface {
 	// AppendAfter is Append when the log's newest batch is last (0: the log
 	// is empty); otherwise it stores nothing and fails with ErrConflict.
 	AppendAfter(ctx context.Context, batch []Event, last Seq) (Seq, error)
+}
+
+// Rewriter is implemented by a Log that can replace a stored batch in
+// place (omni forget): the only change a log ever allows to its past.
+type Rewriter interface {
+	// Replace stores batch in place of the batch at seq and erases the
+	// old batch's bytes: from then on Read and Get return batch at seq
+	// (with Seq and Index set), and no other sequence changes. Errors:
+	// ErrNotFound when no batch is stored at seq; the store's otherwise.
+	Replace(ctx context.Context, seq Seq, batch []Event) error
 }
 
 // Log is an append-only store of event batches. Implementations must be

@@ -104,8 +104,7 @@ func (e *Engine) callAt(ctx context.Context, in CallInput, now time.Time, projec
 		req: pipeline.Request{Text: in.Text, Source: lineSourceOr(ls, in.Command), Failed: in.ExitCode != 0}}
 	d.req.NoFold = noFoldReason(in.Command, in.Passthrough, "", nil)
 	d.shorten = &pipeline.ShortenRequest{Command: in.Command, Tool: "Bash", ExitCode: in.ExitCode}
-	d.keepSecrets = in.KeepSecrets
-	d.doorRedacted, d.redacted, d.doorGrew = !red.kept, red.visible, red.grew
+	d.redacted, d.doorGrew = red.visible, red.grew
 	d.noLedger = in.Session == ""
 	var dec pipeline.Decision
 	var evs []events.Event

@@ -306,12 +306,9 @@ type delivery struct {
 	shorten *pipeline.ShortenRequest
 	// noLedger skips the ledger (omni distill without a session).
 	noLedger bool
-	// keepSecrets turns redaction off for this delivery (--keep-secrets).
-	keepSecrets bool
-	// doorRedacted: the door's redaction stage ran over req.Text and
-	// replaced redacted values (the shorten stage does not redact again).
-	doorRedacted bool
-	redacted     int
+	// redacted counts the values the door's redaction stage replaced in
+	// req.Text (the shorten stage's redaction marker).
+	redacted int
 	// doorGrew: the door's masks made req.Text longer than it arrived.
 	doorGrew bool
 }
@@ -327,8 +324,7 @@ func (e *Engine) decide(d delivery, call string) (pipeline.Decision, []events.Ev
 	if d.shorten != nil && !d.unrecorded && d.req.NoFold == "" && !e.opt.LedgerOnly {
 		sq := *d.shorten
 		sq.Text = raw
-		sq.KeepSecrets = e.opt.KeepSecrets || d.keepSecrets
-		sq.DoorRedacted, sq.RedactedValues, sq.DoorGrew = d.doorRedacted, d.redacted, d.doorGrew
+		sq.RedactedValues, sq.DoorGrew = d.redacted, d.doorGrew
 		// A retrieve's debt binds the first-seen stages too: an output
 		// holding the lines the reader asked for is not distilled or cut.
 		sq.Owed = holdsDebt(v.Debts(), raw)
@@ -449,6 +445,9 @@ func (e *Engine) readable(h string, b ledger.Block) bool {
 		return false
 	}
 	a := evs[b.Index].Archived
+	if a.Forgotten {
+		return false // erased by omni forget: archive it again
+	}
 	data := a.Data
 	if a.Codec == events.CodecZstd {
 		if data, err = e.decompress(a.Data); err != nil {
@@ -482,6 +481,9 @@ func (e *Engine) Retrieve(ctx context.Context, h string, r events.Reader) ([]byt
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	b, ok := e.ledger.Block(h)
+	if !ok && e.ledger.Forgotten(h) {
+		return nil, ErrForgotten
+	}
 	if !ok {
 		return nil, ErrUnknownHandle
 	}
@@ -496,6 +498,9 @@ func (e *Engine) Retrieve(ctx context.Context, h string, r events.Reader) ([]byt
 		return nil, fmt.Errorf("read archive %s: event %d.%d is not its Archived event", h, b.Seq, b.Index)
 	}
 	a := evs[b.Index].Archived
+	if a.Forgotten {
+		return nil, ErrForgotten
+	}
 	data := a.Data
 	if a.Codec == events.CodecZstd {
 		if data, err = e.decompress(a.Data); err != nil {

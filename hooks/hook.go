@@ -374,7 +374,7 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 			return res, nil // a tool or shape omni does not touch
 		}
 	}
-	d.doorRedacted, d.redacted, d.doorGrew = !red.kept, red.visible, red.grew
+	d.redacted, d.doorGrew = red.visible, red.grew
 	res.Raw = d.req.Text
 	if e.opt.LedgerOnly {
 		inv.Invoked.Params = withParam(inv.Invoked.Params, "ledger_only", "1")

@@ -318,7 +318,7 @@ var dgOmniCases = []struct {
 	{"semgrep.txt", "semgrep --config auto", 0, nil, true},
 	{"cat_plain.txt", "cat lorem.txt", 0, nil, true},
 	{"cat_readme.txt", "cat README.md", 0, nil, true},
-	{"env_output.txt", "env", 0, []string{"[OMNI: "}, false},
+	{"env_output.txt", "env", 0, nil, true}, // its credentials are the door's (hooks/redact.go): Shorten sees them redacted
 	{"find_project_output.txt", "find . -type f", 0, nil, true},
 	{"grep_recursive_output.txt", "grep -rn error src/", 0, nil, true},
 	{"ls_la_output.txt", "ls -la", 0, nil, true},
@@ -352,13 +352,6 @@ func TestDistillOmniFixtures(t *testing.T) {
 			for _, k := range c.keep {
 				if !strings.Contains(res.Text, k) {
 					t.Errorf("missing %q", k)
-				}
-			}
-			if c.file == "env_output.txt" {
-				for _, secret := range []string{"sk-ant-", "ghp_", "AKIA", "redispass"} {
-					if strings.Contains(res.Text, secret) {
-						t.Errorf("secret %q survived", secret)
-					}
 				}
 			}
 			dgGoldenCheck(t, filepath.Join(dgGolden, "omni", strings.TrimSuffix(c.file, filepath.Ext(c.file))+".txt"), raw, res.Text)
@@ -465,10 +458,8 @@ func shCheckSoft(t *testing.T, req ShortenRequest, res ShortenResult, lost, trun
 	if !res.Changed {
 		return
 	}
-	body := req.Text
-	if res.Redacted > 0 {
-		body, _ = Redact(req.Text)
-	} else if len(res.Text) > len(req.Text) {
+	body := req.Text // the door redacted it already
+	if res.Redacted == 0 && len(res.Text) > len(req.Text) {
 		t.Errorf("output grew without redaction (%s)", dgCut(req.Command, 80))
 	}
 	outKeys := map[uint64]bool{}

@@ -27,20 +27,14 @@ type ShortenRequest struct {
 	// failing run, which is distilled only when the distiller recognised the
 	// runner's own verdict and every failure line survives (issue 3 §2).
 	ExitCode int
-	// KeepSecrets turns the redaction stage off: the user asked (omni
-	// --keep-secrets) that credentials be kept, so what the model reads and
-	// what the caller archives are the unredacted bytes.
-	KeepSecrets bool
-	// DoorRedacted reports that the door's redaction stage (package redact,
-	// run on everything omni receives before it is recorded) already ran
-	// over Text: Shorten does not redact again and takes RedactedValues as
-	// the count of values it replaced (the redaction marker's n).
-	DoorRedacted bool
-	// RedactedValues is the number of values the door's redaction replaced
-	// in Text (with DoorRedacted).
+	// RedactedValues is the number of credential values the door's
+	// redaction stage (package redact, run on everything omni receives
+	// before it is recorded) replaced in Text: the redaction marker's n.
+	// Shorten redacts nothing itself; 0 when nothing was replaced or the
+	// user kept secrets (--keep-secrets).
 	RedactedValues int
 	// DoorGrew reports that the door's masks made Text longer than the
-	// output arrived (a value shorter than "[REDACTED]"; with DoorRedacted).
+	// output arrived (a value shorter than "[REDACTED]").
 	// A table or YAML document then gets the redaction marker line, as it
 	// does when Shorten's own redaction made it longer.
 	DoorGrew bool
@@ -146,8 +140,7 @@ func markerPaysForItself(final, marker, raw int) bool {
 // Shorten runs the first-seen stages over one output, in this order (the
 // one copy of them; every door calls it):
 //
-//  1. redaction of credentials (Redact), unless KeepSecrets or the door
-//     redacted already (DoorRedacted);
+//  1. the redaction count: the door redacted Text already (RedactedValues);
 //  2. the structured/opaque guard (Sniff, which includes the any-JSON-line
 //     rule): such payloads pass byte for byte, or redacted without a
 //     marker line so they still parse;
@@ -186,15 +179,9 @@ func Shorten(req ShortenRequest) ShortenResult {
 		return res
 	}
 
-	// 1. Redaction.
+	// 1. Redaction ran at the door: Text is already redacted.
 	body := raw
-	if req.DoorRedacted {
-		res.Redacted = max(0, req.RedactedValues)
-	} else if !req.KeepSecrets {
-		if red, n := Redact(raw); n > 0 {
-			body, res.Redacted = red, n
-		}
-	}
+	res.Redacted = max(0, req.RedactedValues)
 	// deliver returns the result for an output that passes whole (redacted
 	// if anything was redacted), with its reason.
 	deliver := func(reason string) ShortenResult {
@@ -210,20 +197,16 @@ func Shorten(req ShortenRequest) ShortenResult {
 
 	// 2. Structured and opaque payloads.
 	if k := Sniff(body); k != KindNone {
+		// It passes as it is, redacted values included: a marker line would
+		// break the payload's syntax, and the values read [REDACTED].
 		res.Reason = "structured:" + string(k)
-		if res.Redacted > 0 {
-			// No marker line: it would break the payload's syntax. The
-			// values themselves read [REDACTED]. A table or YAML document
-			// that the masks made longer than its raw output gets the
-			// marker line after all: output never grows without saying why,
-			// and a line above rows is still read as rows. (With the door's
-			// redaction raw is already redacted: DoorGrew says whether it grew.)
-			res.Text = body
-			grew := len(body) > len(raw) || req.DoorRedacted && req.DoorGrew
-			if grew && (k == KindCSV || k == KindTSV || k == KindYAML) {
-				res.Text = redactionMarker(res.Redacted) + "\n" + body
-			}
-			res.Changed = res.Text != raw
+		// A table or YAML document that the door's masks made longer than
+		// the output arrived (DoorGrew) gets the marker line after all:
+		// output never grows without saying why, and a line above rows is
+		// still read as rows.
+		if res.Redacted > 0 && req.DoorGrew && (k == KindCSV || k == KindTSV || k == KindYAML) {
+			res.Text = redactionMarker(res.Redacted) + "\n" + body
+			res.Changed = true
 		}
 		return res
 	}

@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -41,10 +40,8 @@ func shCheck(t testing.TB, req ShortenRequest, res ShortenResult) {
 		}
 		return
 	}
-	body := raw
-	if res.Redacted > 0 {
-		body, _ = Redact(raw)
-	} else if len(res.Text) > len(raw) {
+	body := raw // the door redacted it already
+	if res.Redacted == 0 && len(res.Text) > len(raw) {
 		t.Fatalf("output grew without redaction: %d > %d bytes", len(res.Text), len(raw))
 	}
 	in := map[uint64]bool{}
@@ -190,34 +187,28 @@ func TestShortenStructuredPassesByteForByte(t *testing.T) {
 	}
 }
 
+// A structured payload the door redacted passes as it is (no marker line
+// would parse), with the door's count.
 func TestShortenRedactedJSONStaysParseable(t *testing.T) {
-	raw := `{"user": "dev", "token": "ghp_abcdefghijklmnop0123456789", "nested": {"password": "hunter2", "count": 3}}` + "\n"
-	r := Shorten(ShortenRequest{Command: "cat config.json", Text: raw})
-	if !r.Changed || r.Redacted != 2 || r.Reason != "structured:json" {
+	raw := `{"user": "dev", "token": "[REDACTED]", "nested": {"password": "[REDACTED]", "count": 3}}` + "\n"
+	r := Shorten(ShortenRequest{Command: "cat config.json", Text: raw, RedactedValues: 2})
+	if r.Changed || r.Text != raw || r.Redacted != 2 || r.Reason != "structured:json" {
 		t.Fatalf("%+v", r)
-	}
-	var v map[string]any
-	if err := json.Unmarshal([]byte(r.Text), &v); err != nil {
-		t.Fatalf("redacted JSON does not parse: %v\n%s", err, r.Text)
-	}
-	if strings.Contains(r.Text, "ghp_") || strings.Contains(r.Text, "hunter2") {
-		t.Fatal("secret survived")
-	}
-	if v["user"] != "dev" || v["token"] != Redacted {
-		t.Fatalf("%v", v)
 	}
 }
 
+// The redaction marker, with the door's count, is the first line; without
+// a count (nothing replaced, or --keep-secrets) the text passes.
 func TestShortenRedactionMarkerFirst(t *testing.T) {
-	raw := "HOME=/home/dev\nGITHUB_TOKEN=ghp_0123456789abcdef0123\nPATH=/usr/bin\n"
-	r := Shorten(ShortenRequest{Command: "env", Text: raw})
+	raw := "HOME=/home/dev\nGITHUB_TOKEN=[REDACTED]\nPATH=/usr/bin\n"
+	r := Shorten(ShortenRequest{Command: "env", Text: raw, RedactedValues: 1})
 	want := "[OMNI: 1 sensitive value(s) redacted]\nHOME=/home/dev\nGITHUB_TOKEN=[REDACTED]\nPATH=/usr/bin\n"
 	if r.Text != want || r.Redacted != 1 || !r.Changed {
 		t.Fatalf("got %q", r.Text)
 	}
-	r = Shorten(ShortenRequest{Command: "env", Text: raw, KeepSecrets: true})
+	r = Shorten(ShortenRequest{Command: "env", Text: raw})
 	if r.Changed || r.Text != raw {
-		t.Fatal("KeepSecrets must turn redaction off")
+		t.Fatal("no count, no marker")
 	}
 }
 
@@ -408,38 +399,13 @@ func BenchmarkShortenCollapse(b *testing.B) {
 	}
 }
 
-func BenchmarkShortenRedactPlain(b *testing.B) {
-	raw := shBench16K()
-	b.SetBytes(int64(len(raw)))
-	b.ReportAllocs()
-	for b.Loop() {
-		Redact(raw)
-	}
-}
-
-// TestShortenRedactedTableNeverGrowsSilently: a table whose credentials
-// were masked, longer than its raw output, says so in the marker line; a
-// JSON document keeps its syntax (no line added). Red without the marker
-// for tables (the corpus's psf__requests-6028 call grew 267 -> 278 B).
-func TestShortenRedactedTableNeverGrowsSilently(t *testing.T) {
-	raw := "PASS: http://user:pass@host -> ('user', 'pass')\nPASS: http://user@host -> ('', '')\nPASS: http://:pass@host -> ('', 'pass')\n" +
-		"PASS: http://user%40name:pass%40word@host -> ('user@name', 'pass@word')\nPASS: http://host -> ('', '')\nPASS:  -> ('', '')\nPASS: None -> ('', '')\n"
-	r := Shorten(ShortenRequest{Text: raw, Command: "python3 check_edge_cases.py", Tool: "Bash"})
-	if r.Redacted == 0 || !strings.HasPrefix(r.Reason, "structured:") {
-		t.Fatalf("want a redacted structured payload, got %+v", r)
-	}
-	if len(r.Text) > len(raw) && !strings.HasPrefix(r.Text, redactionMarker(r.Redacted)+"\n") {
-		t.Fatalf("grew %d -> %d B without the redaction marker:\n%s", len(raw), len(r.Text), r.Text)
-	}
-}
-
 // TestShortenDoorGrewYAML: a YAML document the door's masks made longer
 // (a value shorter than "[REDACTED]") gets the redaction marker line, so
 // the output never grows without saying why; one the masks did not make
 // longer passes in place. Red without ShortenRequest.DoorGrew.
 func TestShortenDoorGrewYAML(t *testing.T) {
 	doc := "services:\n  main:\n    image: b3log/siyuan\n    environment:\n      - TZ=America/New_York\n      # - AUTH_CODE=\"[REDACTED]\"\n"
-	req := ShortenRequest{Command: "cat docker-compose.yml", Tool: "Bash", Text: doc, DoorRedacted: true, RedactedValues: 1, DoorGrew: true}
+	req := ShortenRequest{Command: "cat docker-compose.yml", Tool: "Bash", Text: doc, RedactedValues: 1, DoorGrew: true}
 	got := Shorten(req)
 	if want := "[OMNI: 1 sensitive value(s) redacted]\n" + doc; got.Text != want {
 		t.Fatalf("grown YAML:\n%q\nwant\n%q", got.Text, want)

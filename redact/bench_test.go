@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/omnictx/omni/pipeline"
 	"github.com/omnictx/omni/redact"
 	"github.com/omnictx/omni/redact/redacttest"
 )
@@ -55,30 +54,12 @@ func BenchmarkRedactPlain16K(b *testing.B) {
 	}
 }
 
-func BenchmarkOldRedactPlain16K(b *testing.B) {
-	s := benchPlain()
-	b.SetBytes(int64(len(s)))
-	b.ReportAllocs()
-	for b.Loop() {
-		pipeline.Redact(s)
-	}
-}
-
 func BenchmarkRedactSecrets16K(b *testing.B) {
 	s := benchSecrets()
 	b.SetBytes(int64(len(s)))
 	b.ReportAllocs()
 	for b.Loop() {
 		redact.Text(s)
-	}
-}
-
-func BenchmarkOldRedactSecrets16K(b *testing.B) {
-	s := benchSecrets()
-	b.SetBytes(int64(len(s)))
-	b.ReportAllocs()
-	for b.Loop() {
-		pipeline.Redact(s)
 	}
 }
 

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/omnictx/omni/pipeline"
 	"github.com/omnictx/omni/redact"
 )
 
@@ -25,7 +24,7 @@ type corpusCall struct {
 
 // TestCorpusRedactions measures redaction on the shared corpus (real agent
 // sessions, ../shared/corpus): values per rule kind in outputs and inputs,
-// beside the old line redactor's count, and checks that structure holds
+// and checks that structure holds
 // (line counts; JSON stays JSON). With OMNI_REDACT_SAMPLES=FILE it writes
 // every redacted line, before and after, for review.
 func TestCorpusRedactions(t *testing.T) {
@@ -44,7 +43,7 @@ func TestCorpusRedactions(t *testing.T) {
 		defer samples.Flush()
 	}
 	kinds := redact.Counts{}
-	var calls, outputsHit, inputsHit, values, oldValues, jsonBroken, linesChanged int
+	var calls, outputsHit, inputsHit, values, jsonBroken, linesChanged int
 	for _, fn := range files {
 		f, err := os.Open(fn)
 		if err != nil {
@@ -65,8 +64,6 @@ func TestCorpusRedactions(t *testing.T) {
 				}
 				if i == 0 {
 					outputsHit++
-					_, on := pipeline.Redact(text)
-					oldValues += on
 				} else {
 					inputsHit++
 				}
@@ -94,8 +91,8 @@ func TestCorpusRedactions(t *testing.T) {
 		ks = append(ks, fmt.Sprintf("%s=%d", k, n))
 	}
 	sort.Strings(ks)
-	t.Logf("%d calls: %d outputs and %d inputs hold redacted values; %d values (the old line redactor: %d in outputs)",
-		calls, outputsHit, inputsHit, values, oldValues)
+	t.Logf("%d calls: %d outputs and %d inputs hold redacted values; %d values",
+		calls, outputsHit, inputsHit, values)
 	t.Logf("per kind: %s", strings.Join(ks, " "))
 	if linesChanged > 0 || jsonBroken > 0 {
 		t.Errorf("%d texts changed their line count, %d JSON texts stopped parsing", linesChanged, jsonBroken)

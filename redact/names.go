@@ -295,9 +295,28 @@ func isLower(c byte) bool { return c >= 'a' && c <= 'z' }
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // isNameByte is [A-Za-z0-9_].
-func isNameByte(c byte) bool {
-	return c == '_' || isDigit(c) || isUpper(c) || isLower(c)
-}
+func isNameByte(c byte) bool { return byteClass[c]&className != 0 }
+
+// Byte classes, looked up in one table: the token scan tests every byte
+// of every line (a lookup instead of up to eight comparisons).
+const (
+	className  = 1 << iota // [A-Za-z0-9_]
+	classToken             // className and . - ~ + / = %
+)
+
+var byteClass = func() (t [256]uint8) {
+	for c := 0; c < 256; c++ {
+		b := byte(c)
+		if b == '_' || isDigit(b) || isUpper(b) || isLower(b) {
+			t[c] |= className | classToken
+		}
+		switch b {
+		case '.', '-', '~', '+', '/', '=', '%':
+			t[c] |= classToken
+		}
+	}
+	return t
+}()
 
 // isAlnum is [A-Za-z0-9].
 func isAlnum(c byte) bool { return isDigit(c) || isUpper(c) || isLower(c) }

@@ -132,9 +132,7 @@ var vendorsByByte = func() [256][]vendor {
 const minTokenLen = 16
 
 // tokenByte reports a byte of a credential token (its word).
-func tokenByte(c byte) bool {
-	return isNameByte(c) || c == '.' || c == '-' || c == '~' || c == '+' || c == '/' || c == '=' || c == '%'
-}
+func tokenByte(c byte) bool { return byteClass[c]&classToken != 0 }
 
 // tokenSpans finds vendor tokens, JWTs, webhook URLs and the few shapes
 // recognised by structure (Telegram bot tokens, Azure AD client secrets,

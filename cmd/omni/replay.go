@@ -59,7 +59,7 @@ read.`,
 					fmt.Fprintf(s.Out, "batches %d (seq %d..%d), invocations %d, compared %d, identical %d, differing %d\n",
 						sm.Batches, r.First, r.Last, sm.Invocations, sm.Compared, sm.Identical, sm.Compared-sm.Identical)
 					if sm.Withheld > 0 {
-						fmt.Fprintf(s.Out, "withheld %d (their input held credentials and was not stored; OMNI_KEEP_SECRETS=1 keeps it)\n", sm.Withheld)
+						fmt.Fprintf(s.Out, "withheld %d (their input held credentials and was not stored, or omni forget erased it)\n", sm.Withheld)
 					}
 					for _, q := range sm.Mismatches {
 						fmt.Fprintf(s.Out, "differs: seq %d (omni replay --at %d)\n", q, q)
@@ -82,7 +82,7 @@ read.`,
 				s.Out.Write(rp.Output)
 				status := "identical to what was delivered"
 				if rp.Withheld {
-					status = "input withheld (it held credentials), nothing to rerun"
+					status = "input withheld (it held credentials, or omni forget erased it), nothing to rerun"
 				} else if !rp.Compared {
 					status = "delivered nothing to compare"
 				} else if !rp.Match {

@@ -29,7 +29,7 @@ time it would fold.
 HANDLE may also be written omni_retrieve("HANDLE") or quoted.
 
 Exit codes: 0 printed; 1 unknown handle, a handle whose stored bytes a damaged
-store can no longer read, or the reserved documentation example
+store can no longer read or 'omni forget' erased, or the reserved documentation example
 0000000000000000; 2 the store could not be reached, or the home
 ($OMNI_HOME, default ~/.omni) does not exist.`,
 		Example: `  omni retrieve 819dd12d2d605079`,
@@ -52,6 +52,8 @@ store can no longer read, or the reserved documentation example
 			case err == nil:
 			case errors.Is(err, daemon.ErrDamaged):
 				return failErr(err, fmt.Sprintf("omni retrieve: `%s`: %s", h, errMsg(err)))
+			case errors.Is(err, daemon.ErrForgotten):
+				return failErr(err, fmt.Sprintf("omni retrieve: `%s`: its archived bytes were erased by 'omni forget' (they held a value forgotten since): they cannot be printed", h))
 			case errors.Is(err, daemon.ErrUnknownHandle):
 				why := strings.TrimSpace(strings.TrimPrefix(errMsg(err), "no archived content for this handle"))
 				return failErr(err, strings.TrimSpace(fmt.Sprintf("omni retrieve: no archived content for `%s` %s", h, why)))

@@ -13,7 +13,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // Every command of this issue documents its flags, exit codes and an
 // example in --help.
 func TestStatsFamilyHelp(t *testing.T) {
-	for _, args := range [][]string{{"stats"}, {"diff"}, {"explain"}, {"dashboard"}, {"goal"}, {"remember"}, {"session"}} {
+	for _, args := range [][]string{{"stats"}, {"diff"}, {"explain"}, {"dashboard"}, {"goal"}, {"remember"}, {"session"}, {"log"}, {"forget"}} {
 		var out, errb bytes.Buffer
 		code := run(append(args, "--help"), streams{In: strings.NewReader(""), Out: &out, Err: &errb})
 		h := out.String()

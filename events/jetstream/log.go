@@ -227,11 +227,16 @@ func (st *Store) Read(ctx context.Context, from events.Seq, fn func(events.Event
 			}
 		}
 		if len(msgs) == 0 {
-			return nil // nothing at or after seq: the rest was removed
+			// Nothing at or after seq: the rest was removed, or replaced.
+			return st.readReplaced(ctx, seq, last+1, fn)
 		}
 		for _, m := range msgs {
 			if m.seq > last {
-				return nil
+				return st.readReplaced(ctx, seq, last+1, fn)
+			}
+			// Batches replaced in place (omni forget) sit in the gaps.
+			if err := st.readReplaced(ctx, seq, m.seq, fn); err != nil {
+				return err
 			}
 			evs, err := events.Decode(m.data, m.seq)
 			if err != nil {
@@ -329,7 +334,10 @@ func (st *Store) Get(ctx context.Context, seq events.Seq) ([]events.Event, error
 	}
 	if status := m.Header.Get(statusHeader); status != "" {
 		if status == "404" {
-			return st.leaderGet(ctx, seq)
+			if st.remote != nil {
+				return st.leaderGet(ctx, seq)
+			}
+			return st.getReplaced(ctx, seq)
 		}
 		return nil, fmt.Errorf("get %d: status %s %s", seq, status, m.Header.Get(descrHeader))
 	}
@@ -338,7 +346,10 @@ func (st *Store) Get(ctx context.Context, seq events.Seq) ([]events.Event, error
 		return nil, fmt.Errorf("get %d: %w", seq, err)
 	}
 	if got != seq {
-		return st.leaderGet(ctx, seq)
+		if st.remote != nil {
+			return st.leaderGet(ctx, seq)
+		}
+		return st.getReplaced(ctx, seq)
 	}
 	return events.Decode(m.Data, seq)
 }
@@ -449,10 +460,14 @@ func (st *Store) First(ctx context.Context) (events.Seq, error) {
 	if err != nil {
 		return 0, err
 	}
+	first := events.Seq(state.FirstSeq)
 	if state.Msgs == 0 {
-		return 0, nil
+		first = 0
 	}
-	return events.Seq(state.FirstSeq), nil
+	if r := st.replaced.min(); r != 0 && (first == 0 || r < first) {
+		first = r // the oldest batch was replaced in place
+	}
+	return first, nil
 }
 
 // state fetches the stream's current state.
@@ -500,7 +515,7 @@ func (st *Store) Purge(ctx context.Context, before events.Seq) error {
 	if err := st.stream.Purge(ctx, js.WithPurgeSequence(uint64(before))); err != nil {
 		return fmt.Errorf("purge below %d: %w", before, st.mapErr(err))
 	}
-	return nil
+	return st.purgeReplaced(ctx, before)
 }
 
 // Health is what the stream says about itself, for omni doctor.
@@ -576,6 +591,9 @@ func (st *Store) Check(ctx context.Context) (CheckResult, error) {
 		return r, nil
 	}
 	r.First, r.Last = events.Seq(state.FirstSeq), events.Seq(state.LastSeq)
+	if q := st.replaced.min(); q != 0 && q < r.First {
+		r.First = q
+	}
 	inbox := st.nc.NewInbox()
 	sub, err := st.nc.SubscribeSync(inbox)
 	if err != nil {
@@ -585,6 +603,10 @@ func (st *Store) Check(ctx context.Context) (CheckResult, error) {
 	_ = sub.SetPendingLimits(-1, -1)
 	miss := func(from, to events.Seq) { // [from, to)
 		for q := from; q < to; q++ {
+			if st.replaced.has(q) {
+				r.Readable++ // replaced in place (omni forget): readable
+				continue
+			}
 			r.MissingCount++
 			if len(r.Missing) < maxMissing {
 				r.Missing = append(r.Missing, q)

@@ -157,6 +157,10 @@ type Store struct {
 	// brokenAfter the store is broken (Broken) and Append fails at once.
 	timeouts atomic.Int32
 
+	// replaced holds the sequences of batches replaced in place (omni
+	// forget, replace.go).
+	replaced replacedSet
+
 	mu      sync.Mutex
 	closing bool // Close has started
 	closed  bool // Close has finished with the connection: calls fail
@@ -455,7 +459,7 @@ func (st *Store) openStream(ctx context.Context, replicas int) error {
 		}
 	}
 	st.js, st.stream = j, stream
-	return nil
+	return st.loadReplaced(ctx)
 }
 
 // Conn returns the store's own connection to its local server, for

@@ -134,6 +134,26 @@ func (l *Log) First(ctx context.Context) (events.Seq, error) {
 	return l.first, nil
 }
 
+var _ events.Rewriter = (*Log)(nil)
+
+// Replace stores batch in place of the batch at seq (events.Rewriter).
+func (l *Log) Replace(ctx context.Context, seq events.Seq, batch []events.Event) error {
+	b, err := events.Encode(batch)
+	if err != nil {
+		return err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return events.ErrClosed
+	}
+	if seq < l.first || int(seq) > len(l.batches) {
+		return events.ErrNotFound
+	}
+	l.batches[seq-1] = b
+	return nil
+}
+
 // Close makes every later call fail with events.ErrClosed.
 func (l *Log) Close() error {
 	l.mu.Lock()

@@ -14,6 +14,7 @@ import (
 	"github.com/omnictx/omni/events/jetstream"
 	"github.com/omnictx/omni/hooks"
 	"github.com/omnictx/omni/internal/daemon/wire"
+	"github.com/omnictx/omni/internal/eventlog"
 	"github.com/omnictx/omni/projections/stats"
 )
 
@@ -147,6 +148,12 @@ func (c *Client) Repair(ctx context.Context) (RepairReply, error) {
 	out, err := call[RepairReply](ctx, c, MethodRepair, struct{}{})
 	out.Blocks = blocks
 	return out, err
+}
+
+// ReadLog returns one page of the log (eventlog.ReadPage): the events
+// in.Query selects from in.From on.
+func (c *Client) ReadLog(ctx context.Context, in LogRequest) (eventlog.Page, error) {
+	return call[eventlog.Page](ctx, c, MethodLog, in)
 }
 
 // Recent returns the newest in.N calls, newest first.

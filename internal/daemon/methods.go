@@ -11,6 +11,7 @@ import (
 	"github.com/omnictx/omni/events/jetstream"
 	"github.com/omnictx/omni/hooks"
 	"github.com/omnictx/omni/internal/daemon/wire"
+	"github.com/omnictx/omni/internal/eventlog"
 )
 
 // The daemon's methods. Each request and reply below is JSON on the wire,
@@ -30,6 +31,7 @@ const (
 	MethodGC       = "gc"
 	MethodHealth   = "health"
 	MethodRepair   = "repair"
+	MethodLog      = "log"
 	// MethodPing and MethodStop are answered by the daemon itself (Run),
 	// also without the protocol version in their subject, so that a
 	// client of any protocol version can detect and stop any daemon.
@@ -83,6 +85,7 @@ var methods = []method{
 	{name: MethodHealth, serve: func(s *Service, ctx context.Context, _ []byte) ([]byte, error) {
 		return marshal(s.Health(ctx))
 	}},
+	{name: MethodLog, serve: jsonMethod(MethodLog, (*Service).ReadLog)},
 	{name: MethodRepair, once: true, serve: func(s *Service, ctx context.Context, _ []byte) ([]byte, error) {
 		return marshal(s.Repair(ctx))
 	}},
@@ -176,6 +179,13 @@ type DiffRequest struct {
 	Seq events.Seq `json:"seq,omitempty"`
 }
 
+// LogRequest is the "log" request: one page (eventlog.ReadPage) of the
+// events Query selects, from sequence From on.
+type LogRequest struct {
+	Query eventlog.Query `json:"query"`
+	From  events.Seq     `json:"from,omitempty"`
+}
+
 // GCRequest is the "gc" request.
 type GCRequest struct {
 	// Before is the retention: batches older than now-Before go. It must
@@ -190,6 +200,9 @@ type GCRequest struct {
 var (
 	// ErrUnknownHandle: no archived content for the handle.
 	ErrUnknownHandle = hooks.ErrUnknownHandle
+	// ErrForgotten: omni forget erased the handle's bytes (an
+	// ErrUnknownHandle too).
+	ErrForgotten = hooks.ErrForgotten
 	// ErrDamaged: the handle's stored bytes cannot be read (a damaged
 	// store file; omni gc --repair records it).
 	ErrDamaged = hooks.ErrArchiveUnreadable
@@ -249,6 +262,7 @@ var codes = []struct {
 	code string
 	err  error
 }{
+	{"forgotten", ErrForgotten}, // before unknown-handle: it is one too
 	{"unknown-handle", ErrUnknownHandle},
 	{"damaged", ErrDamaged},
 	{"bad-handle", ErrBadHandle},

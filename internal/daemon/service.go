@@ -11,6 +11,7 @@ import (
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/events/jetstream"
 	"github.com/omnictx/omni/hooks"
+	"github.com/omnictx/omni/internal/eventlog"
 	"github.com/omnictx/omni/projections/stats"
 	"github.com/omnictx/omni/replay"
 )
@@ -240,7 +241,7 @@ func (s *Service) Retrieve(ctx context.Context, in RetrieveRequest) ([]byte, err
 		}
 		b, err = s.engine.Retrieve(ctx, in.Handle, reader)
 	}
-	if errors.Is(err, hooks.ErrUnknownHandle) {
+	if errors.Is(err, hooks.ErrUnknownHandle) && !errors.Is(err, hooks.ErrForgotten) {
 		if first, ferr := s.log.First(ctx); ferr == nil && first > 1 {
 			return nil, fmt.Errorf("%w (the log starts at seq %d: omni gc removed the batches before it, which may have named it)", err, first)
 		}
@@ -277,6 +278,12 @@ func (s *Service) Replay(ctx context.Context, in ReplayRequest) (ReplayReply, er
 	}
 	out.Replay = &r
 	return out, nil
+}
+
+// ReadLog returns one page of the events in.Query selects, from in.From
+// on (eventlog.ReadPage, at most eventlog.PageBytes). Errors: the log's.
+func (s *Service) ReadLog(ctx context.Context, in LogRequest) (eventlog.Page, error) {
+	return eventlog.ReadPage(ctx, s.log, in.Query, in.From, eventlog.PageBytes)
 }
 
 // Recent returns the newest in.N calls (outside 1..1000: 20), newest first.

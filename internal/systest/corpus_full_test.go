@@ -29,6 +29,7 @@ import (
 	"github.com/omnictx/omni/internal/bench"
 	"github.com/omnictx/omni/internal/daemon"
 	"github.com/omnictx/omni/pipeline"
+	"github.com/omnictx/omni/redact"
 )
 
 // The markers of the first-seen stages (pipeline/shorten.go), matched on a
@@ -90,10 +91,10 @@ func fullLineText(l string) string { return strings.TrimSuffix(strings.TrimSuffi
 // standing for parts of it: the text around each [REDACTED] occurs in raw
 // in order, anchored at both ends.
 func fullRedactedMatch(got, raw string) bool {
-	if !strings.Contains(got, pipeline.Redacted) {
+	if !strings.Contains(got, redact.Marker) {
 		return got == raw
 	}
-	parts := strings.Split(got, pipeline.Redacted)
+	parts := strings.Split(got, redact.Marker)
 	if !strings.HasPrefix(raw, parts[0]) {
 		return false
 	}
@@ -124,8 +125,8 @@ func fullOnlyRedacted(got, raw string) (bool, string) {
 		case i < len(r) && j < len(g) && g[j] == r[i]:
 			i++
 			j++
-		case i < len(r) && j < len(g) && strings.Contains(g[j], pipeline.Redacted) && fullRedactedMatch(fullLineText(g[j]), fullLineText(r[i])):
-			keyBody := strings.TrimSpace(g[j]) == pipeline.Redacted
+		case i < len(r) && j < len(g) && strings.Contains(g[j], redact.Marker) && fullRedactedMatch(fullLineText(g[j]), fullLineText(r[i])):
+			keyBody := strings.TrimSpace(g[j]) == redact.Marker
 			i++
 			j++
 			if keyBody {
@@ -382,7 +383,7 @@ func (st *fullOracle) check(o *bench.OutLine) {
 			}
 		}
 	}
-	if redacted > 0 || (strings.Contains(del, pipeline.Redacted) && !strings.Contains(raw, pipeline.Redacted)) {
+	if redacted > 0 || (strings.Contains(del, redact.Marker) && !strings.Contains(raw, redact.Marker)) {
 		st.redactedCalls++
 		if redacted == 0 && !strings.Contains(del, "sensitive value(s) redacted") {
 			st.silentRedactions++ // a structured payload redacted in place, no marker by design
@@ -409,7 +410,7 @@ func (st *fullOracle) check(o *bench.OutLine) {
 	for _, l := range survivors {
 		id := lineIdentity(l)
 		have[id] = true
-		if strings.Contains(id, pipeline.Redacted) {
+		if strings.Contains(id, redact.Marker) {
 			redSurvivors = append(redSurvivors, id)
 		}
 	}

@@ -88,6 +88,8 @@ type Ledger struct {
 	purged events.Seq
 	// lost holds the sequences recorded as unreadable (Lost events).
 	lost map[events.Seq]bool
+	// forgotten holds the handles whose bytes omni forget erased.
+	forgotten map[string]bool
 }
 
 // New returns an empty ledger.
@@ -198,6 +200,21 @@ func (l *Ledger) Apply(e events.Event) {
 		if x := e.Lost; x != nil {
 			l.forgetLost(x.Seqs)
 		}
+	case events.KindForgotten:
+		// Their bytes were erased: no marker may name them again.
+		if x := e.Forgotten; x != nil {
+			for _, h := range x.Handles {
+				if l.forgotten == nil {
+					l.forgotten = map[string]bool{}
+				}
+				l.forgotten[h] = true
+				delete(l.blocks, h)
+				delete(l.holders, h)
+				for _, m := range l.owed {
+					delete(m, h)
+				}
+			}
+		}
 	case events.KindFolded:
 		if f := e.Folded; f != nil {
 			l.ref(f.Handle, e.Seq)
@@ -282,6 +299,10 @@ func (l *Ledger) forgetLost(seqs []events.Seq) {
 		}
 	}
 }
+
+// Forgotten reports whether omni forget erased the bytes of handle h (a
+// KindForgotten event named it).
+func (l *Ledger) Forgotten(h string) bool { return l.forgotten[h] }
 
 // LostSeqs returns, sorted, the sequences recorded as unreadable.
 func (l *Ledger) LostSeqs() []events.Seq {

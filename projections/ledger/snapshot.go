@@ -27,6 +27,8 @@ type Snapshot struct {
 	Purged events.Seq
 	// Lost is the sequences recorded as unreadable, sorted.
 	Lost []events.Seq
+	// Forgotten is the handles whose bytes omni forget erased, sorted.
+	Forgotten []string
 }
 
 // ShownSnapshot is one shown-set: a reader's or a project's.
@@ -136,6 +138,10 @@ func (l *Ledger) Snapshot() Snapshot {
 	if len(l.lost) > 0 {
 		out.Lost = l.LostSeqs()
 	}
+	for h := range l.forgotten {
+		out.Forgotten = append(out.Forgotten, h)
+	}
+	slices.Sort(out.Forgotten)
 	return out
 }
 
@@ -220,6 +226,12 @@ func FromSnapshot(x Snapshot) (*Ledger, error) {
 		for _, q := range x.Lost {
 			l.lost[q] = true
 		}
+	}
+	for _, h := range x.Forgotten {
+		if l.forgotten == nil {
+			l.forgotten = map[string]bool{}
+		}
+		l.forgotten[h] = true
 	}
 	return l, nil
 }
