@@ -166,6 +166,7 @@ func processAlive(pid int) bool {
 // place, doctor reports that the daemon runs another build, and the next
 // hook replaces the daemon with one of the new build.
 func TestRebuiltBinaryReplacesDaemon(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds omni")
 	}
