@@ -17,6 +17,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/omnictx/omni/internal/testbin"
 )
 
 // runTimeout bounds one host CLI run. A run takes 10–60 s on an idle
@@ -48,6 +50,10 @@ func runMain(m *testing.M) int {
 		}
 	}
 	binDir = dir
+	// The four hosts' tests share nothing (each has its own sandbox, mock
+	// and home) and mostly wait for their CLI and its mock: all four at
+	// once, not two.
+	testbin.Parallel(4)
 	return m.Run()
 }
 

@@ -119,6 +119,7 @@ func TestDamagedStoreStart(t *testing.T) {
 // TestDoctorMissingStoreFiles: a store whose block file was deleted or
 // emptied is not reported as ok, and doctor does not blame omni gc.
 func TestDoctorMissingStoreFiles(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds omni and runs daemons")
 	}

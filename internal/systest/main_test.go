@@ -114,6 +114,10 @@ func fullPass(t *testing.T) *benchRun { return full.get(t, false) }
 var sharedStoreMu sync.Mutex
 
 func TestMain(m *testing.M) {
+	// The corpus tests wait for the one shared pass of their mode, the
+	// storms and the kill loop for their processes: four at once keep both
+	// cores busy.
+	testbin.Parallel(4)
 	code := m.Run()
 	for _, p := range []*pass{&ledger, &full} {
 		if p.run != nil && p.run.dir != "" {

@@ -16,14 +16,15 @@ import (
 	"github.com/omnictx/omni/internal/testbin"
 )
 
-// TestHookStormNoDaemon starts 48 hook processes of `omni hook`, then 64 of
+// TestHookStormNoDaemon starts 24 hook processes of `omni hook`, then 32 of
 // the thin client omni-hook, at once against a home with no daemon, twice:
 // every first delivery prints nothing, every repeat prints the
 // whole-output marker whose handle retrieves the exact bytes; afterwards
 // exactly one daemon runs, and the log holds every invocation, each
 // replaying byte for byte: zero lost events under both concurrent storms
-// (a 16-way round was dropped: the larger ones race the same spawn and
-// lock paths). On a loaded machine some hooks miss their 4 s deadline and
+// (on two cores, 24 processes started at once already contend for the
+// one daemon spawn and the store lock; the rounds were 48 and 64 before,
+// twice the processes on the same paths). On a loaded machine some hooks miss their 4 s deadline and
 // fail open (print nothing, log why): the test accounts for each of them
 // in omni.log instead of demanding a marker.
 func TestHookStormNoDaemon(t *testing.T) {
@@ -37,7 +38,7 @@ func TestHookStormNoDaemon(t *testing.T) {
 	for _, tc := range []struct {
 		n      int
 		client []string
-	}{{48, []string{bin, "hook"}}, {64, []string{thin}}} {
+	}{{24, []string{bin, "hook"}}, {32, []string{thin}}} {
 		t.Run(fmt.Sprintf("%d-%s", tc.n, filepath.Base(tc.client[0])), func(t *testing.T) {
 			hookStorm(t, bin, tc.client, filepath.Join(t.TempDir(), "home"), tc.n)
 		})

@@ -5,10 +5,13 @@
 package testbin
 
 import (
+	"flag"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"sync"
 	"testing"
 )
@@ -63,6 +66,23 @@ func Dir(t testing.TB, thin bool) string {
 // Omni returns the path of an omni binary of the test's own (Dir without
 // omni-hook).
 func Omni(t testing.TB) string { return filepath.Join(Dir(t, false), "omni") }
+
+// Parallel raises how many t.Parallel tests of the package run at once
+// (the -test.parallel flag, GOMAXPROCS by default: 2 on a two-core
+// machine) to n, unless the command line set it. Tests that mostly wait
+// for processes they started (hook storms, kill loops, host CLIs) then
+// overlap one another instead of queueing behind two. TestMain calls it
+// before m.Run; it parses the command line.
+func Parallel(n int) {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set && n > runtime.GOMAXPROCS(0) {
+		_ = flag.Set("test.parallel", strconv.Itoa(n))
+	}
+}
 
 // Cleanup removes the shared build; TestMain calls it after the tests.
 func Cleanup() {
