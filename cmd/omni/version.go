@@ -121,6 +121,8 @@ const environmentHelp = `Environment variables omni reads:
                         own soft memory limit
   CODEX_HOME            Codex's config directory for 'omni init --codex'
                         (default ~/.codex)
+  COPILOT_HOME          Copilot CLI's config directory for 'omni init --copilot'
+                        (default ~/.copilot)
   XDG_CONFIG_HOME       where 'omni init --opencode' writes the plugin
                         (default ~/.config)
   NO_COLOR              any value: 'omni diff' prints no colour

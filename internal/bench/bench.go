@@ -583,9 +583,16 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 			rep.Uncaptured[reason] += miss
 		}
 		if outW != nil {
+			// What the model read: on the failure path the host applies no
+			// reply, so a hook that printed none leaves the host's own text
+			// (the door's redaction never reached the model there).
+			seen := res.Delivered
+			if !rewritten && err == nil && res.Reply == nil && payload["hook_event_name"] == "PostToolUseFailure" {
+				seen = hostRaw
+			}
 			b, _ := json.Marshal(OutLine{Session: r.Session, Agent: r.Agent, Seq: r.Seq, Tool: r.Tool, Input: r.Input,
 				HostTool: hostTool, Event: res.Event, Project: project, Epoch: r.CompactionEpoch,
-				Raw: hostRaw, Delivered: res.Delivered, Handles: handles, Reason: res.Reason, Why: reasonOf(res, raw, del)})
+				Raw: hostRaw, Delivered: seen, Handles: handles, Reason: res.Reason, Why: reasonOf(res, raw, del)})
 			outW.Write(b)
 			if err := outW.WriteByte('\n'); err != nil {
 				return nil, fmt.Errorf("write %s: %w", o.Out, err)
