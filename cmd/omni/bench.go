@@ -98,11 +98,13 @@ and replies inline when the pipeline brings it under the cap; the report's
 "over-cap" line counts those calls and their bytes against the whole output
 (the model would otherwise read a ~2 KB preview, then the file in pieces).
 
---rewrite[=narrow|all] replays the PreToolUse rewrite ('omni pretool'): a
+--rewrite=narrow|all|off replays the PreToolUse rewrite ('omni pretool'): a
 failing Bash call whose command the form takes (the hook's own decision, as in
 bypassPermissions mode with no permission rules: the corpus has no settings
 files) runs through the exec door instead of the untouched failure path; the
-model reads its "Exit code N" line and exec's output.
+model reads its "Exit code N" line and exec's output. The default is narrow,
+the form 'omni init --claude' installs; off replays the hooks alone, and
+--ledger-only always does.
 
 Exit codes: 0 done; 2 a corpus file or the store could not be read.`,
 		Example: `  omni bench --corpus ../shared/corpus/*.jsonl
@@ -143,8 +145,11 @@ Exit codes: 0 done; 2 a corpus file or the store could not be read.`,
 				return nil
 			}
 			form, ok := rewrite.ParseForm(o.rewrite)
-			if o.rewrite != "" && !ok {
-				return usageErr("omni bench: --rewrite=%s: want narrow or all", o.rewrite)
+			switch {
+			case o.rewrite == "off" || o.ledgerOnly:
+				form = ""
+			case !ok:
+				return usageErr("omni bench: --rewrite=%s: want narrow, all or off", o.rewrite)
 			}
 			rep, err := bench.Run(context.Background(), bench.Options{Corpus: o.corpus, Home: o.home, Out: o.out, LedgerOnly: o.ledgerOnly, Persisted: o.persisted, Limit: o.limit, Rewrite: form,
 				OpenStore: openBenchStore, MarkBusy: daemon.MarkBusy, Logf: homeLogf}, s.Err)
@@ -167,7 +172,7 @@ Exit codes: 0 done; 2 a corpus file or the store could not be read.`,
 	cmd.Flags().BoolVar(&o.persisted, "persisted", false, "replay over-cap Bash outputs with persistedOutputPath, as Claude Code does")
 	cmd.Flags().BoolVar(&o.asJSON, "json", false, "print the report as JSON")
 	cmd.Flags().IntVar(&o.limit, "limit", 0, "stop after this many calls (0: all)")
-	cmd.Flags().StringVar(&o.rewrite, "rewrite", "", "replay the PreToolUse rewrite of this form (narrow, all): failing Bash calls it takes run through omni exec")
+	cmd.Flags().StringVar(&o.rewrite, "rewrite", "narrow", "replay the PreToolUse rewrite of this form (narrow, all; off: none): failing Bash calls it takes run through omni exec")
 	cmd.Flags().Lookup("rewrite").NoOptDefVal = "narrow"
 	cmd.Flags().BoolVar(&o.latency, "latency", false, "time hook processes (omni hook, and omni-hook when it sits beside omni) against a warm daemon, 0.5 KB to 15 MiB payloads from the corpus, beside a trivial Go binary, with peak RSS")
 	cmd.Flags().IntVar(&o.n, "n", 50, "with --latency: processes per payload size")
