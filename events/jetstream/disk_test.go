@@ -133,9 +133,15 @@ func TestCheckFindsDamage(t *testing.T) {
 func TestShortDeadlinesNotBroken(t *testing.T) {
 	st := openT(t, Options{Dir: t.TempDir()})
 	for i := 0; i < 3*brokenAfter; i++ {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Microsecond)
-		time.Sleep(10 * time.Microsecond)
-		if _, err := st.Append(ctx, []events.Event{ev(i)}); err == nil {
+		// Even: a deadline already past (the append must fail). Odd: one
+		// that runs out during the append (1 µs); its timer may fire late,
+		// so that append may also succeed.
+		ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Millisecond))
+		if i%2 == 1 {
+			cancel()
+			ctx, cancel = context.WithTimeout(context.Background(), time.Microsecond)
+		}
+		if _, err := st.Append(ctx, []events.Event{ev(i)}); err == nil && i%2 == 0 {
 			t.Fatalf("append %d with a spent deadline succeeded", i)
 		}
 		cancel()
