@@ -146,7 +146,7 @@ Exit codes: 0 done; 2 a corpus file or the store could not be read.`,
 			}
 			form, ok := rewrite.ParseForm(o.rewrite)
 			switch {
-			case o.rewrite == "off" || o.ledgerOnly:
+			case o.rewrite == "off" || o.rewrite == "false" || o.ledgerOnly:
 				form = ""
 			case !ok:
 				return usageErr("omni bench: --rewrite=%s: want narrow, all or off", o.rewrite)

@@ -108,7 +108,7 @@ const maxRetentionDays = int64(math.MaxInt64 / int64(24*time.Hour))
 func parseRetention(s string) (time.Duration, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return 0, fmt.Errorf("--before DURATION is required (e.g. 90d)")
+		return 0, fmt.Errorf("give --before DURATION (e.g. 90d) or --repair")
 	}
 	var d time.Duration
 	if n, ok := strings.CutSuffix(s, "d"); ok {

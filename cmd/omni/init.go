@@ -70,7 +70,7 @@ with --uninstall, every host omni is registered with), and refuses when it
 cannot tell.
 
 For Claude Code init also registers 'omni pretool' for PreToolUse (the
-default since issue 15; --rewrite=false leaves it out): foreground test and
+default; --rewrite=false leaves it out): foreground test and
 build runners (go test, pytest, cargo test, npm test, make, ...) run through
 'omni exec', so a failing run is distilled too (Claude Code never lets a hook
 rewrite a failing call's output). Claude Code matches its permission rules

@@ -138,7 +138,7 @@ func run(args []string, s streams) int {
 	pinHome()
 	root := newRootCmd(s)
 	root.SetArgs(args)
-	err := root.Execute()
+	failed, err := root.ExecuteC()
 	if err == nil {
 		return 0
 	}
@@ -158,7 +158,13 @@ func run(args []string, s streams) int {
 			fmt.Fprintln(s.Err, msg)
 		}
 	default:
-		fmt.Fprintln(s.Err, "omni:", err)
+		// cobra's own errors (argument counts, unknown subcommands) name
+		// the command that refused them.
+		name := "omni"
+		if failed != nil {
+			name = failed.CommandPath()
+		}
+		fmt.Fprintf(s.Err, "%s: %v\n", name, err)
 	}
 	return exitCode(err)
 }
