@@ -124,24 +124,7 @@ func applyCopilotHooks(src []byte, omni string, install bool) ([]byte, error) {
 		}
 	}
 	// Drop the event arrays our removals emptied (unless ours goes back in).
-	for {
-		root, _ := parseJSONC(src)
-		hm := root.member("hooks")
-		if hm == nil {
-			break
-		}
-		edited := false
-		for i, m := range hm.val.members {
-			if _, w := want[m.key]; touched[m.key] && !w && m.val.kind == '[' && len(m.val.elems) == 0 {
-				src = removeItem(src, hm.val, i)
-				edited = true
-				break
-			}
-		}
-		if !edited {
-			break
-		}
-	}
+	src = dropEmptiedEvents(src, touched, func(ev string) bool { _, w := want[ev]; return w })
 	for _, e := range copilotEvents {
 		if !install || kept[e.name] {
 			continue

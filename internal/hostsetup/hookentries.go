@@ -84,24 +84,7 @@ func applyHookEntries(src []byte, entries []hookEntry, omni string, install bool
 		}
 	}
 	// Drop event arrays our removals emptied (unless an entry goes back in).
-	for {
-		root, _ := parseJSONC(src)
-		hm := root.member("hooks")
-		if hm == nil {
-			break
-		}
-		edited := false
-		for i, m := range hm.val.members {
-			if _, w := want[m.key]; touched[m.key] && !w && m.val.kind == '[' && len(m.val.elems) == 0 {
-				src = removeItem(src, hm.val, i)
-				edited = true
-				break
-			}
-		}
-		if !edited {
-			break
-		}
-	}
+	src = dropEmptiedEvents(src, touched, func(ev string) bool { _, w := want[ev]; return w })
 	if install {
 		var missing omap
 		for _, e := range entries {
@@ -234,4 +217,29 @@ func IsOmniCommand(cmd, omni string, subs ...string) bool {
 
 func isOmniProgram(prog, omni string) bool {
 	return filepath.Base(prog) == "omni" || (omni != "" && prog == omni)
+}
+
+// dropEmptiedEvents removes from the "hooks" object of src every event
+// array that is now empty, was touched by our removals (touched[event]) and
+// gets no entry back (wanted(event) false). The user's own empty arrays
+// stay. It returns the edited source.
+func dropEmptiedEvents(src []byte, touched map[string]bool, wanted func(event string) bool) []byte {
+	for {
+		root, _ := parseJSONC(src)
+		hm := root.member("hooks")
+		if hm == nil {
+			return src
+		}
+		edited := false
+		for i, m := range hm.val.members {
+			if touched[m.key] && !wanted(m.key) && m.val.kind == '[' && len(m.val.elems) == 0 {
+				src = removeItem(src, hm.val, i)
+				edited = true
+				break
+			}
+		}
+		if !edited {
+			return src
+		}
+	}
 }
