@@ -28,7 +28,8 @@ time it would fold.
 
 HANDLE may also be written omni_retrieve("HANDLE") or quoted.
 
-Exit codes: 0 printed; 1 unknown handle, a handle whose stored bytes a damaged
+Exit codes: 0 printed; 1 unknown or malformed handle (not 16 hex
+characters), a handle whose stored bytes a damaged
 store can no longer read or 'omni forget' erased, or the reserved documentation example
 0000000000000000; 2 the store could not be reached, or the home
 ($OMNI_HOME, default ~/.omni) does not exist.`,

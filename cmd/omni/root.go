@@ -183,7 +183,7 @@ an event in an embedded NATS JetStream log under $OMNI_HOME (default ~/.omni).
 Pipe mode: 'CMD | omni --session S' prints CMD's output as the reader S
 would read it.
 
-Exit codes: 0 success; 1 a handle or sequence was not found, or a replay
+Exit codes: 0 success; 1 a handle or sequence was not found or is malformed, or a replay
 differed; 2 usage or store errors.`,
 		Example: `  omni bench --corpus ../shared/corpus/*.jsonl
   omni exec --session demo -- go test ./...

@@ -256,6 +256,8 @@ func typedPattern(t string) string {
 		return "---> _"
 	case strings.HasPrefix(t, "[") && cmakeProgress(t):
 		return "[_] " + firstWord(strings.TrimSpace(t[strings.IndexByte(t, ']')+1:])) + " _"
+	case layerProgress(t):
+		return "<layer> pull progress"
 	}
 	if logLevel(t) != "" {
 		return logKey
@@ -403,4 +405,72 @@ func isTimestampWord(tok string) bool {
 		}
 	}
 	return digits >= 4 && sep
+}
+
+// layerStates are the per-layer states an image pull prints (docker,
+// podman and docker compose without a terminal): every state of every
+// layer on its own line, the transfer meters included, so a 130 MB layer
+// prints some 40 lines. The pull's result is on other lines ("Status:
+// Downloaded newer image for …", "✔ neo4j Pulled", "Digest: sha256:…").
+var layerStates = []string{"Pulling fs layer", "Waiting", "Verifying Checksum", "Download complete",
+	"Pull complete", "Already exists", "Downloading", "Extracting"}
+
+// layerProgress reports one line of an image pull's per-layer progress:
+// a 12-hex layer id (docker pull writes it with a colon,
+// "b7fe3d198324: Pull complete"), then one of layerStates; "Downloading" and
+// "Extracting" only with their meter ("[====>   ]  8.552MB/130.8MB", or
+// the bare "  1.369kB/3.841kB" some versions print). A line that says
+// anything else about a layer (an error, a retry) is not progress.
+func layerProgress(t string) bool {
+	if len(t) < 14 || !isHexish(t[:12]) {
+		return false
+	}
+	rest := t[12:]
+	if rest[0] == ':' {
+		rest = rest[1:]
+	}
+	if rest == "" || rest[0] != ' ' {
+		return false
+	}
+	rest = rest[1:]
+	for _, st := range layerStates {
+		if !strings.HasPrefix(rest, st) {
+			continue
+		}
+		m := strings.TrimSpace(rest[len(st):])
+		if st != "Downloading" && st != "Extracting" {
+			return m == ""
+		}
+		if strings.HasPrefix(m, "[") {
+			k := strings.IndexByte(m, ']')
+			if k < 0 || strings.Trim(m[1:k], "=> ") != "" {
+				return false
+			}
+			m = strings.TrimSpace(m[k+1:])
+		}
+		return meter(m)
+	}
+	return false
+}
+
+// meter reports a transfer meter "8.552MB/130.8MB" or "952B/10.06kB"
+// (also with "s" as a unit, "2s/3s"): digits, dots and unit letters on
+// both sides of one slash.
+func meter(m string) bool {
+	k := strings.IndexByte(m, '/')
+	if k <= 0 || k == len(m)-1 {
+		return false
+	}
+	for _, side := range []string{m[:k], m[k+1:]} {
+		if side[0] < '0' || side[0] > '9' {
+			return false
+		}
+		for i := 0; i < len(side); i++ {
+			c := side[i]
+			if !(c >= '0' && c <= '9' || c == '.' || c == 'k' || c == 'K' || c == 'M' || c == 'G' || c == 'T' || c == 'B' || c == 'i' || c == 's') {
+				return false
+			}
+		}
+	}
+	return true
 }

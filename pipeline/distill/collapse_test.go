@@ -207,3 +207,35 @@ func isMarkerLine(line string) bool {
 	}
 	return strings.Contains(t, " similar lines collapsed] (pattern: ") || strings.Contains(t, " log lines collapsed: ")
 }
+
+func TestCollapseImagePullProgress(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(" neo4j Pulling \n")
+	for i := 0; i < 6; i++ {
+		fmt.Fprintf(&b, " %012x Pulling fs layer \n", i+0xa0)
+	}
+	for i := 0; i < 30; i++ {
+		fmt.Fprintf(&b, " 5f3fc6a897b0 Downloading [%s>%s]  %d.5MB/130.8MB\n", strings.Repeat("=", i), strings.Repeat(" ", 49-i), i*4)
+	}
+	b.WriteString("00000000000a: Pull complete\n0000000000a1: Already exists\n")
+	b.WriteString(" 5f3fc6a897b0 Downloading failed: unexpected EOF\n")
+	b.WriteString(" neo4j Pulled \n Container neo4j  Started\n")
+	out, ok := collapseText(b.String())
+	want := " neo4j Pulling \n[38 similar lines collapsed] (pattern: \"<layer> pull progress\")\n" +
+		" 5f3fc6a897b0 Downloading failed: unexpected EOF\n neo4j Pulled \n Container neo4j  Started\n"
+	if !ok || out != want {
+		t.Fatalf("got %q", out)
+	}
+	for _, s := range []string{
+		"5f3fc6a897b0 Downloading [==> ] retrying in 5s",
+		"5f3fc6a897b0 Extracting error",
+		"5f3fc6a897b0 Waiting for lock",
+		"5f3fc6a897b0 Pull complete; 3 more",
+		"zzzzzzzzzzzz Pull complete",
+		"5f3fc6a897b0 Downloading [==x ]  1MB/2MB",
+	} {
+		if layerProgress(s) {
+			t.Errorf("layerProgress(%q) = true", s)
+		}
+	}
+}
