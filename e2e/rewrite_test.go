@@ -94,6 +94,12 @@ func rewriteRun(t *testing.T, claude, settings string, mode ...string) (map[stri
 		t.Fatal(err)
 	}
 	s.omniInit("--claude")
+	// The rewrite is answered by the thin client beside omni, so no Bash
+	// call waits for the full binary to start.
+	if reg, err := os.ReadFile(filepath.Join(s.home, ".claude", "settings.json")); err != nil ||
+		!strings.Contains(string(reg), `omni-hook pretool"`) {
+		t.Fatalf("omni init --claude did not register omni-hook pretool (%v):\n%s", err, reg)
+	}
 	steps := []struct{ name, cmd string }{{"test", "cargo test"}, {"denied", "cargo test --release"}}
 	m := newMock(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
 		if strings.HasSuffix(r.URL.Path, "/count_tokens") {

@@ -341,7 +341,7 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 		return simple(events.KindSessionEnded, func(ev *events.Event) { ev.SessionEnded = &events.SessionEnded{Reason: p.Reason} })
 	case "PostToolUse", "PostToolUseFailure":
 	default:
-		// PreToolUse (see PreToolRewrite, outside the Engine),
+		// PreToolUse (see rewrite.Reply, outside the Engine),
 		// UserPromptSubmit, Stop, …: nothing the ledger needs, no reply.
 		return res, nil
 	}

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/omnictx/omni/internal/daemon/wire"
+	"github.com/omnictx/omni/internal/rewrite"
 )
 
 // version is set at build time with -ldflags "-X main.version=..."; it
@@ -59,7 +60,11 @@ Always exits 0; on any problem it prints nothing (the host keeps its own
 output) and writes a line to $OMNI_HOME/omni.log. 'omni init' registers it
 when it sits beside the omni binary. See 'omni hook --help'.
 
+'omni-hook pretool [--form narrow|all]' is 'omni pretool' (the PreToolUse
+rewrite into 'omni exec'), answered here without starting omni.
+
 Usage: omni-hook < payload.json
+       omni-hook pretool [--form narrow|all] < payload.json
        omni-hook --version
 `
 
@@ -71,6 +76,9 @@ func main() {
 			return
 		case "-h", "--help", "help":
 			fmt.Print(usage)
+			return
+		case "pretool":
+			pretool(os.Args[2:], os.Stdin, os.Stdout)
 			return
 		}
 		// Any other argument is ignored, like the optional EVENT of
@@ -238,5 +246,45 @@ func reportRSS(w io.Writer) {
 			fmt.Sscanf(strings.TrimSpace(v), "%d", &kb)
 			fmt.Fprintf(w, "omni: peak RSS %d KiB\n", kb)
 		}
+	}
+}
+
+// pretool answers a PreToolUse payload as 'omni pretool' does
+// (rewrite.Reply, with the omni binary beside this one, else on $PATH, in
+// the rewritten command). args are the words after "pretool": only
+// --form narrow|all (or --form=F) is known; any other word, an unknown
+// form, OMNI_PRETOOL_REWRITE=0, or any problem prints nothing, and the
+// host runs the command as written.
+func pretool(args []string, stdin io.Reader, stdout io.Writer) {
+	defer func() { _ = recover() }()
+	form := string(rewrite.Narrow)
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--form" && i+1 < len(args):
+			form = args[i+1]
+			i++
+		case strings.HasPrefix(a, "--form="):
+			form = strings.TrimPrefix(a, "--form=")
+		default:
+			return
+		}
+	}
+	f, ok := rewrite.ParseForm(form)
+	if !ok || os.Getenv("OMNI_PRETOOL_REWRITE") == "0" {
+		return
+	}
+	in, err := io.ReadAll(io.LimitReader(stdin, maxInput+1))
+	if err != nil || len(in) > maxInput {
+		return
+	}
+	bin := omniBinary()
+	if bin == "" {
+		return
+	}
+	if abs, err := filepath.Abs(bin); err == nil {
+		bin = abs
+	}
+	if reply := rewrite.Reply(in, rewrite.PreTool{Omni: bin, Form: f}); reply != nil {
+		_, _ = stdout.Write(reply)
 	}
 }

@@ -180,3 +180,53 @@ func TestConstantsAgree(t *testing.T) {
 		t.Fatalf("omni --version %q, omni-hook --version %q", a, b)
 	}
 }
+
+// TestPretoolSameAsOmni: `omni-hook pretool` answers every PreToolUse
+// payload exactly as `omni pretool` does, with the omni beside it in the
+// rewritten command, and prints nothing where omni prints nothing.
+func TestPretoolSameAsOmni(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home) // no user settings: bypass mode decides alone
+	pre := func(cmd, mode string, extra map[string]any) []byte {
+		in := map[string]any{"command": cmd, "description": "d"}
+		p := map[string]any{"session_id": "s1", "hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": home,
+			"permission_mode": mode, "tool_input": in}
+		for k, v := range extra {
+			p[k] = v
+		}
+		b, _ := json.Marshal(p)
+		return b
+	}
+	cases := []struct {
+		stdin []byte
+		args  []string
+		want  bool // a rewrite is expected
+	}{
+		{pre("go test ./...", "bypassPermissions", nil), nil, true},
+		{pre("go test ./...", "bypassPermissions", map[string]any{"agent_id": "a1"}), []string{"--form", "narrow"}, true},
+		{pre("ls -la", "bypassPermissions", nil), []string{"--form=all"}, true},
+		{pre("ls -la", "bypassPermissions", nil), nil, false},
+		{pre("go test ./...", "default", nil), nil, false},
+		{pre("go test ./...", "bypassPermissions", map[string]any{"turn_id": "t1"}), nil, false},
+		{pre("go test ./...", "bypassPermissions", nil), []string{"--form", "bogus"}, false},
+		{[]byte("not json"), nil, false},
+	}
+	thin, fat := filepath.Join(binDir, "omni-hook"), filepath.Join(binDir, "omni")
+	for i, c := range cases {
+		got := hook(t, home, c.stdin, thin, append([]string{"pretool"}, c.args...)...)
+		want := hook(t, home, c.stdin, fat, append([]string{"pretool"}, c.args...)...)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("case %d: omni-hook pretool printed\n%s\nomni pretool printed\n%s", i, got, want)
+		}
+		if rewritten := bytes.Contains(got, []byte(`"updatedInput"`)); rewritten != c.want {
+			t.Fatalf("case %d: rewritten %v, want %v: %s", i, rewritten, c.want, got)
+		}
+		if c.want && !bytes.Contains(got, []byte(fat+" exec --session s1")) {
+			t.Fatalf("case %d: the rewrite does not run the omni beside omni-hook: %s", i, got)
+		}
+	}
+	t.Setenv("OMNI_PRETOOL_REWRITE", "0")
+	if got := hook(t, home, cases[0].stdin, thin, "pretool"); len(got) != 0 {
+		t.Fatalf("OMNI_PRETOOL_REWRITE=0: %s", got)
+	}
+}

@@ -1,6 +1,6 @@
 package main
 
-// omni pretool: the PreToolUse rewrite (hooks.PreToolRewrite).
+// omni pretool: the PreToolUse rewrite (rewrite.Reply).
 
 import (
 	"io"
@@ -33,7 +33,10 @@ settings.local.json) and never rewrites a command a deny or ask rule could
 match; outside bypassPermissions mode it rewrites only a command an allow
 rule permits, and then answers permissionDecision "allow". A settings file it
 cannot parse stops every rewrite. run_in_background calls are left alone.
-OMNI_PRETOOL_REWRITE=0 turns it off without unregistering.
+OMNI_PRETOOL_REWRITE=0 turns it off without unregistering. When the thin
+hook client omni-hook sits beside omni, 'omni init' registers
+'omni-hook pretool' instead: the same decision, without starting this
+binary on every Bash call.
 
 Exit codes: always 0; on any problem it prints nothing and the host runs
 the command as written.`,
@@ -52,7 +55,7 @@ the command as written.`,
 			if err != nil {
 				return nil
 			}
-			if reply := hooks.PreToolRewrite(stdin, hooks.PreTool{Omni: self, Form: f}); reply != nil {
+			if reply := rewrite.Reply(stdin, rewrite.PreTool{Omni: self, Form: f}); reply != nil {
 				_, _ = s.Out.Write(reply)
 			}
 			return nil

@@ -122,8 +122,14 @@ func applyHookEntries(src []byte, entries []hookEntry, omni string, install bool
 // groupValue is the matcher group omni writes for e.
 func groupValue(e hookEntry, omni string) omap {
 	cmd := shellcmd.Quote(omni) + " " + e.sub
-	if hb := HookBinary(omni); hb != "" && e.sub == "hook" {
-		cmd = shellcmd.Quote(hb) // the thin client: the same hook, started faster
+	if hb := HookBinary(omni); hb != "" {
+		// The thin client: the same hook, started faster.
+		switch e.sub {
+		case "hook":
+			cmd = shellcmd.Quote(hb)
+		case "pretool":
+			cmd = shellcmd.Quote(hb) + " pretool"
+		}
 	}
 	h := omap{{"type", "command"}, {"command", cmd}}
 	if e.timeout > 0 {
@@ -175,7 +181,8 @@ func omniHandlers(src []byte, arr *jnode, omni string, subs ...string) []handler
 }
 
 // HookBinaryName is the thin hook client (cmd/omni-hook): `omni init`
-// registers it in place of `omni hook` when it sits beside the omni binary.
+// registers it in place of `omni hook` (and `omni-hook pretool` in place
+// of `omni pretool`) when it sits beside the omni binary.
 const HookBinaryName = "omni-hook"
 
 // HookBinary returns the path of the thin hook client (HookBinaryName)
@@ -194,7 +201,8 @@ func HookBinary(omni string) string {
 
 // IsOmniCommand reports whether a shell command line runs omni (its base
 // name, or the binary path) with one of subs as its subcommand, or runs the
-// thin hook client (omni-hook) and subs holds "hook".
+// thin hook client (omni-hook) and subs holds "hook" ("pretool" for
+// `omni-hook pretool`).
 func IsOmniCommand(cmd, omni string, subs ...string) bool {
 	w := shellcmd.Split(cmd)
 	i := 0
@@ -202,6 +210,9 @@ func IsOmniCommand(cmd, omni string, subs ...string) bool {
 		i++
 	}
 	if i < len(w) && filepath.Base(w[i]) == HookBinaryName {
+		if i+1 < len(w) && w[i+1] == "pretool" {
+			return slices.Contains(subs, "pretool")
+		}
 		return slices.Contains(subs, "hook")
 	}
 	if i+1 >= len(w) || !isOmniProgram(w[i], omni) {

@@ -224,7 +224,7 @@ esac
 }
 
 // TestInitRegistersThinHookClient: with omni-hook beside the omni binary,
-// the hook entries run it (the pretool entry still runs omni), installing
+// the hook entries run it (the pretool entry runs `omni-hook pretool`), installing
 // again changes nothing, the registration reads back as omni's (for
 // doctor and uninstall), and uninstall removes every entry.
 func TestInitRegistersThinHookClient(t *testing.T) {
@@ -244,8 +244,14 @@ func TestInitRegistersThinHookClient(t *testing.T) {
 	if !strings.Contains(text, `"command": "`+filepath.Join(dir, "omni-hook")+`"`) {
 		t.Fatalf("hook entries do not run omni-hook:\n%s", text)
 	}
-	if !strings.Contains(text, `"command": "`+omni+` pretool"`) {
-		t.Fatalf("the pretool entry does not run omni:\n%s", text)
+	if !strings.Contains(text, `"command": "`+filepath.Join(dir, "omni-hook")+` pretool"`) {
+		t.Fatalf("the pretool entry does not run omni-hook pretool:\n%s", text)
+	}
+	// A registration an older omni wrote (`omni pretool`) is replaced in
+	// place, not doubled.
+	old := strings.Replace(text, filepath.Join(dir, "omni-hook")+` pretool"`, omni+` pretool"`, 1)
+	if up, err := applyHookEntries([]byte(old), entries, omni, true); err != nil || !bytes.Equal(up, out) {
+		t.Fatalf("upgrade from omni pretool (%v):\n%s", err, up)
 	}
 	again, err := applyHookEntries(out, entries, omni, true)
 	if err != nil || !bytes.Equal(again, out) {
