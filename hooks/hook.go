@@ -393,15 +393,23 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 		if d.persisted && utf8.RuneCountInString(dec.Text) >= HostOutputCap {
 			// Even shortened, the host would persist it again: leave the
 			// preview and its file alone, and record nothing as delivered.
-			d.unrecorded, d.reason, render = true, "host-cap", nil
+			// Unless the door masked a credential: then the redacted text
+			// is the reply, which the host persists in its turn and
+			// previews, so the preview the model reads holds no secret.
+			d.unrecorded, d.reason = true, "host-cap"
+			if red.visible == 0 {
+				render = nil
+			}
 			dec, evs = e.decide(d, inv.ID)
 		} else if host == HostClaudeCode && dec.Text != res.Raw && render != nil && d.req.NoFold == "" && utf8.RuneCountInString(dec.Text) >= HostOutputCap {
 			d.req.NoFold = ReasonHostCapReply
 			dec, evs = e.decide(d, inv.ID)
 		}
-		// A redacted output is rewritten even when nothing else changed.
-		// (Not past the host's cap: the host would ignore it and show its own preview.)
-		changed = dec.Text != res.Raw || red.visible > 0 && d.req.NoFold != ReasonHostCapReply
+		// A redacted output is rewritten even when nothing else changed,
+		// past the host's cap too: the host persists a reply of
+		// HostOutputCap characters or more and shows its preview, so no
+		// reply at all would show the model the unredacted original.
+		changed = dec.Text != res.Raw || red.visible > 0
 		reply = nil
 		if changed && render != nil {
 			if reply, err = render(dec.Text); err != nil {
