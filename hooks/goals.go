@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/omnictx/omni/events"
+	"github.com/omnictx/omni/redact"
 )
 
 // Limits of the texts people pin, in bytes.
@@ -27,11 +28,13 @@ var (
 
 // SetGoal pins goal as the goal of project (an empty goal clears it) by
 // appending one GoalSet event, stamped with the Engine's clock and the
-// reader r (r.Session may be ""). Surrounding whitespace is trimmed. It
+// reader r (r.Session may be ""). Surrounding whitespace is trimmed and
+// every credential value is masked (redact.Text): a goal is shown to
+// every later session's model (SessionStart) and stored in the log. It
 // returns the batch's sequence. Errors: ErrTooLong, or the wrapped append
 // error (then nothing was recorded).
 func (e *Engine) SetGoal(ctx context.Context, project string, r events.Reader, goal string) (events.Seq, error) {
-	goal = strings.TrimSpace(goal)
+	goal, _ = redact.Text(strings.TrimSpace(goal))
 	if len(goal) > MaxGoalBytes {
 		return 0, fmt.Errorf("goal of %d bytes (limit %d): %w", len(goal), MaxGoalBytes, ErrTooLong)
 	}
@@ -41,10 +44,11 @@ func (e *Engine) SetGoal(ctx context.Context, project string, r events.Reader, g
 }
 
 // Remember records fact for project by appending one Remembered event.
-// Surrounding whitespace is trimmed. Errors: ErrEmptyFact, ErrTooLong, or
+// Surrounding whitespace is trimmed and credential values are masked, as
+// for SetGoal. Errors: ErrEmptyFact, ErrTooLong, or
 // the wrapped append error.
 func (e *Engine) Remember(ctx context.Context, project string, r events.Reader, fact string) (events.Seq, error) {
-	fact = strings.TrimSpace(fact)
+	fact, _ = redact.Text(strings.TrimSpace(fact))
 	if fact == "" {
 		return 0, ErrEmptyFact
 	}

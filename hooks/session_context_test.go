@@ -99,3 +99,36 @@ func TestGoalsAndSessionContext(t *testing.T) {
 		t.Fatalf("rebuilt engine: %q", got2)
 	}
 }
+
+// A goal or fact that holds a credential is stored and shown masked: it
+// reaches every later session's model through SessionStart. Red when
+// SetGoal or Remember store the text as given.
+func TestGoalsAndFactsRedacted(t *testing.T) {
+	ctx := context.Background()
+	log := memlog.New()
+	e, err := New(ctx, log, Options{Now: fixedClock()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const proj = "/home/dev/proj"
+	tok := genToken(23)
+	if _, err := e.SetGoal(ctx, proj, events.Reader{Session: "s1"}, "deploy with GITHUB_TOKEN="+tok); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Remember(ctx, proj, events.Reader{}, "the CI token is "+tok); err != nil {
+		t.Fatal(err)
+	}
+	got := e.SessionContext(proj)
+	if strings.Contains(got, tok) || !strings.Contains(got, "deploy with GITHUB_TOKEN=") {
+		t.Fatalf("session context: %q", got)
+	}
+	if err := log.Read(ctx, 0, func(ev events.Event) error {
+		b, _ := json.Marshal(ev)
+		if strings.Contains(string(b), tok) {
+			t.Errorf("the %s event holds the credential", ev.Kind)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
