@@ -35,7 +35,9 @@ func newInitCmd(s streams) *cobra.Command {
 		Long: `Writes omni's registration where each host reads it:
 
   Claude Code  hooks in ~/.claude/settings.json (--project: .claude/settings.json):
-               PostToolUse (Bash|Read|Grep|Glob|WebFetch), PostToolUseFailure,
+               PostToolUse (Bash|Read|Grep|Glob|WebFetch shortened; WebSearch,
+               BashOutput, Task, Agent and MCP tools only lose credential
+               values), PostToolUseFailure,
                PreCompact, PostCompact, SessionStart, SessionEnd, SubagentStart;
                MCP server in ~/.claude.json (--project: .mcp.json).
   Codex CLI    hooks in $CODEX_HOME/hooks.json (default ~/.codex; --project:

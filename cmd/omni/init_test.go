@@ -129,7 +129,7 @@ func TestInitClaudeTwiceThenUninstall(t *testing.T) {
 			}
 			got := omniHandlersOf(after)
 			want := map[string]map[string]any{
-				"PostToolUse":        {"matcher": "Bash|Read|Grep|Glob|WebFetch", "timeout": 30.0},
+				"PostToolUse":        {"matcher": "Bash|Read|Grep|Glob|WebFetch|WebSearch|BashOutput|Task|Agent|mcp__.*", "timeout": 30.0},
 				"PostToolUseFailure": {"matcher": "Bash", "timeout": 10.0, "async": true},
 				"PreCompact":         {"matcher": nil, "timeout": 10.0},
 				"PostCompact":        {"matcher": nil, "timeout": 10.0},

@@ -339,10 +339,23 @@ func startEmbedded(ctx context.Context, o Options) (*Store, error) {
 	return st, nil
 }
 
+// Start watch clock: the watch ticks every startTick and counts at most
+// maxStartGap of any one gap between ticks toward Options.StartTimeout, so
+// time the process spent stopped (SIGSTOP, a suspended laptop) or starved
+// of CPU does not count as a start that is stuck: a stopped daemon's
+// 21-second pause once marked a healthy store damaged. A start that is
+// stuck recovering keeps the watch's goroutine scheduled, so its time
+// counts in full.
+const (
+	startTick   = 20 * time.Millisecond
+	maxStartGap = 250 * time.Millisecond
+)
+
 // watchStart watches a store start from another goroutine until the
-// returned func is called: past o.StartTimeout, or once the process's Go
-// memory grew by o.StartMemory (runtime/metrics, every 20 ms), it marks
-// the store damaged, releases lock and calls o.OnStuck.
+// returned func is called: past o.StartTimeout of awake time (see
+// startTick), or once the process's Go memory grew by o.StartMemory
+// (runtime/metrics, every tick), it marks the store damaged, releases
+// lock and calls o.OnStuck.
 func watchStart(o Options, lock *flock.Flock) func() {
 	limit, mem := o.StartTimeout, o.StartMemory
 	if limit <= 0 {
@@ -362,19 +375,21 @@ func watchStart(o Options, lock *flock.Flock) func() {
 	var once sync.Once
 	go func() {
 		base := goMemory()
-		deadline := time.NewTimer(limit)
-		defer deadline.Stop()
-		tick := time.NewTicker(20 * time.Millisecond)
+		tick := time.NewTicker(startTick)
 		defer tick.Stop()
 		var why string
+		var awake time.Duration
+		last := time.Now()
 		for why == "" {
 			select {
 			case <-done:
 				return
-			case <-deadline.C:
-				why = fmt.Sprintf("the store's start did not finish within %s", limit)
-			case <-tick.C:
-				if m := goMemory(); m > base+mem {
+			case now := <-tick.C:
+				awake += min(now.Sub(last), maxStartGap)
+				last = now
+				if awake >= limit {
+					why = fmt.Sprintf("the store's start did not finish within %s", limit)
+				} else if m := goMemory(); m > base+mem {
 					why = fmt.Sprintf("the store's start grew memory by %d MiB (ceiling %d MiB)", (m-base)>>20, mem>>20)
 				}
 			}

@@ -99,11 +99,14 @@ type hookEntry struct {
 }
 
 // claudeEntries are Claude Code's registrations in its settings.json:
-// every tool omni rewrites in the PostToolUse matcher, one handler per
-// event, never async where a reply matters.
+// every tool omni rewrites in the PostToolUse matcher (the tools it
+// shortens, and those whose results it only redacts: WebSearch,
+// BashOutput, Task/Agent and every MCP tool, so a credential in them never
+// reaches the model), one handler per event, never async where a reply
+// matters.
 func claudeEntries(rewrite bool) []hookEntry {
 	es := []hookEntry{
-		{event: "PostToolUse", matcher: "Bash|Read|Grep|Glob|WebFetch", sub: "hook", timeout: 30},
+		{event: "PostToolUse", matcher: "Bash|Read|Grep|Glob|WebFetch|WebSearch|BashOutput|Task|Agent|mcp__.*", sub: "hook", timeout: 30},
 		{event: "PostToolUseFailure", matcher: "Bash", sub: "hook", timeout: 10, async: true},
 		{event: "PreCompact", sub: "hook", timeout: 10},
 		{event: "PostCompact", sub: "hook", timeout: 10},
