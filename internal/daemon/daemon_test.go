@@ -636,3 +636,39 @@ func TestMain(m *testing.M) {
 	testbin.Cleanup()
 	os.Exit(code)
 }
+
+// TestDaemonHealsForgedAddr: a daemon.addr that names another daemon while
+// this one holds the store's lock (stale, or written by hand) is written
+// again within a home check, so hooks reach the daemon instead of waiting
+// out their deadline until it idles out. Red when only a missing or
+// unreadable address is healed.
+func TestDaemonHealsForgedAddr(t *testing.T) {
+	old := homeCheck
+	homeCheck = 50 * time.Millisecond
+	t.Cleanup(func() { homeCheck = old })
+	home := t.TempDir()
+	startDaemon(t, home, time.Minute, &fakeDaemon{})
+	ours, err := wire.ReadAddr(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged := ours
+	forged.Token, forged.PID, forged.Addr = strings.Repeat("ab", 16), 1, "127.0.0.1:1"
+	if err := writeAddr(home, forged); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		cur, err := wire.ReadAddr(home)
+		if err == nil && cur.Token == ours.Token && cur.Addr == ours.Addr {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("daemon.addr still names %+v (err %v)", cur, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, err := callT(t, home, "hook", "x"); err != nil {
+		t.Fatalf("call after the heal: %v", err)
+	}
+}

@@ -245,11 +245,24 @@ func Run(ctx context.Context, cfg Config, idle time.Duration, logf func(format s
 		// A daemon.addr that is gone or unreadable (retired by a client
 		// that met a listener it could not trust, removed by hand) is
 		// written again: hooks find this daemon within one check instead
-		// of waiting on its lock. One that names another token is left to
-		// the replacement it causes (ResolveSuspect).
-		if _, err := wire.ReadAddr(home); err != nil && !errors.Is(err, wire.ErrUnsafeHome) {
+		// of waiting on its lock. One that names another token is written
+		// again only while this process holds the store's lock (LockHolder,
+		// from /proc/locks): then no other daemon can serve this home, and
+		// the address is stale or forged; a replacement started for it
+		// would only find the lock held and exit, leaving every hook to
+		// wait out its deadline until this daemon idles out. Without a
+		// local lock (a cluster backend) it is left to the replacement it
+		// causes (ResolveSuspect).
+		cur, err := wire.ReadAddr(home)
+		switch {
+		case errors.Is(err, wire.ErrUnsafeHome):
+		case err != nil:
 			if writeAddr(home, act.ad) == nil {
 				logf("daemon %d: rewrote %s", os.Getpid(), addrPath(home))
+			}
+		case cur.Token != act.ad.Token:
+			if pid, _ := LockHolder(storeDir(home)); pid == os.Getpid() && writeAddr(home, act.ad) == nil {
+				logf("daemon %d: %s named another daemon (pid %d) while this one holds the store lock: rewrote it", os.Getpid(), addrPath(home), cur.PID)
 			}
 		}
 	}
