@@ -672,3 +672,23 @@ func TestDaemonHealsForgedAddr(t *testing.T) {
 		t.Fatalf("call after the heal: %v", err)
 	}
 }
+
+// TestReadOnlyHome: a home this user cannot write is refused at once with
+// ErrReadOnlyHome (not a store start that times out and reads as damage).
+// Root writes anywhere, so the test needs another user.
+func TestReadOnlyHome(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root can write a read-only directory")
+	}
+	home := t.TempDir()
+	if err := os.MkdirAll(storeDir(home), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(storeDir(home), 0o500); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(storeDir(home), 0o700) })
+	if err := CheckHome(home); !errors.Is(err, ErrReadOnlyHome) {
+		t.Fatalf("CheckHome = %v, want ErrReadOnlyHome", err)
+	}
+}

@@ -87,13 +87,25 @@ func StoreBusy(home string) (string, bool) {
 	return fmt.Sprintf("%s (pid %d)", m.What, m.PID), true
 }
 
+// ErrReadOnlyHome: $OMNI_HOME or its store directory exists but this user
+// cannot write it: the store cannot start (every call is recorded there),
+// so commands say so at once instead of waiting out the start watch.
+var ErrReadOnlyHome = errors.New("the omni home is not writable")
+
 // CheckHome checks that no one else can write home, its store directory
-// or its address file (wire.CheckPrivate: repaired where they are ours).
-// Errors: ErrUnsafeHome (wrapped), saying which path and how to fix it.
+// or its address file (wire.CheckPrivate: repaired where they are ours),
+// and that this user can write home and its store directory where they
+// exist (access(2), one call each). Errors: ErrUnsafeHome or
+// ErrReadOnlyHome (wrapped), saying which path and how to fix it.
 func CheckHome(home string) error {
 	for _, p := range []string{home, storeDir(home), addrPath(home)} {
 		if err := wire.CheckPrivate(p); err != nil {
 			return err
+		}
+	}
+	for _, p := range []string{home, storeDir(home)} {
+		if err := syscall.Access(p, 2 /* W_OK */); err != nil && !errors.Is(err, syscall.ENOENT) {
+			return fmt.Errorf("%w: %s: %v (make it writable, or point OMNI_HOME elsewhere)", ErrReadOnlyHome, p, err)
 		}
 	}
 	return nil
