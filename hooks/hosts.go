@@ -346,7 +346,37 @@ func geminiDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(strin
 	if utf8.RuneCountInString(text) > GeminiOutputCap {
 		d.unrecorded, d.reason = true, "host-cap"
 	}
+	if pre, inner, post, ok := untrustedEnvelope(text); ok {
+		// The tags frame the tool's text as untrusted for the model: they
+		// stay around whatever the ledger folds inside, so a fold never
+		// leaves new lines outside the frame.
+		d.req.Text = inner
+		return d, func(t string) ([]byte, error) { return geminiReply(pre + t + post) }, true
+	}
 	return d, geminiReply, true
+}
+
+// Gemini CLI 0.61.0 frames a shell result for the model as
+// "<untrusted_context>\nOutput: …\n</untrusted_context>" (measured,
+// docs/HOSTS.md).
+const (
+	untrustedOpen  = "<untrusted_context>\n"
+	untrustedClose = "</untrusted_context>"
+)
+
+// untrustedEnvelope splits a text framed by Gemini's untrusted-context
+// tags into the opening tag line, the text inside, and the closing tag
+// with what follows it (whitespace only; ok is false otherwise).
+func untrustedEnvelope(text string) (pre, inner, post string, ok bool) {
+	if !strings.HasPrefix(text, untrustedOpen) {
+		return "", "", "", false
+	}
+	rest := text[len(untrustedOpen):]
+	k := strings.LastIndex(rest, untrustedClose)
+	if k < 0 || strings.TrimSpace(rest[k+len(untrustedClose):]) != "" {
+		return "", "", "", false
+	}
+	return untrustedOpen, rest[:k], rest[k:], true
 }
 
 // GeminiOutputCap is the longest tool result, in characters, Gemini CLI
