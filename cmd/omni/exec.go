@@ -59,6 +59,9 @@ stopped it.`,
 		Args:               cobra.MinimumNArgs(1),
 		DisableFlagParsing: false,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if timeoutMS < 0 {
+				return usageErr("omni exec: --timeout-ms %d: want 0 (none) or a positive number of milliseconds", timeoutMS)
+			}
 			if host != "" && host != hooks.HostClaudeCode {
 				return usageErr("omni exec: --host %q: only %s is known", host, hooks.HostClaudeCode)
 			}

@@ -127,6 +127,12 @@ error, or the host could not be told.`,
 				if o.Omni, err = filepath.Abs(bin); err != nil {
 					return usageErr("omni init: --bin: %v", err)
 				}
+				if fi, err := os.Stat(o.Omni); !uninstall && (err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0) {
+					// Registered all the same (a binary installed later, a
+					// path on another machine); the host fails open until
+					// it is there, and doctor reports it.
+					fmt.Fprintf(s.Err, "omni init: warning: --bin %s is not an executable file yet: the hosts run nothing until it is\n", o.Omni)
+				}
 			}
 			o.HookOnly, o.MCPOnly, o.Rewrite = hookOnly, mcpOnly, rewrite
 			if project {
