@@ -31,7 +31,7 @@ func credentialValue(v string, weak bool, ctx valueCtx, quoted bool) bool {
 	if v == "" || len(v) > 1<<16 {
 		return v != "" // a 64 KiB value under a credential name is one
 	}
-	if placeholder(v) {
+	if placeholder(v) || passwordlessStoreURL(v) {
 		return false
 	}
 	lv := strings.ToLower(v)
@@ -473,4 +473,50 @@ func formatString(v string) bool {
 		}
 	}
 	return false
+}
+
+// storeSchemes are the URL schemes of data stores and brokers whose
+// connection URL carries its credential, if any, as the password of the
+// user-info part (scheme://user:password@host) or as a query parameter.
+var storeSchemes = map[string]bool{
+	"postgres": true, "postgresql": true, "mysql": true, "mariadb": true, "mongodb": true, "mongodb+srv": true,
+	"redis": true, "rediss": true, "amqp": true, "amqps": true, "mssql": true, "sqlserver": true,
+	"clickhouse": true, "cockroachdb": true, "nats": true, "memcached": true, "cassandra": true,
+	"sqlite": true, "sqlite3": true, "oracle": true, "db2": true, "neo4j": true, "bolt": true,
+}
+
+// passwordlessStoreURL reports a data store's connection URL
+// (storeSchemes, optionally after "jdbc:") with no password in its user
+// info and no credential-named query parameter
+// (postgres://billing@db:5432/billing, redis://cache:6379/0): it names a
+// place and a user, and holds no secret, whatever setting it is assigned
+// to (DATABASE_URL: postgres://billing@db/billing stays as written).
+func passwordlessStoreURL(v string) bool {
+	lv := strings.ToLower(v)
+	lv = strings.TrimPrefix(lv, "jdbc:")
+	i := strings.Index(lv, "://")
+	if i <= 0 || !storeSchemes[lv[:i]] || strings.ContainsAny(v, " \t\"'`") {
+		return false
+	}
+	rest := lv[i+3:]
+	auth := rest
+	if k := strings.IndexAny(rest, "/?#"); k >= 0 {
+		auth = rest[:k]
+	}
+	if at := strings.LastIndexByte(auth, '@'); at >= 0 && strings.IndexByte(auth[:at], ':') >= 0 {
+		return false // user:password@
+	}
+	if q := strings.IndexByte(rest, '?'); q >= 0 {
+		query := rest[q+1:]
+		if h := strings.IndexByte(query, '#'); h >= 0 {
+			query = query[:h]
+		}
+		for _, kv := range strings.Split(query, "&") {
+			name, _, _ := strings.Cut(kv, "=")
+			if m, _ := matchName(name); m {
+				return false // ?password=…, ?sslpassword=…, ?token=…
+			}
+		}
+	}
+	return true
 }
