@@ -66,8 +66,11 @@ func goStructural(t string) bool {
 // goStdFrame reports a goroutine frame (function line, then "\tpath:line
 // +0x…") inside the standard library's testing, runtime or reflect code:
 // noise around a test panic.
+//
+// The race detector's reports indent the same pair with spaces ("  testing.tRunner()", then
+// "      /usr/local/go/src/testing/testing.go:2036 +0x21c"): those frames go too.
 func goStdFrame(fn, loc string) bool {
-	if !strings.HasPrefix(loc, "\t") || !strings.Contains(loc, ".go:") {
+	if !(strings.HasPrefix(loc, "\t") || strings.HasPrefix(loc, "    ")) || !strings.Contains(loc, ".go:") {
 		return false
 	}
 	if !hasPrefixAny(fn, "testing.", "runtime.", "panic(", "reflect.", "created by testing.", "created by runtime.") {

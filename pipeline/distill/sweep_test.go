@@ -1,0 +1,70 @@
+package distill
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/omnictx/omni/pipeline/internal/textline"
+)
+
+// Regressions found by the robustness sweep (testdata/fixtures/sweep.py):
+// one test per class of input.
+
+// run runs dd over in as a run of `args` (the program's arguments) that
+// exited with exit.
+func sweepRun(dd *Distiller, in string, exit int, args string) (string, bool) {
+	out, _, ok := dd.Run(in, textline.SplitLines(nil, in), exit, strings.Fields(args))
+	return out, ok
+}
+
+// A race report indents its frames with spaces: the standard library's
+// testing frames go, the project's frames and every report line stay.
+func TestGoTestRaceReportDropsStdFrames(t *testing.T) {
+	in := "==================\nWARNING: DATA RACE\nRead at 0x00c000136168 by goroutine 8:\n" +
+		"  example.com/ledger/racy.(*Counter).Inc()\n      /home/dev/src/ledgerfail/racy/racy.go:7 +0x9b\n\n" +
+		"Goroutine 8 (running) created at:\n  example.com/ledger/racy.TestIncConcurrent()\n      /home/dev/src/ledgerfail/racy/racy_test.go:13 +0x84\n" +
+		"  testing.tRunner()\n      /usr/local/go/src/testing/testing.go:2036 +0x21c\n" +
+		"  testing.(*T).Run.gowrap1()\n      /usr/local/go/src/testing/testing.go:2101 +0x38\n==================\n" +
+		"--- FAIL: TestIncConcurrent (0.01s)\n    racy_test.go:16: count 400\n    testing.go:1712: race detected during execution of test\n" +
+		"FAIL\nFAIL\texample.com/ledger/racy\t0.292s\nFAIL\n"
+	out, ok := sweepRun(dGoTest, in, 1, "test -race ./racy/")
+	if !ok {
+		t.Fatal("a failing race run was not recognised")
+	}
+	for _, gone := range []string{"testing.tRunner()", "/usr/local/go/src/testing/testing.go:2036"} {
+		if strings.Contains(out, gone) {
+			t.Errorf("kept %q:\n%s", gone, out)
+		}
+	}
+	for _, want := range []string{"WARNING: DATA RACE", "racy.(*Counter).Inc()", "/home/dev/src/ledgerfail/racy/racy.go:7 +0x9b",
+		"racy_test.go:13 +0x84", "race detected during execution of test", "FAIL\texample.com/ledger/racy\t0.292s"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lost %q:\n%s", want, out)
+		}
+	}
+}
+
+// cargo run: the program's own output after cargo's "Running" line is
+// never dropped, even when it reads like cargo's progress; with -q there
+// is no line to tell them apart and the run is not claimed.
+func TestCargoRunKeepsProgramOutput(t *testing.T) {
+	in := "   Compiling tally-core v0.1.0 (/home/dev/src/tally/core)\n   Compiling tally-cli v0.1.0 (/home/dev/src/tally/cli)\n" +
+		"    Finished `dev` profile [unoptimized + debuginfo] target(s) in 0.61s\n     Running `target/debug/tally-cli a b`\n" +
+		"Compiling report for 2 words\nDownloading nothing: offline\nwords: 2\n"
+	out, ok := sweepRun(dCargoBuild, in, 0, "run -p tally-cli -- a b")
+	if !ok {
+		t.Fatal("cargo run not recognised")
+	}
+	if strings.Contains(out, "Compiling tally-core") {
+		t.Errorf("cargo's own progress kept:\n%s", out)
+	}
+	for _, want := range []string{"Compiling report for 2 words", "Downloading nothing: offline", "words: 2"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lost the program's line %q:\n%s", want, out)
+		}
+	}
+	q := "Compiling report for 2 words\nwords: 2\n"
+	if out, ok := sweepRun(dCargoBuild, q, 0, "run -q -p tally-cli"); ok && out != q {
+		t.Errorf("cargo run -q: the program's output was changed:\n%s", out)
+	}
+}
