@@ -51,6 +51,13 @@ func TestRedactTable(t *testing.T) {
 		{"DATABASE_URL=postgres://app:s3cr3t@db:5432/app\n", "DATABASE_URL=[REDACTED]\n", 1},
 		{"DATABASE_URL=postgres://db/app?password=s3cr3t\n", "DATABASE_URL=[REDACTED]\n", 1},
 		{"WEBHOOK_TOKEN=https://hooks.acme.io/services/T0/B0/q8Zt5\n", "WEBHOOK_TOKEN=[REDACTED]\n", 1},
+		// Settings about a credential in YAML (a workflow's permissions, a
+		// Helm chart's values) are not credentials; values under the same
+		// names that are credentials still are.
+		{"permissions:\n  id-token: write\n  contents: read\n", "permissions:\n  id-token: write\n  contents: read\n", 0},
+		{"  existingSecret: billing-auth\n  tokenLifetime: 15m\n  sessionTokenTTL: 1h30m\n", "  existingSecret: billing-auth\n  tokenLifetime: 15m\n  sessionTokenTTL: 1h30m\n", 0},
+		{"  id-token: eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl\n", "  id-token: [REDACTED]\n", 1},
+		{"  existing_password: hunter2x\n  secret: 15mq8Zt\n", "  existing_password: [REDACTED]\n  secret: [REDACTED]\n", 2},
 		// JSON and Python fields, anywhere in a line.
 		{`{"user": "a", "access_token": "xyz\"q", "max_tokens": 5}`, `{"user": "a", "access_token": "[REDACTED]", "max_tokens": 5}`, 1},
 		{`params = {'host': 'h', 'password': 'pw9Xk'}`, `params = {'host': 'h', 'password': '[REDACTED]'}`, 1},

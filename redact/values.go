@@ -35,7 +35,7 @@ func credentialValue(v string, weak bool, ctx valueCtx, quoted bool) bool {
 		return false
 	}
 	lv := strings.ToLower(v)
-	if isCount(v) && (len(v) < 4 || ctx == ctxColon || strings.IndexByte(v, '/') > 0) {
+	if isCount(v) && (len(v) < 4 || ctx == ctxColon || strings.IndexByte(v, '/') > 0) || duration(v) {
 		return false
 	}
 	switch lv {
@@ -233,6 +233,8 @@ var statusWord = map[string]bool{
 	"valid": true, "revoked": true, "denied": true, "failed": true, "error": true, "none.": true,
 	"true": true, "false": true, "null": true, "yes": true, "no": true, "configured": true, "found": true,
 	"not": true, "refreshed": true, "rotated": true, "generated": true, "created": true, "deleted": true,
+	// Access levels (a GitHub Actions workflow's "id-token: write").
+	"read": true, "write": true, "none": true, "read-all": true, "write-all": true,
 }
 
 // isShellExpansion reports $VAR, ${…} and $(…) (but not "$3cr3t").
@@ -517,6 +519,35 @@ func passwordlessStoreURL(v string) bool {
 				return false // ?password=…, ?sslpassword=…, ?token=…
 			}
 		}
+	}
+	return true
+}
+
+// duration reports a span of time written with units, at most 12 bytes
+// (15m, 1h30m, 500ms, 7d, 2.5s): a setting's value, never a credential
+// (tokenLifetime: 15m).
+func duration(v string) bool {
+	if len(v) == 0 || len(v) > 12 || !isDigit(v[0]) {
+		return false
+	}
+	for i := 0; i < len(v); {
+		j := i
+		for j < len(v) && (isDigit(v[j]) || v[j] == '.') {
+			j++
+		}
+		if j == i {
+			return false
+		}
+		k := j
+		for k < len(v) && isLower(v[k]) {
+			k++
+		}
+		switch v[j:k] {
+		case "ns", "us", "ms", "s", "m", "h", "d", "w", "y":
+		default:
+			return false
+		}
+		i = k
 	}
 	return true
 }
