@@ -58,6 +58,11 @@ func TestRedactTable(t *testing.T) {
 		{"  existingSecret: billing-auth\n  tokenLifetime: 15m\n  sessionTokenTTL: 1h30m\n", "  existingSecret: billing-auth\n  tokenLifetime: 15m\n  sessionTokenTTL: 1h30m\n", 0},
 		{"  id-token: eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl\n", "  id-token: [REDACTED]\n", 1},
 		{"  existing_password: hunter2x\n  secret: 15mq8Zt\n", "  existing_password: [REDACTED]\n  secret: [REDACTED]\n", 2},
+		// Under a name that only says "key", a store path and a templated
+		// cache key are not key material; a base64 key still is.
+		{"      remoteRef:\n        key: secret/data/billing/db\n", "      remoteRef:\n        key: secret/data/billing/db\n", 0},
+		{"  cache:\n    key: go-mod-$CI_COMMIT_REF_SLUG\n", "  cache:\n    key: go-mod-$CI_COMMIT_REF_SLUG\n", 0},
+		{"  key: q8ZtR2/kXw9PmL4vB7nC1dF6\n", "  key: [REDACTED]\n", 1},
 		// JSON and Python fields, anywhere in a line.
 		{`{"user": "a", "access_token": "xyz\"q", "max_tokens": 5}`, `{"user": "a", "access_token": "[REDACTED]", "max_tokens": 5}`, 1},
 		{`params = {'host': 'h', 'password': 'pw9Xk'}`, `params = {'host': 'h', 'password': '[REDACTED]'}`, 1},

@@ -57,7 +57,8 @@ func credentialValue(v string, weak bool, ctx valueCtx, quoted bool) bool {
 		return false
 	}
 	if weak {
-		if strings.HasPrefix(v, "{") || plainIdentifier(v) || strings.ContainsAny(v, " \t") || filePath(v) {
+		if strings.HasPrefix(v, "{") || plainIdentifier(v) || strings.ContainsAny(v, " \t") || filePath(v) ||
+			lowerSlashPath(v) || embedsEnvRef(v) {
 			return false
 		}
 		// Under a name that only says "key", the value must look like
@@ -550,4 +551,45 @@ func duration(v string) bool {
 		i = k
 	}
 	return true
+}
+
+// lowerSlashPath reports a path of lower-case identifiers joined by "/"
+// (secret/data/billing/db, a Vault or store path under remoteRef.key):
+// key material in base64 has upper-case letters. Only under a weak name.
+func lowerSlashPath(v string) bool {
+	if strings.IndexByte(v, '/') < 0 || len(v) > 200 {
+		return false
+	}
+	letter := false
+	for _, seg := range strings.Split(v, "/") {
+		if !plainIdentifier(seg) {
+			return false
+		}
+		for i := 0; i < len(seg); i++ {
+			letter = letter || isLower(seg[i])
+		}
+	}
+	return letter
+}
+
+// embedsEnvRef reports a value built around a reference to an environment
+// variable ($CI_COMMIT_REF_SLUG, three or more upper-case name bytes after
+// "$"): a template such as a CI cache key (key: go-mod-$CI_COMMIT_REF_SLUG),
+// not key material. Only under a weak name.
+func embedsEnvRef(v string) bool {
+	for i := strings.IndexByte(v, '$'); i >= 0 && i+1 < len(v); {
+		j := i + 1
+		for j < len(v) && (isUpper(v[j]) || v[j] == '_' || isDigit(v[j]) && j > i+1) {
+			j++
+		}
+		if j-i-1 >= 3 {
+			return true
+		}
+		k := strings.IndexByte(v[i+1:], '$')
+		if k < 0 {
+			break
+		}
+		i += 1 + k
+	}
+	return false
 }
