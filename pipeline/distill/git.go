@@ -205,13 +205,15 @@ func distillGitRemote(d *dctx) bool {
 			// Redrawn counters (--progress, or a terminal) stay as their
 			// last state when it finished ("…100% (1436/1436), done.") or
 			// is the transfer total; the redraws go, and so do the plain
-			// final lines git prints without --progress.
+			// final counter lines git prints without --progress.
+			// The transfer total ("Total 32 (delta 0), reused 0 …") is a
+			// count line and stays in either form.
 			if d.termView(i) {
 				last := strings.TrimSpace(d.views[i])
 				if !strings.HasSuffix(last, "done.") && !hasPrefixAny(last, "remote: Total ", "Total ") {
 					d.drop(i)
 				}
-			} else {
+			} else if !hasPrefixAny(t, "remote: Total ", "Total ") {
 				d.drop(i)
 			}
 		case hasPrefixAny(t, "To ", "From ", "Everything up-to-date", "Already up to date", "Already up-to-date", "Updating ",

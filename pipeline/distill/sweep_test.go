@@ -68,3 +68,23 @@ func TestCargoRunKeepsProgramOutput(t *testing.T) {
 		t.Errorf("cargo run -q: the program's output was changed:\n%s", out)
 	}
 }
+
+// git push/fetch: the transfer total is a count line and stays, with or
+// without --progress; the counters go.
+func TestGitRemoteKeepsTransferTotal(t *testing.T) {
+	in := "Enumerating objects: 32, done.\nCounting objects: 100% (32/32), done.\nDelta compression using up to 2 threads\n" +
+		"Compressing objects: 100% (2/2), done.\nWriting objects: 100% (32/32), 1.26 KiB | 17.00 KiB/s, done.\n" +
+		"Total 32 (delta 0), reused 0 (delta 0), pack-reused 0\nremote: Total 5 (delta 1), reused 0 (delta 0)\nTo /tmp/s-proj/remote.git\n * [new branch]      main -> main\n"
+	out, ok := sweepRun(dGitRemote, in, 0, "push origin main")
+	if !ok {
+		t.Fatal("git push not recognised")
+	}
+	for _, want := range []string{"Total 32 (delta 0), reused 0 (delta 0), pack-reused 0", "remote: Total 5 (delta 1)", " * [new branch]      main -> main"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lost %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "Delta compression") {
+		t.Errorf("kept a counter line:\n%s", out)
+	}
+}
