@@ -176,7 +176,10 @@ func rustFrame(d *dctx, i int) bool {
 			return containsAny(at, "/rustc/", "/.cargo/registry/", "/library/std/", "/library/core/", "/library/alloc/", "/library/test/")
 		}
 	}
-	return hasPrefixAny(sym, "std::", "core::", "alloc::", "__rust", "rust_", "<fn", "test::", "<alloc::", "<core::", "<std::")
+	// "rust_" alone would also name a user crate (rust_utils::parse) and
+	// a doctest's own main (rust_out::main): only the runtime's symbols.
+	return hasPrefixAny(sym, "std::", "core::", "alloc::", "__rust", "rust_begin_unwind", "rust_panic", "rust_eh_",
+		"<fn", "test::", "<alloc::", "<core::", "<std::")
 }
 
 // pytestTally reports whether a line is pytest's own tally ("=== 3

@@ -88,3 +88,28 @@ func TestGitRemoteKeepsTransferTotal(t *testing.T) {
 		t.Errorf("kept a counter line:\n%s", out)
 	}
 }
+
+// A backtrace frame without a location line is dropped only when it is the
+// standard library's or the runtime's: a doctest's own main (rust_out::…)
+// and a crate named rust_* are the project's code.
+func TestCargoBacktraceKeepsProjectFramesNamedRust(t *testing.T) {
+	in := "running 1 test\ntest core/src/lib.rs - lines (line 15) ... FAILED\n\nfailures:\n\n---- core/src/lib.rs - lines (line 15) stdout ----\n" +
+		"thread 'main' (13113) panicked at core/src/lib.rs:5:1:\nassertion `left == right` failed\nstack backtrace:\n" +
+		"   0: __rustc::rust_begin_unwind\n   1: core::panicking::panic_fmt\n   2: rust_out::main::_doctest_main_core_src_lib_rs_15_0\n" +
+		"   3: rust_utils::parse::run\n   4: std::rt::lang_start\n\nfailures:\n    core/src/lib.rs - lines (line 15)\n\n" +
+		"test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 1.37s\n\nerror: doctest failed, to rerun pass `-p tally-core --doc`\n"
+	out, ok := sweepRun(dCargoTest, in, 101, "test")
+	if !ok {
+		t.Fatal("failing cargo test not recognised")
+	}
+	for _, want := range []string{"rust_out::main::_doctest_main_core_src_lib_rs_15_0", "rust_utils::parse::run"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lost the project's frame %q:\n%s", want, out)
+		}
+	}
+	for _, gone := range []string{"__rustc::rust_begin_unwind", "core::panicking::panic_fmt", "std::rt::lang_start"} {
+		if strings.Contains(out, gone) {
+			t.Errorf("kept the runtime's frame %q:\n%s", gone, out)
+		}
+	}
+}
