@@ -20,6 +20,8 @@ func distillJest(d *dctx) bool {
 		switch {
 		case strings.HasPrefix(t, "✓ ") || strings.HasPrefix(t, "√ "):
 			d.drop(i)
+		case jsRunnerFrame(t):
+			d.drop(i)
 		case strings.HasPrefix(t, "Tests:"):
 			verdict = true
 			if n, ok := countBefore(t, " failed"); ok && n > 0 {
@@ -102,6 +104,8 @@ func distillVitest(d *dctx) bool {
 			d.drop(i) // the verbose reporter's "✓ file > suite > test"
 		case strings.HasPrefix(t, "Start at "):
 			d.drop(i)
+		case jsRunnerFrame(t):
+			d.drop(i)
 		default:
 			if tally, f := vitestTally(t); tally {
 				verdict = true
@@ -111,6 +115,24 @@ func distillVitest(d *dctx) bool {
 	}
 	dropJSCodeFrames(d)
 	return d.recognised(verdict, failing)
+}
+
+// jsRunnerFrame reports a stack frame inside installed packages or
+// Node's own internals ("❯ runTest ../node_modules/@vitest/runner/dist/
+// index.js:1056:17", "at Module._compile (node:internal/modules/cjs/
+// loader:1554:14)"): the test runner's machinery around a failure, whose
+// project frames stay.
+func jsRunnerFrame(t string) bool {
+	if !strings.HasPrefix(t, "❯ ") && !strings.HasPrefix(t, "at ") {
+		return false
+	}
+	if !strings.Contains(t, "node_modules/") && !strings.Contains(t, "(node:") && !strings.HasPrefix(t, "at node:") {
+		return false
+	}
+	// It ends in a location (":line:col" or ":line:col)").
+	e := strings.TrimSuffix(t, ")")
+	k := strings.LastIndexByte(e, ':')
+	return k > 0 && isDigits(e[k+1:])
 }
 
 // jsFrameLine reports a line of the source excerpt jest and vitest print

@@ -113,3 +113,34 @@ func TestCargoBacktraceKeepsProjectFramesNamedRust(t *testing.T) {
 		}
 	}
 }
+
+// The frames of a JS failure inside installed packages or Node's internals
+// go; the project's frames and the error stay.
+func TestJSDropsRunnerFrames(t *testing.T) {
+	in := " FAIL  vt/edge.test.js > soft > leaks\nError: background job failed\n ❯ vt/edge.test.js:9:50\n" +
+		" ❯ ../invoicejs/node_modules/@vitest/runner/dist/index.js:146:14\n ❯ runTest ../invoicejs/node_modules/@vitest/runner/dist/index.js:1056:17\n" +
+		"\n Test Files  1 failed | 1 passed (2)\n      Tests  1 failed | 4 passed (5)\n"
+	out, ok := sweepRun(dVitest, in, 1, "run")
+	if !ok {
+		t.Fatal("failing vitest run not recognised")
+	}
+	if strings.Contains(out, "node_modules") {
+		t.Errorf("kept a runner frame:\n%s", out)
+	}
+	for _, want := range []string{"Error: background job failed", " ❯ vt/edge.test.js:9:50", "Tests  1 failed | 4 passed (5)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lost %q:\n%s", want, out)
+		}
+	}
+	for _, s := range []string{"at Object.<anonymous> (jt/cart.test.js:19:23)", "❯ vt/wrap.test.js:17:67", "❯ vt/edge.test.js (6 tests | 3 failed) 117ms"} {
+		if jsRunnerFrame(s) {
+			t.Errorf("jsRunnerFrame(%q) = true", s)
+		}
+	}
+	for _, s := range []string{"at Module._compile (node:internal/modules/cjs/loader:1554:14)", "at node:internal/main/run_main_module:28:49",
+		"at Object.<anonymous> (node_modules/expect/build/index.js:10:3)"} {
+		if !jsRunnerFrame(s) {
+			t.Errorf("jsRunnerFrame(%q) = false", s)
+		}
+	}
+}
