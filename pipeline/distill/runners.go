@@ -286,6 +286,7 @@ func distillPytest(d *dctx) bool {
 	)
 	st := stHeader
 	afterIn := false // the previous line was a --tb=short location "path:N: in f"
+	inMsg := false   // inside an exception's message, unindented first line then indented ones (--tb=native)
 	for i := 0; i < d.n(); i++ {
 		t := d.trim(i)
 		if t == "" {
@@ -293,6 +294,8 @@ func distillPytest(d *dctx) bool {
 		}
 		prevIn := afterIn
 		afterIn = false
+		prevMsg := inMsg
+		inMsg = false
 		if strings.HasPrefix(t, "==") && strings.HasSuffix(t, "==") {
 			if tally, f := pytestTally(t); tally {
 				verdict = true
@@ -363,6 +366,16 @@ func distillPytest(d *dctx) bool {
 				// captured output is kept whole
 			case pytestLocation(t):
 				afterIn = strings.Contains(t, ": in ")
+			case strings.HasPrefix(t, "File \"") && strings.Contains(t, "\", line "):
+				// --tb=native: a Python traceback's location; its statement
+				// follows, indented.
+				afterIn = true
+			case t == "Traceback (most recent call last):", strings.HasPrefix(t, "During handling of the above exception"),
+				strings.HasPrefix(t, "The above exception was the direct cause"):
+			case prevMsg && strings.HasPrefix(d.line(i), " "):
+				// the indented rest of an exception's message (--tb=native:
+				// "AssertionError: assert {…} == {…}" then "  Differing items:")
+				inMsg = true
 			case strings.HasPrefix(d.line(i), ">"), t == "E" || strings.HasPrefix(t, "E "),
 				strings.HasPrefix(d.line(i), "E\t"):
 			case prevIn && strings.HasPrefix(d.line(i), " "):
@@ -371,7 +384,10 @@ func distillPytest(d *dctx) bool {
 				d.drop(i)
 			case pytestErrorProse(d.line(i)):
 				// "ImportError while importing test module '…'": pytest's own
-				// statement of a collection error, not source.
+				// statement of a collection error, not source; or the
+				// exception line of a native traceback, whose message may
+				// go on indented.
+				inMsg = true
 			default:
 				d.drop(i)
 			}

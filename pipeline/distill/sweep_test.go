@@ -144,3 +144,27 @@ func TestJSDropsRunnerFrames(t *testing.T) {
 		}
 	}
 }
+
+// pytest --tb=native prints Python tracebacks in its reports: the File
+// locations, their statements and the indented rest of the exception's
+// message stay, as the E lines of the default format do.
+func TestPytestNativeTracebackKeepsLocationAndMessage(t *testing.T) {
+	in := "=================================== FAILURES ===================================\n" +
+		"_____________________________ test_logs_and_fails ______________________________\n" +
+		"Traceback (most recent call last):\n  File \"/home/dev/src/pybig/tests/test_big.py\", line 29, in test_logs_and_fails\n" +
+		"    assert {\"a\": 1} == {\"a\": 2}\nAssertionError: assert {'a': 1} == {'a': 2}\n  Differing items:\n  {'a': 1} != {'a': 2}\n" +
+		"----------------------------- Captured stdout call -----------------------------\nstdout line\n" +
+		"=========================== short test summary info ============================\n" +
+		"FAILED tests/test_big.py::test_logs_and_fails - AssertionError: assert {'a': 1} == {'a': 2}\n" +
+		"============================== 1 failed in 0.13s ===============================\n"
+	out, ok := sweepRun(dPytest, in, 1, "--tb=native tests")
+	if !ok {
+		t.Fatal("failing pytest run not recognised")
+	}
+	for _, want := range []string{"File \"/home/dev/src/pybig/tests/test_big.py\", line 29, in test_logs_and_fails",
+		"    assert {\"a\": 1} == {\"a\": 2}", "  Differing items:", "  {'a': 1} != {'a': 2}", "1 failed in 0.13s"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lost %q:\n%s", want, out)
+		}
+	}
+}
