@@ -1,6 +1,9 @@
 package distill
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -165,6 +168,67 @@ func TestPytestNativeTracebackKeepsLocationAndMessage(t *testing.T) {
 		"    assert {\"a\": 1} == {\"a\": 2}", "  Differing items:", "  {'a': 1} != {'a': 2}", "1 failed in 0.13s"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("lost %q:\n%s", want, out)
+		}
+	}
+}
+
+// distillerGroup maps a distiller to the runners whose output it may read
+// (a package script runs jest or vitest; git log -p prints diffs; make
+// echoes the compiler).
+func distillerGroup(d *Distiller) string {
+	switch d {
+	case nil:
+		return ""
+	case dCargoTest, dCargoBuild:
+		return "cargo"
+	case dGitLog, dGitDiff:
+		return "git-log/diff"
+	case dJest, dVitest, dJSTest, dBunTest, dMocha, dPlaywright:
+		return "js"
+	case dMake, dCompiler:
+		return "make"
+	}
+	return d.Name()
+}
+
+// A distiller that does not understand its input returns nothing: over
+// every real output of the train fixtures, no distiller of another group
+// claims it and changes it (it would be shortening what it cannot read).
+func TestDistillersClaimNoForeignOutput(t *testing.T) {
+	metas, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "fixtures", "train", "*", "meta.json"))
+	if len(metas) == 0 {
+		t.Fatal("no train fixtures")
+	}
+	all := []*Distiller{dGoTest, dCargoTest, dCargoBuild, dPytest, dUnittest, dSympy, dJest, dVitest, dMocha, dPlaywright,
+		dBunTest, dJSTest, dDotnetTest, dDotnet, dMaven, dGradle, dRspec, dPhpunit, dMake, dCompiler, dDocker, dNpm, dPip,
+		dApt, dTerraform, dGitStatus, dGitLog, dGitDiff, dGitRemote, dCurl, dWget}
+	for _, m := range metas {
+		var meta struct {
+			Command  string `json:"command"`
+			ExitCode int    `json:"exit_code"`
+		}
+		b, err := os.ReadFile(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &meta); err != nil {
+			t.Fatal(err)
+		}
+		raw, err := os.ReadFile(filepath.Join(filepath.Dir(m), "output.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		own := distillerGroup(Pick(Analyze(meta.Command)))
+		lines := textline.SplitLines(nil, string(raw))
+		for _, d := range all {
+			if distillerGroup(d) == own {
+				continue
+			}
+			for _, exit := range []int{0, meta.ExitCode} {
+				if out, _, ok := d.Run(string(raw), lines, exit, nil); ok && out != string(raw) {
+					t.Errorf("%s (%s): claimed and changed by %s (exit %d)", filepath.Base(filepath.Dir(m)), meta.Command, d.Name(), exit)
+				}
+			}
 		}
 	}
 }
