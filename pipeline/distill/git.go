@@ -19,9 +19,20 @@ const gitStatusUntrackedCap = 100
 
 // distillGitStatus: long-form git status. Drops the `(use "git …")` hint
 // lines; keeps the branch, upstream state, every staged, modified and
-// conflicted path, and untracked paths up to gitStatusUntrackedCap.
+// conflicted path, and untracked paths up to gitStatusUntrackedCap (all of
+// them when -u/-uall/--untracked-files asked for them).
 func distillGitStatus(d *dctx) bool {
 	verdict := false
+	// -u/-uall/--untracked-files asks for the untracked paths: all stay.
+	capUntracked := true
+	for _, a := range d.args {
+		if a == "--" {
+			break
+		}
+		if strings.HasPrefix(a, "--untracked-files") || strings.HasPrefix(a, "-u") && !strings.HasPrefix(a, "--") {
+			capUntracked = false
+		}
+	}
 	untracked, extra, lastKept := false, 0, -1
 	count := 0
 	for i := 0; i < d.n(); i++ {
@@ -44,7 +55,7 @@ func distillGitStatus(d *dctx) bool {
 			d.drop(i)
 		case untracked && l[0] == '\t':
 			count++
-			if count > gitStatusUntrackedCap {
+			if capUntracked && count > gitStatusUntrackedCap {
 				d.drop(i)
 				extra++
 			} else {

@@ -232,3 +232,27 @@ func TestDistillersClaimNoForeignOutput(t *testing.T) {
 		}
 	}
 }
+
+// git status -u/-uall/--untracked-files asks for the untracked paths:
+// none is capped; a plain git status caps them with a counted marker.
+func TestGitStatusUntrackedAskedAreAllKept(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("On branch main\nUntracked files:\n  (use \"git add <file>...\" to include in what will be committed)\n")
+	for i := 0; i < 130; i++ {
+		b.WriteString("\ttmp/u" + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + ".log\n")
+	}
+	b.WriteString("\nnothing added to commit but untracked files present (use \"git add\" to track)\n")
+	in := b.String()
+	for _, args := range []string{"status -u", "status -uall", "status --untracked-files=all", "status -u ."} {
+		out, ok := sweepRun(dGitStatus, in, 0, args)
+		if !ok {
+			t.Fatalf("git %s not recognised", args)
+		}
+		if strings.Contains(out, "more untracked paths not shown") || strings.Count(out, "\ttmp/") != 130 {
+			t.Errorf("git %s: untracked paths were capped", args)
+		}
+	}
+	if out, _ := sweepRun(dGitStatus, in, 0, "status"); !strings.Contains(out, "[OMNI: 30 more untracked paths not shown]") {
+		t.Errorf("plain git status: no cap marker:\n%s", out)
+	}
+}
