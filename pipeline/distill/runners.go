@@ -425,8 +425,12 @@ var unittestDjangoNoise = []string{
 // runtests.py. Drops progress dots, "... ok" lines of verbose runs and the
 // test-database chatter; keeps every failure and error block, skips, "Ran
 // N tests" and the OK/FAILED verdict.
+//
+// With -v/--verbose (or Django's --verbosity 2) the "... ok" lines were asked
+// for, as pytest -v's PASSED lines are, and stay.
 func distillUnittest(d *dctx) bool {
 	ran, verdict, failing := false, false, false
+	verbose := unittestVerbose(d.args)
 	for i := 0; i < d.n(); i++ {
 		t := d.trim(i)
 		switch {
@@ -438,7 +442,9 @@ func distillUnittest(d *dctx) bool {
 		case strings.HasPrefix(t, "FAILED (") || t == "FAILED":
 			verdict, failing = true, true
 		case strings.HasSuffix(t, " ... ok") || strings.HasSuffix(t, "... ok"):
-			d.drop(i)
+			if !verbose {
+				d.drop(i)
+			}
 		case unittestDots(t):
 			d.drop(i)
 		case hasPrefixAny(t, unittestDjangoNoise...):
@@ -453,6 +459,32 @@ func distillUnittest(d *dctx) bool {
 	}
 	ok := ran && verdict
 	return d.recognised(ok, failing)
+}
+
+// unittestVerbose reports a verbose run: -v, -vv, --verbose, or a
+// verbosity of 2 or more (-v 2, --verbosity 2, --verbosity=3).
+func unittestVerbose(args []string) bool {
+	for k, a := range args {
+		switch {
+		case a == "--":
+			return false
+		case a == "-v" || a == "--verbosity":
+			if k+1 < len(args) {
+				if n, ok := leadingCount(args[k+1]); ok && len(args[k+1]) == 1 {
+					return n >= 2
+				}
+			}
+			return a == "-v"
+		case a == "--verbose", a == "-vv", a == "-vvv":
+			return true
+		case strings.HasPrefix(a, "--verbosity="):
+			n, ok := leadingCount(a[len("--verbosity="):])
+			return ok && n >= 2
+		case strings.HasPrefix(a, "-v") && len(a) == 3 && a[2] >= '2' && a[2] <= '9':
+			return true // -v2
+		}
+	}
+	return false
 }
 
 // unittestDots reports a progress line of unittest outcome characters.

@@ -256,3 +256,27 @@ func TestGitStatusUntrackedAskedAreAllKept(t *testing.T) {
 		t.Errorf("plain git status: no cap marker:\n%s", out)
 	}
 }
+
+// python -m unittest -v asks for one line per test: the "... ok" lines
+// stay, as pytest -v's PASSED lines do; without -v they go.
+func TestUnittestVerboseKeepsOkLines(t *testing.T) {
+	in := "test_a (tests.test_many.TestMany.test_a) ... ok\ntest_b (tests.test_many.TestMany.test_b) ... FAIL\n\n" +
+		"======================================================================\nFAIL: test_b (tests.test_many.TestMany.test_b)\n" +
+		"----------------------------------------------------------------------\nTraceback (most recent call last):\n" +
+		"  File \"/x/tests/test_many.py\", line 5, in test_b\n    self.assertEqual(1, 2)\nAssertionError: 1 != 2\n\n" +
+		"----------------------------------------------------------------------\nRan 2 tests in 0.001s\n\nFAILED (failures=1)\n"
+	for _, args := range []string{"-v tests.test_many", "--verbose", "test -v 2", "test --verbosity=2", "-vv"} {
+		ci := Analyze("python3 -m unittest " + args)
+		out, ok := sweepRun(dUnittest, in, 1, strings.Join(ci.Args, " "))
+		if !ok || !strings.Contains(out, "test_a (tests.test_many.TestMany.test_a) ... ok") {
+			t.Errorf("unittest %s: the ok line was dropped (ok=%v):\n%s", args, ok, out)
+		}
+	}
+	for _, args := range []string{"tests.test_many", "test -v 1", "test --verbosity=1"} {
+		ci := Analyze("python3 -m unittest " + args)
+		out, ok := sweepRun(dUnittest, in, 1, strings.Join(ci.Args, " "))
+		if !ok || strings.Contains(out, "test_a (tests.test_many.TestMany.test_a) ... ok") {
+			t.Errorf("unittest %s: the ok line stayed (ok=%v):\n%s", args, ok, out)
+		}
+	}
+}
