@@ -108,7 +108,7 @@ func TestDistillerFamilies(t *testing.T) {
 		// unittest -v asked for its ok lines: nothing left to cut, the raw
 		// output passes.
 		{name: "unittest verbose", cmd: "python -m unittest -v", exit: 1,
-			in:        dtRepeat("test_ok_%d (tests.test_x.T.test_ok) ... ok\n", 30) + "test_bad (tests.test_x.T.test_bad) ... FAIL\n\n======================================================================\nFAIL: test_bad (tests.test_x.T.test_bad)\n----------------------------------------------------------------------\nTraceback (most recent call last):\n  File \"/p/tests/test_x.py\", line 9, in test_bad\n    self.assertEqual(1, 2)\nAssertionError: 1 != 2\n\n----------------------------------------------------------------------\nRan 31 tests in 0.01s\n\nFAILED (failures=1)\n", raw: true},
+			in: dtRepeat("test_ok_%d (tests.test_x.T.test_ok) ... ok\n", 30) + "test_bad (tests.test_x.T.test_bad) ... FAIL\n\n======================================================================\nFAIL: test_bad (tests.test_x.T.test_bad)\n----------------------------------------------------------------------\nTraceback (most recent call last):\n  File \"/p/tests/test_x.py\", line 9, in test_bad\n    self.assertEqual(1, 2)\nAssertionError: 1 != 2\n\n----------------------------------------------------------------------\nRan 31 tests in 0.01s\n\nFAILED (failures=1)\n", raw: true},
 		// Django's runner at verbosity 1 prints ok lines too (a test that
 		// prints): they were not asked for and go.
 		{name: "unittest ok lines not asked for", cmd: "python manage.py test", exit: 1,
