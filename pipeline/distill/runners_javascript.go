@@ -117,16 +117,18 @@ func distillVitest(d *dctx) bool {
 	return d.recognised(verdict, failing)
 }
 
-// jsRunnerFrame reports a stack frame inside installed packages or
-// Node's own internals ("❯ runTest ../node_modules/@vitest/runner/dist/
-// index.js:1056:17", "at Module._compile (node:internal/modules/cjs/
-// loader:1554:14)"): the test runner's machinery around a failure, whose
-// project frames stay.
+// jsRunnerFrame reports a stack frame inside the test runner's own
+// packages or Node's internals ("❯ runTest ../node_modules/@vitest/runner/
+// dist/index.js:1056:17", "at Module._compile (node:internal/modules/cjs/
+// loader:1554:14)"): the machinery around a failure. The project's frames
+// stay, and so do frames in other installed packages (an error thrown
+// inside a library says where).
 func jsRunnerFrame(t string) bool {
 	if !strings.HasPrefix(t, "❯ ") && !strings.HasPrefix(t, "at ") {
 		return false
 	}
-	if !strings.Contains(t, "node_modules/") && !strings.Contains(t, "(node:") && !strings.HasPrefix(t, "at node:") {
+	if !containsAny(t, "node_modules/vitest/", "node_modules/@vitest/", "node_modules/jest-", "node_modules/@jest/",
+		"node_modules/expect/", "node_modules/tinypool/", "(node:internal/", "at node:internal/") {
 		return false
 	}
 	// It ends in a location (":line:col" or ":line:col)").

@@ -135,7 +135,8 @@ func TestJSDropsRunnerFrames(t *testing.T) {
 			t.Errorf("lost %q:\n%s", want, out)
 		}
 	}
-	for _, s := range []string{"at Object.<anonymous> (jt/cart.test.js:19:23)", "❯ vt/wrap.test.js:17:67", "❯ vt/edge.test.js (6 tests | 3 failed) 117ms"} {
+	for _, s := range []string{"at Object.<anonymous> (jt/cart.test.js:19:23)", "❯ vt/wrap.test.js:17:67", "❯ vt/edge.test.js (6 tests | 3 failed) 117ms",
+		"at settle (node_modules/axios/lib/core/settle.js:19:12)"} {
 		if jsRunnerFrame(s) {
 			t.Errorf("jsRunnerFrame(%q) = true", s)
 		}
