@@ -100,7 +100,8 @@ func TestMakeFoldsRepeatedWarningsNeverErrors(t *testing.T) {
 // TestDistillOwnTrainFixtures runs Shorten over testdata/fixtures/train (real
 // outputs of the tools run here on small projects, make.py) and asserts what
 // check.py asserts: every must_keep line, every must_keep_regex, no
-// contradicted fact, structured cases byte-identical. testdata/fixtures/
+// contradicted fact, structured cases byte-identical; and the goldens under
+// testdata/distill/train (-update rewrites them). testdata/fixtures/
 // heldout is deliberately not read here: it is measured once, at the end of a
 // change, with check.py.
 func TestDistillOwnTrainFixtures(t *testing.T) {
@@ -127,6 +128,7 @@ func TestDistillOwnTrainFixtures(t *testing.T) {
 		for _, v := range dgViolations(meta, string(raw), res.Text) {
 			t.Errorf("%s: %s", filepath.Base(filepath.Dir(m)), v)
 		}
+		dgGoldenCheck(t, filepath.Join(dgGolden, "train", filepath.Base(filepath.Dir(m))+".txt"), string(raw), res.Text)
 		tin += len(raw)
 		tout += len(res.Text)
 	}

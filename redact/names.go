@@ -56,6 +56,7 @@ var nonSecretSuffixes = map[string]bool{
 	"TESTS": true, "VALIDATOR": true, "RESULT": true, "RESPONSE": true, "REQUEST": true, "FORM": true, "VIEW": true,
 	"STDIN": true, "FROM": true, "CMD": true, "COMMAND": true, "HELPER": true, "SAMESITE": true, "SECURE": true,
 	"HTTPONLY": true, "INPUT": true, "FALLBACKS": true, "FALLBACK": true, "FIELD_NAME": true, "LOOKUP": true, "SPEC": true, "TEMPLATE": true,
+	"LIFETIME": true, "DURATION": true, "INTERVAL": true, "PERIOD": true,
 }
 
 // nameSegments splits a name into upper-case segments on "_", "-", ".",
@@ -157,6 +158,9 @@ func matchName(name string) (matched, weak bool) {
 				return false, false
 			}
 		}
+	}
+	if len(segs) == 2 && strings.EqualFold(at(0), "EXISTING") && (strings.EqualFold(at(1), "SECRET") || strings.EqualFold(at(1), "SECRETS")) {
+		return false, false // existingSecret, existing_secrets: a Secret object's name
 	}
 	if len(segs) == 1 && strings.EqualFold(at(0), "PWD") {
 		return false, false // the shell's working directory

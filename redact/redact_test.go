@@ -42,6 +42,27 @@ func TestRedactTable(t *testing.T) {
 		{"connecting to postgres://app:s3cr3t@db:5432/app\n", "connecting to postgres://app:[REDACTED]@db:5432/app\n", 1},
 		{"redis://:pw9Xk@127.0.0.1:6379/0 and https://example.com/x@y\n", "redis://:[REDACTED]@127.0.0.1:6379/0 and https://example.com/x@y\n", 1},
 		{"git clone https://user@github.com/x.git\n", "git clone https://user@github.com/x.git\n", 0},
+		// A data store's URL without a password names a place, not a secret
+		// (a compose file's DATABASE_URL was redacted whole); with a password
+		// or a credential query parameter it is still one.
+		{"      DATABASE_URL: postgres://billing@db:5432/billing\n", "      DATABASE_URL: postgres://billing@db:5432/billing\n", 0},
+		{"REDIS_URL=redis://cache:6379/0\nMONGO_URL=mongodb+srv://app@c0.mongodb.net/x?retryWrites=true\n", "REDIS_URL=redis://cache:6379/0\nMONGO_URL=mongodb+srv://app@c0.mongodb.net/x?retryWrites=true\n", 0},
+		{"DSN=jdbc:postgresql://db/app?user=app&sslmode=require\n", "DSN=jdbc:postgresql://db/app?user=app&sslmode=require\n", 0},
+		{"DATABASE_URL=postgres://app:s3cr3t@db:5432/app\n", "DATABASE_URL=[REDACTED]\n", 1},
+		{"DATABASE_URL=postgres://db/app?password=s3cr3t\n", "DATABASE_URL=[REDACTED]\n", 1},
+		{"WEBHOOK_TOKEN=https://hooks.acme.io/services/T0/B0/q8Zt5\n", "WEBHOOK_TOKEN=[REDACTED]\n", 1},
+		// Settings about a credential in YAML (a workflow's permissions, a
+		// Helm chart's values) are not credentials; values under the same
+		// names that are credentials still are.
+		{"permissions:\n  id-token: write\n  contents: read\n", "permissions:\n  id-token: write\n  contents: read\n", 0},
+		{"  existingSecret: billing-auth\n  tokenLifetime: 15m\n  sessionTokenTTL: 1h30m\n", "  existingSecret: billing-auth\n  tokenLifetime: 15m\n  sessionTokenTTL: 1h30m\n", 0},
+		{"  id-token: eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl\n", "  id-token: [REDACTED]\n", 1},
+		{"  existing_password: hunter2x\n  secret: 15mq8Zt\n", "  existing_password: [REDACTED]\n  secret: [REDACTED]\n", 2},
+		// Under a name that only says "key", a store path and a templated
+		// cache key are not key material; a base64 key still is.
+		{"      remoteRef:\n        key: secret/data/billing/db\n", "      remoteRef:\n        key: secret/data/billing/db\n", 0},
+		{"  cache:\n    key: go-mod-$CI_COMMIT_REF_SLUG\n", "  cache:\n    key: go-mod-$CI_COMMIT_REF_SLUG\n", 0},
+		{"  key: q8ZtR2/kXw9PmL4vB7nC1dF6\n", "  key: [REDACTED]\n", 1},
 		// JSON and Python fields, anywhere in a line.
 		{`{"user": "a", "access_token": "xyz\"q", "max_tokens": 5}`, `{"user": "a", "access_token": "[REDACTED]", "max_tokens": 5}`, 1},
 		{`params = {'host': 'h', 'password': 'pw9Xk'}`, `params = {'host': 'h', 'password': '[REDACTED]'}`, 1},

@@ -31,11 +31,11 @@ func credentialValue(v string, weak bool, ctx valueCtx, quoted bool) bool {
 	if v == "" || len(v) > 1<<16 {
 		return v != "" // a 64 KiB value under a credential name is one
 	}
-	if placeholder(v) {
+	if placeholder(v) || passwordlessStoreURL(v) {
 		return false
 	}
 	lv := strings.ToLower(v)
-	if isCount(v) && (len(v) < 4 || ctx == ctxColon || strings.IndexByte(v, '/') > 0) {
+	if isCount(v) && (len(v) < 4 || ctx == ctxColon || strings.IndexByte(v, '/') > 0) || duration(v) {
 		return false
 	}
 	switch lv {
@@ -57,7 +57,8 @@ func credentialValue(v string, weak bool, ctx valueCtx, quoted bool) bool {
 		return false
 	}
 	if weak {
-		if strings.HasPrefix(v, "{") || plainIdentifier(v) || strings.ContainsAny(v, " \t") || filePath(v) {
+		if strings.HasPrefix(v, "{") || plainIdentifier(v) || strings.ContainsAny(v, " \t") || filePath(v) ||
+			lowerSlashPath(v) || embedsEnvRef(v) {
 			return false
 		}
 		// Under a name that only says "key", the value must look like
@@ -233,6 +234,8 @@ var statusWord = map[string]bool{
 	"valid": true, "revoked": true, "denied": true, "failed": true, "error": true, "none.": true,
 	"true": true, "false": true, "null": true, "yes": true, "no": true, "configured": true, "found": true,
 	"not": true, "refreshed": true, "rotated": true, "generated": true, "created": true, "deleted": true,
+	// Access levels (a GitHub Actions workflow's "id-token: write").
+	"read": true, "write": true, "none": true, "read-all": true, "write-all": true,
 }
 
 // isShellExpansion reports $VAR, ${…} and $(…) (but not "$3cr3t").
@@ -471,6 +474,122 @@ func formatString(v string) bool {
 			(i == 0 || strings.IndexByte(" :=/@", v[i-1]) >= 0) {
 			return true
 		}
+	}
+	return false
+}
+
+// storeSchemes are the URL schemes of data stores and brokers whose
+// connection URL carries its credential, if any, as the password of the
+// user-info part (scheme://user:password@host) or as a query parameter.
+var storeSchemes = map[string]bool{
+	"postgres": true, "postgresql": true, "mysql": true, "mariadb": true, "mongodb": true, "mongodb+srv": true,
+	"redis": true, "rediss": true, "amqp": true, "amqps": true, "mssql": true, "sqlserver": true,
+	"clickhouse": true, "cockroachdb": true, "nats": true, "memcached": true, "cassandra": true,
+	"sqlite": true, "sqlite3": true, "oracle": true, "db2": true, "neo4j": true, "bolt": true,
+}
+
+// passwordlessStoreURL reports a data store's connection URL
+// (storeSchemes, optionally after "jdbc:") with no password in its user
+// info and no credential-named query parameter
+// (postgres://billing@db:5432/billing, redis://cache:6379/0): it names a
+// place and a user, and holds no secret, whatever setting it is assigned
+// to (DATABASE_URL: postgres://billing@db/billing stays as written).
+func passwordlessStoreURL(v string) bool {
+	lv := strings.ToLower(v)
+	lv = strings.TrimPrefix(lv, "jdbc:")
+	i := strings.Index(lv, "://")
+	if i <= 0 || !storeSchemes[lv[:i]] || strings.ContainsAny(v, " \t\"'`") {
+		return false
+	}
+	rest := lv[i+3:]
+	auth := rest
+	if k := strings.IndexAny(rest, "/?#"); k >= 0 {
+		auth = rest[:k]
+	}
+	if at := strings.LastIndexByte(auth, '@'); at >= 0 && strings.IndexByte(auth[:at], ':') >= 0 {
+		return false // user:password@
+	}
+	if q := strings.IndexByte(rest, '?'); q >= 0 {
+		query := rest[q+1:]
+		if h := strings.IndexByte(query, '#'); h >= 0 {
+			query = query[:h]
+		}
+		for _, kv := range strings.Split(query, "&") {
+			name, _, _ := strings.Cut(kv, "=")
+			if m, _ := matchName(name); m {
+				return false // ?password=…, ?sslpassword=…, ?token=…
+			}
+		}
+	}
+	return true
+}
+
+// duration reports a span of time written with units, at most 12 bytes
+// (15m, 1h30m, 500ms, 7d, 2.5s): a setting's value, never a credential
+// (tokenLifetime: 15m).
+func duration(v string) bool {
+	if len(v) == 0 || len(v) > 12 || !isDigit(v[0]) {
+		return false
+	}
+	for i := 0; i < len(v); {
+		j := i
+		for j < len(v) && (isDigit(v[j]) || v[j] == '.') {
+			j++
+		}
+		if j == i {
+			return false
+		}
+		k := j
+		for k < len(v) && isLower(v[k]) {
+			k++
+		}
+		switch v[j:k] {
+		case "ns", "us", "ms", "s", "m", "h", "d", "w", "y":
+		default:
+			return false
+		}
+		i = k
+	}
+	return true
+}
+
+// lowerSlashPath reports a path of lower-case identifiers joined by "/"
+// (secret/data/billing/db, a Vault or store path under remoteRef.key):
+// key material in base64 has upper-case letters. Only under a weak name.
+func lowerSlashPath(v string) bool {
+	if strings.IndexByte(v, '/') < 0 || len(v) > 200 {
+		return false
+	}
+	letter := false
+	for _, seg := range strings.Split(v, "/") {
+		if !plainIdentifier(seg) {
+			return false
+		}
+		for i := 0; i < len(seg); i++ {
+			letter = letter || isLower(seg[i])
+		}
+	}
+	return letter
+}
+
+// embedsEnvRef reports a value built around a reference to an environment
+// variable ($CI_COMMIT_REF_SLUG, three or more upper-case name bytes after
+// "$"): a template such as a CI cache key (key: go-mod-$CI_COMMIT_REF_SLUG),
+// not key material. Only under a weak name.
+func embedsEnvRef(v string) bool {
+	for i := strings.IndexByte(v, '$'); i >= 0 && i+1 < len(v); {
+		j := i + 1
+		for j < len(v) && (isUpper(v[j]) || v[j] == '_' || isDigit(v[j]) && j > i+1) {
+			j++
+		}
+		if j-i-1 >= 3 {
+			return true
+		}
+		k := strings.IndexByte(v[i+1:], '$')
+		if k < 0 {
+			break
+		}
+		i += 1 + k
 	}
 	return false
 }

@@ -14,11 +14,22 @@ import (
 // distillCargoBuild: cargo build/check/clippy/run/install. Drops progress
 // lines ("Compiling x", "Downloaded y", ...); keeps every warning and
 // error block, "Finished"/"Running" lines and the program's own output.
+//
+// cargo run: what follows cargo's "Running `…`" line is the program's own
+// output and is never touched (a program may print "Compiling templates");
+// with -q/--quiet cargo prints no status line to tell the two apart, so
+// the run is not claimed.
 func distillCargoBuild(d *dctx) bool {
+	run := d.sub == "run" || d.sub == "r"
+	if run && cargoQuiet(d.args) {
+		return false
+	}
 	verdict, failing := false, false
 	for i := 0; i < d.n(); i++ {
 		t := d.trim(i)
 		switch {
+		case run && strings.HasPrefix(t, "Running `"):
+			return d.recognised(true, failing)
 		case cargoProgress(t):
 			d.drop(i)
 		case strings.HasPrefix(t, "Finished ") || strings.HasPrefix(t, "Running `") || strings.HasPrefix(t, "Installed package") ||
@@ -30,6 +41,19 @@ func distillCargoBuild(d *dctx) bool {
 		}
 	}
 	return d.recognised(verdict, failing)
+}
+
+// cargoQuiet reports -q/--quiet among cargo's own arguments (before "--").
+func cargoQuiet(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "-q" || a == "--quiet" {
+			return true
+		}
+	}
+	return false
 }
 
 // ccPrograms are compiler and tool invocations echoed by make.

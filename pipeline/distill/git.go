@@ -19,9 +19,20 @@ const gitStatusUntrackedCap = 100
 
 // distillGitStatus: long-form git status. Drops the `(use "git …")` hint
 // lines; keeps the branch, upstream state, every staged, modified and
-// conflicted path, and untracked paths up to gitStatusUntrackedCap.
+// conflicted path, and untracked paths up to gitStatusUntrackedCap (all of
+// them when -u/-uall/--untracked-files asked for them).
 func distillGitStatus(d *dctx) bool {
 	verdict := false
+	// -u/-uall/--untracked-files asks for the untracked paths: all stay.
+	capUntracked := true
+	for _, a := range d.args {
+		if a == "--" {
+			break
+		}
+		if strings.HasPrefix(a, "--untracked-files") || strings.HasPrefix(a, "-u") && !strings.HasPrefix(a, "--") {
+			capUntracked = false
+		}
+	}
 	untracked, extra, lastKept := false, 0, -1
 	count := 0
 	for i := 0; i < d.n(); i++ {
@@ -44,7 +55,7 @@ func distillGitStatus(d *dctx) bool {
 			d.drop(i)
 		case untracked && l[0] == '\t':
 			count++
-			if count > gitStatusUntrackedCap {
+			if capUntracked && count > gitStatusUntrackedCap {
 				d.drop(i)
 				extra++
 			} else {
@@ -205,13 +216,15 @@ func distillGitRemote(d *dctx) bool {
 			// Redrawn counters (--progress, or a terminal) stay as their
 			// last state when it finished ("…100% (1436/1436), done.") or
 			// is the transfer total; the redraws go, and so do the plain
-			// final lines git prints without --progress.
+			// final counter lines git prints without --progress.
+			// The transfer total ("Total 32 (delta 0), reused 0 …") is a
+			// count line and stays in either form.
 			if d.termView(i) {
 				last := strings.TrimSpace(d.views[i])
 				if !strings.HasSuffix(last, "done.") && !hasPrefixAny(last, "remote: Total ", "Total ") {
 					d.drop(i)
 				}
-			} else {
+			} else if !hasPrefixAny(t, "remote: Total ", "Total ") {
 				d.drop(i)
 			}
 		case hasPrefixAny(t, "To ", "From ", "Everything up-to-date", "Already up to date", "Already up-to-date", "Updating ",

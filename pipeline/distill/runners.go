@@ -66,8 +66,11 @@ func goStructural(t string) bool {
 // goStdFrame reports a goroutine frame (function line, then "\tpath:line
 // +0x…") inside the standard library's testing, runtime or reflect code:
 // noise around a test panic.
+//
+// The race detector's reports indent the same pair with spaces ("  testing.tRunner()", then
+// "      /usr/local/go/src/testing/testing.go:2036 +0x21c"): those frames go too.
 func goStdFrame(fn, loc string) bool {
-	if !strings.HasPrefix(loc, "\t") || !strings.Contains(loc, ".go:") {
+	if !(strings.HasPrefix(loc, "\t") || strings.HasPrefix(loc, "    ")) || !strings.Contains(loc, ".go:") {
 		return false
 	}
 	if !hasPrefixAny(fn, "testing.", "runtime.", "panic(", "reflect.", "created by testing.", "created by runtime.") {
@@ -173,7 +176,10 @@ func rustFrame(d *dctx, i int) bool {
 			return containsAny(at, "/rustc/", "/.cargo/registry/", "/library/std/", "/library/core/", "/library/alloc/", "/library/test/")
 		}
 	}
-	return hasPrefixAny(sym, "std::", "core::", "alloc::", "__rust", "rust_", "<fn", "test::", "<alloc::", "<core::", "<std::")
+	// "rust_" alone would also name a user crate (rust_utils::parse) and
+	// a doctest's own main (rust_out::main): only the runtime's symbols.
+	return hasPrefixAny(sym, "std::", "core::", "alloc::", "__rust", "rust_begin_unwind", "rust_panic", "rust_eh_",
+		"<fn", "test::", "<alloc::", "<core::", "<std::")
 }
 
 // pytestTally reports whether a line is pytest's own tally ("=== 3
@@ -280,6 +286,7 @@ func distillPytest(d *dctx) bool {
 	)
 	st := stHeader
 	afterIn := false // the previous line was a --tb=short location "path:N: in f"
+	inMsg := false   // inside an exception's message, unindented first line then indented ones (--tb=native)
 	for i := 0; i < d.n(); i++ {
 		t := d.trim(i)
 		if t == "" {
@@ -287,6 +294,8 @@ func distillPytest(d *dctx) bool {
 		}
 		prevIn := afterIn
 		afterIn = false
+		prevMsg := inMsg
+		inMsg = false
 		if strings.HasPrefix(t, "==") && strings.HasSuffix(t, "==") {
 			if tally, f := pytestTally(t); tally {
 				verdict = true
@@ -357,6 +366,16 @@ func distillPytest(d *dctx) bool {
 				// captured output is kept whole
 			case pytestLocation(t):
 				afterIn = strings.Contains(t, ": in ")
+			case strings.HasPrefix(t, "File \"") && strings.Contains(t, "\", line "):
+				// --tb=native: a Python traceback's location; its statement
+				// follows, indented.
+				afterIn = true
+			case t == "Traceback (most recent call last):", strings.HasPrefix(t, "During handling of the above exception"),
+				strings.HasPrefix(t, "The above exception was the direct cause"):
+			case prevMsg && strings.HasPrefix(d.line(i), " "):
+				// the indented rest of an exception's message (--tb=native:
+				// "AssertionError: assert {…} == {…}" then "  Differing items:")
+				inMsg = true
 			case strings.HasPrefix(d.line(i), ">"), t == "E" || strings.HasPrefix(t, "E "),
 				strings.HasPrefix(d.line(i), "E\t"):
 			case prevIn && strings.HasPrefix(d.line(i), " "):
@@ -365,7 +384,10 @@ func distillPytest(d *dctx) bool {
 				d.drop(i)
 			case pytestErrorProse(d.line(i)):
 				// "ImportError while importing test module '…'": pytest's own
-				// statement of a collection error, not source.
+				// statement of a collection error, not source; or the
+				// exception line of a native traceback, whose message may
+				// go on indented.
+				inMsg = true
 			default:
 				d.drop(i)
 			}
@@ -403,8 +425,12 @@ var unittestDjangoNoise = []string{
 // runtests.py. Drops progress dots, "... ok" lines of verbose runs and the
 // test-database chatter; keeps every failure and error block, skips, "Ran
 // N tests" and the OK/FAILED verdict.
+//
+// With -v/--verbose (or Django's --verbosity 2) the "... ok" lines were asked
+// for, as pytest -v's PASSED lines are, and stay.
 func distillUnittest(d *dctx) bool {
 	ran, verdict, failing := false, false, false
+	verbose := unittestVerbose(d.args)
 	for i := 0; i < d.n(); i++ {
 		t := d.trim(i)
 		switch {
@@ -416,7 +442,9 @@ func distillUnittest(d *dctx) bool {
 		case strings.HasPrefix(t, "FAILED (") || t == "FAILED":
 			verdict, failing = true, true
 		case strings.HasSuffix(t, " ... ok") || strings.HasSuffix(t, "... ok"):
-			d.drop(i)
+			if !verbose {
+				d.drop(i)
+			}
 		case unittestDots(t):
 			d.drop(i)
 		case hasPrefixAny(t, unittestDjangoNoise...):
@@ -431,6 +459,32 @@ func distillUnittest(d *dctx) bool {
 	}
 	ok := ran && verdict
 	return d.recognised(ok, failing)
+}
+
+// unittestVerbose reports a verbose run: -v, -vv, --verbose, or a
+// verbosity of 2 or more (-v 2, --verbosity 2, --verbosity=3).
+func unittestVerbose(args []string) bool {
+	for k, a := range args {
+		switch {
+		case a == "--":
+			return false
+		case a == "-v" || a == "--verbosity":
+			if k+1 < len(args) {
+				if n, ok := leadingCount(args[k+1]); ok && len(args[k+1]) == 1 {
+					return n >= 2
+				}
+			}
+			return a == "-v"
+		case a == "--verbose", a == "-vv", a == "-vvv":
+			return true
+		case strings.HasPrefix(a, "--verbosity="):
+			n, ok := leadingCount(a[len("--verbosity="):])
+			return ok && n >= 2
+		case strings.HasPrefix(a, "-v") && len(a) == 3 && a[2] >= '2' && a[2] <= '9':
+			return true // -v2
+		}
+	}
+	return false
 }
 
 // unittestDots reports a progress line of unittest outcome characters.

@@ -20,6 +20,8 @@ func distillJest(d *dctx) bool {
 		switch {
 		case strings.HasPrefix(t, "✓ ") || strings.HasPrefix(t, "√ "):
 			d.drop(i)
+		case jsRunnerFrame(t):
+			d.drop(i)
 		case strings.HasPrefix(t, "Tests:"):
 			verdict = true
 			if n, ok := countBefore(t, " failed"); ok && n > 0 {
@@ -102,6 +104,8 @@ func distillVitest(d *dctx) bool {
 			d.drop(i) // the verbose reporter's "✓ file > suite > test"
 		case strings.HasPrefix(t, "Start at "):
 			d.drop(i)
+		case jsRunnerFrame(t):
+			d.drop(i)
 		default:
 			if tally, f := vitestTally(t); tally {
 				verdict = true
@@ -111,6 +115,26 @@ func distillVitest(d *dctx) bool {
 	}
 	dropJSCodeFrames(d)
 	return d.recognised(verdict, failing)
+}
+
+// jsRunnerFrame reports a stack frame inside the test runner's own
+// packages or Node's internals ("❯ runTest ../node_modules/@vitest/runner/
+// dist/index.js:1056:17", "at Module._compile (node:internal/modules/cjs/
+// loader:1554:14)"): the machinery around a failure. The project's frames
+// stay, and so do frames in other installed packages (an error thrown
+// inside a library says where).
+func jsRunnerFrame(t string) bool {
+	if !strings.HasPrefix(t, "❯ ") && !strings.HasPrefix(t, "at ") {
+		return false
+	}
+	if !containsAny(t, "node_modules/vitest/", "node_modules/@vitest/", "node_modules/jest-", "node_modules/@jest/",
+		"node_modules/expect/", "node_modules/tinypool/", "(node:internal/", "at node:internal/") {
+		return false
+	}
+	// It ends in a location (":line:col" or ":line:col)").
+	e := strings.TrimSuffix(t, ")")
+	k := strings.LastIndexByte(e, ':')
+	return k > 0 && isDigits(e[k+1:])
 }
 
 // jsFrameLine reports a line of the source excerpt jest and vitest print
