@@ -22,13 +22,28 @@ import (
 // JSON is scanned the same way (strings are found by their quotes), so
 // JSON never fails and never panics.
 func JSON(b []byte, kinds Counts) (out []byte, fields Counts) {
-	w := jsonWalker{src: b, kinds: kinds}
+	w := jsonWalker{src: b, kinds: kinds, collect: true}
 	w.walk()
 	if w.out == nil {
 		return b, w.fields
 	}
 	w.out = append(w.out, b[w.at:]...)
-	return w.out, w.fields
+	if len(w.found) == 0 {
+		return w.out, w.fields
+	}
+	// A value masked in one string is masked wherever else it appears
+	// (a token named in the command and echoed bare in the output, a
+	// password printed again on stderr): a second walk over the result.
+	w2 := jsonWalker{src: w.out, kinds: kinds, again: propagated(w.found)}
+	w2.walk()
+	if w2.out == nil {
+		return w.out, w.fields
+	}
+	w2.out = append(w2.out, w.out[w2.at:]...)
+	for k, n := range w2.fields {
+		w.fields[k] += n
+	}
+	return w2.out, w.fields
 }
 
 // Total sums the counts.
@@ -58,6 +73,11 @@ type jsonWalker struct {
 	fields Counts
 	stack  []jsonFrame
 	top    string
+	// With collect, found gathers the values the first walk masked;
+	// again, on the second walk, lists them to mask wherever they recur.
+	collect bool
+	found   map[string]bool
+	again   []string
 }
 
 func (w *jsonWalker) walk() {
@@ -138,6 +158,8 @@ func (w *jsonWalker) str(s, e int, esc bool) {
 		if w.kinds != nil {
 			w.kinds["json-field"]++
 		}
+	} else if w.again != nil {
+		red, cnt = maskAgain(v, w.again, w.kinds)
 	} else if n > 0 && !w.stack[n-1].obj {
 		red, cnt = textState(v, &w.stack[n-1].st, w.kinds)
 	} else {
@@ -145,6 +167,12 @@ func (w *jsonWalker) str(s, e int, esc bool) {
 	}
 	if red == v {
 		return
+	}
+	if w.collect {
+		if w.found == nil {
+			w.found = map[string]bool{}
+		}
+		collectMasked(v, red, w.found)
 	}
 	if w.fields == nil {
 		w.fields = Counts{}

@@ -63,7 +63,95 @@ type lineState struct {
 
 func text(s string, c Counts) (string, int) {
 	var st lineState
-	return textState(s, &st, c)
+	out, n := textState(s, &st, c)
+	if n == 0 || out == s {
+		return out, n
+	}
+	// A value masked on one line is masked wherever else it recurs in
+	// the text (printed again bare, on stderr, in a later message).
+	found := map[string]bool{}
+	collectMasked(s, out, found)
+	if again := propagated(found); len(again) > 0 {
+		var m int
+		out, m = maskAgain(out, again, c)
+		n += m
+	}
+	return out, n
+}
+
+// minPropagated is the shortest masked value that is also masked where
+// it recurs without the context that gave it away: 8 bytes, the length
+// of the shortest value 'omni forget' takes, so a short password such as
+// "admin1" does not blank every word it is part of.
+const minPropagated = 8
+
+// collectMasked adds to found the values red (the redacted form of s)
+// masked: the text of s under each Marker of red, found by matching the
+// literal pieces between markers in order.
+func collectMasked(s, red string, found map[string]bool) {
+	pieces := strings.Split(red, Marker)
+	if len(pieces) < 2 {
+		return
+	}
+	at := 0
+	if !strings.HasPrefix(s, pieces[0]) {
+		return
+	}
+	at = len(pieces[0])
+	for i := 1; i < len(pieces); i++ {
+		p := pieces[i]
+		var end int
+		if i == len(pieces)-1 {
+			if !strings.HasSuffix(s[at:], p) {
+				return
+			}
+			end = len(s) - len(p)
+		} else if p == "" {
+			return // adjacent markers: the split between them is unknown
+		} else {
+			k := strings.Index(s[at:], p)
+			if k < 0 {
+				return
+			}
+			end = at + k
+		}
+		if v := s[at:end]; len(v) >= minPropagated && !strings.Contains(v, "\n") && v != Marker {
+			found[v] = true
+		}
+		at = end + len(p)
+	}
+}
+
+// propagated returns found's values, longest first (ties in byte order),
+// so a value that holds another is masked whole.
+func propagated(found map[string]bool) []string {
+	out := make([]string, 0, len(found))
+	for v := range found {
+		out = append(out, v)
+	}
+	slices.SortFunc(out, func(a, b string) int {
+		if len(a) != len(b) {
+			return len(b) - len(a)
+		}
+		return strings.Compare(a, b)
+	})
+	return out
+}
+
+// maskAgain replaces every occurrence of the values in s by Marker and
+// counts them (kind "recurring").
+func maskAgain(s string, values []string, c Counts) (string, int) {
+	n := 0
+	for _, v := range values {
+		if k := strings.Count(s, v); k > 0 {
+			s = strings.ReplaceAll(s, v, Marker)
+			n += k
+		}
+	}
+	if n > 0 && c != nil {
+		c["recurring"] += n
+	}
+	return s, n
 }
 
 // textState is text starting from, and leaving, the line state st.

@@ -267,3 +267,28 @@ func FuzzJSON(f *testing.F) {
 		}
 	})
 }
+
+// A value masked where its context gives it away is masked wherever else
+// it recurs: on a later line of the same text, and in another string of a
+// hook payload (the command named it, the output echoes it bare). Red when
+// each line or string is judged alone.
+func TestMaskedValueRecurs(t *testing.T) {
+	const v = "wJalrXUtnFEMI/K7MDENG/bPxRfiCY9x2k4LmQ"
+	in := "aws_secret_access_key = " + v + "\nwarning: key " + v + " is old\nbye\n"
+	out, n := Text(in)
+	if strings.Contains(out, v) || n != 2 {
+		t.Fatalf("Text: %d masked, out %q", n, out)
+	}
+	doc := `{"tool_input":{"command":"curl -H 'Authorization: Bearer ` + v + `' https://api.test/x"},` +
+		`"tool_response":{"stdout":"using token ` + v + `\n","stderr":"warning ` + v + `"}}`
+	got, fields := JSON([]byte(doc), nil)
+	if strings.Contains(string(got), v) || fields["tool_response"] != 2 || fields["tool_input"] != 1 {
+		t.Fatalf("JSON: fields %v, out %s", fields, got)
+	}
+	// A short masked value (a 6-byte password) is not chased through the
+	// text: it would blank every word that holds it.
+	out, _ = Text("password=admin1\nadmin1 logged in\n")
+	if !strings.Contains(out, "admin1 logged in") {
+		t.Fatalf("short value propagated: %q", out)
+	}
+}
