@@ -143,7 +143,7 @@ func runRepair(s streams, asJSON bool) error {
 	if asJSON {
 		return writeJSON(s.Out, r)
 	}
-	if b := r.Blocks; b != nil {
+	if b := r.Blocks; b != nil && len(b.MovedAside) > 0 {
 		fmt.Fprintf(s.Out, "recovered the damaged store: moved %s aside; kept %d readable records (%d with their sequence field restored, checksums verified), dropped %d (seq %v); recorded in %s\n",
 			strings.Join(b.MovedAside, ", "), b.Kept, b.Restored, len(b.Dropped), b.Dropped, b.Report)
 	}
