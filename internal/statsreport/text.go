@@ -61,7 +61,11 @@ func renderSummary(w io.Writer, p stats.PartReport, terminal bool) {
 	row("folded", m.Folded, Plural(m.Folded.Calls, "call")+", "+Plural(m.Folded.Folds, "fold"))
 	row("distilled", m.Distilled, Plural(m.Distilled.Calls, "call"))
 	row("collapsed", m.Collapsed, Plural(m.Collapsed.Calls, "call"))
-	row("redacted", m.Redacted, Plural(m.Redacted.Calls, "call")+", "+Plural(m.Redacted.RedactedValues, "value"))
+	redacted := Plural(m.Redacted.Calls, "call") + ", " + Plural(m.Redacted.RedactedValues, "value")
+	if m.Redacted.BytesSaved < 0 {
+		redacted += " (the masks are longer than the values they hide)"
+	}
+	row("redacted", m.Redacted, redacted)
 	if m.Cut.Calls != 0 {
 		row("cut", m.Cut, Plural(m.Cut.Calls, "call"))
 	}
