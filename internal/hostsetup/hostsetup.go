@@ -96,10 +96,10 @@ type Options struct {
 	CopilotHome string
 	// ClineDir is $CLINE_DIR ("" reads as ~/.cline).
 	ClineDir string
-	Project     string // project top level, with --project; "" for user scope
-	HookOnly    bool   // hooks (or the OpenCode plugin) only, no MCP server
-	MCPOnly     bool   // the MCP server only, no hooks
-	Rewrite     bool   // Claude Code: also register omni pretool for PreToolUse
+	Project  string // project top level, with --project; "" for user scope
+	HookOnly bool   // hooks (or the OpenCode plugin) only, no MCP server
+	MCPOnly  bool   // the MCP server only, no hooks
+	Rewrite  bool   // Claude Code: also register omni pretool for PreToolUse
 }
 
 // hookEntry is one hook registration omni writes.
