@@ -155,7 +155,8 @@ another backend than the settings name is replaced at the next hook.
 Read by the plugins 'omni init --opencode' and 'omni init --cline' write:
 
   OMNI_BIN              the omni binary to run (default: the one init ran)
-  OMNI_HOOK_TIMEOUT_MS  how long the plugin waits for omni (default 5000)
+  OMNI_HOOK_TIMEOUT_MS  how long the plugin waits for omni (default 5000 for
+                        OpenCode, 2500 for Cline)
 
 Test helpers only: OMNI_CHROMIUM (the dashboard's browser test),
 OMNI_DAEMON_HELPER (the daemon tests), OMNI_E2E_CLIS (where e2e/install.sh

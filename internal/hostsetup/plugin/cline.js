@@ -9,7 +9,8 @@
 import { spawn } from "node:child_process";
 
 const OMNI = process.env.OMNI_BIN || "__OMNI_BIN__";
-const TIMEOUT_MS = Number(process.env.OMNI_HOOK_TIMEOUT_MS) || 5000;
+// Cline 3.0.65 gives a plugin hook 3 s; the answer must come before that.
+const TIMEOUT_MS = Number(process.env.OMNI_HOOK_TIMEOUT_MS) || 2500;
 
 // ask runs `omni hook` with payload on stdin and resolves to the text to
 // deliver, or null to keep the original.
