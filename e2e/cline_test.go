@@ -123,7 +123,7 @@ func clineRun(t *testing.T, cline string, withOmni bool) map[string]string {
 	// service instead.
 	prov := map[string]any{"version": 1, "lastUsedProvider": "openai-compatible", "modes": map[string]any{},
 		"providers": map[string]any{"openai-compatible": map[string]any{
-			"settings":    map[string]any{"provider": "openai-compatible", "apiKey": "sk-e2e", "model": "gpt-4.1", "baseUrl": m.URL + "/v1"},
+			"settings":  map[string]any{"provider": "openai-compatible", "apiKey": "sk-e2e", "model": "gpt-4.1", "baseUrl": m.URL + "/v1"},
 			"updatedAt": "2026-12-01T00:00:00.000Z", "tokenSource": "manual"}}}
 	if err := os.WriteFile(filepath.Join(settings, "providers.json"), []byte(js(prov)), 0o644); err != nil {
 		t.Fatal(err)
