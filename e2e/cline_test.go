@@ -28,8 +28,8 @@ func clID(name string) string { return "call_e2e_" + name }
 // hooks.ClineOutputCap characters when it builds a request, so the repeats
 // are of src.txt (under the cap; big.txt is over it), and seq 1 12000 shows
 // that an output over the cap is left alone. read_files is not shortened
-// (hooks.ClineOutputCap and the hooks package say why). No subagent (none is offered with -y)
-// and no compaction (omni's plugin does not see one).
+// (hooks.ClineOutputCap and the hooks package say why). No subagent (none
+// is offered with -y); the compaction is a run of its own (clinePre).
 var clineScript = []step{
 	{"read1", "read", fixed("src.txt")},
 	{"read2", "read", fixed("src.txt")},
@@ -87,6 +87,69 @@ func clineMock(t *testing.T, project string) *mock {
 	})
 }
 
+// The compaction run: src.txt's cat twice, then outputs that fill the
+// small context window given to the model (clineWindow) until Cline
+// compacts, then the cat twice more: the first after the compaction must
+// be whole again.
+var (
+	clinePre = []step{
+		{"k1", "shell", fixed("cat src.txt")},
+		{"k2", "shell", fixed("cat src.txt")},
+		{"fill1", "shell", fixed("seq 1 3000")},
+		{"fill2", "shell", fixed("seq 2 3000")},
+		{"fill3", "shell", fixed("seq 3 3000")},
+		{"fill4", "shell", fixed("seq 4 3000")},
+	}
+	clineAfter = []step{
+		{"k3", "shell", fixed("cat src.txt")},
+		{"k4", "shell", fixed("cat src.txt")},
+	}
+)
+
+// clineWindow is the context window, in tokens, of the compaction run's
+// model: Cline 3.0.65 compacts at 90% of it (10,800 measured).
+const clineWindow = 12000
+
+// clineCompactMock plays clinePre until a request no longer holds k1's
+// result (Cline compacted), then clineAfter.
+func clineCompactMock(t *testing.T) *mock {
+	var mu sync.Mutex
+	issued, compacted, n := map[string]bool{}, false, 0
+	return newMock(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
+		_, _, results, _, err := ocConversation(body)
+		if err != nil || r.URL.Path != "/v1/chat/completions" {
+			t.Errorf("cline mock: malformed request %s: %v", r.URL.Path, err)
+			http.Error(w, "malformed", 400)
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		n++
+		if _, ok := results[clID("k1")]; issued["k1"] && !ok {
+			compacted = true
+		}
+		var st *step
+		switch {
+		case n > 40:
+			t.Errorf("cline mock: %d requests", n)
+			http.Error(w, "runaway", 500)
+			return
+		case !compacted:
+			if st = nextStep(clinePre, results, clID); st == nil {
+				t.Errorf("cline mock: no compaction after %d calls", len(clinePre))
+			}
+		default:
+			st = nextStep(clineAfter, results, clID)
+		}
+		if st == nil {
+			ocChunks(w, &[3]string{clID("submit"), "submit_and_exit", js(map[string]any{"summary": "E2E script finished.", "verified": true})}, "", 1000)
+			return
+		}
+		issued[st.name] = true
+		ocChunks(w, &[3]string{clID(st.name), "run_commands", js(map[string]any{"commands": []string{st.arg(nil)}})}, "", 1000)
+	})
+}
+
 // clineResults maps each step to the result strings the model read in its
 // tool message (one per command or file, joined), or the whole message
 // when it is not Cline's array of entries.
@@ -110,10 +173,21 @@ func clineResults(read map[string]string) map[string]string {
 }
 
 // clineRun plays the script on Cline CLI in a fresh sandbox and returns
-// each step's tool message as the model read it.
-func clineRun(t *testing.T, cline string, withOmni bool) map[string]string {
+// each step's tool message as the model read it; compact plays the
+// compaction run instead (with omni).
+func clineRun(t *testing.T, cline string, withOmni, compact bool) map[string]string {
 	s := newSandbox(t)
-	m := clineMock(t, s.project)
+	var m *mock
+	model := map[string]any{"provider": "openai-compatible", "apiKey": "sk-e2e", "model": "gpt-4.1"}
+	args := []string{"-y", tagMain + ": run the script."}
+	if compact {
+		m = clineCompactMock(t)
+		model["contextWindow"] = clineWindow
+		args = append([]string{"--compaction", "basic"}, args...)
+	} else {
+		m = clineMock(t, s.project)
+	}
+	model["baseUrl"] = m.URL + "/v1"
 	settings := filepath.Join(s.home, ".cline", "data", "settings")
 	if err := os.MkdirAll(settings, 0o755); err != nil {
 		t.Fatal(err)
@@ -123,7 +197,7 @@ func clineRun(t *testing.T, cline string, withOmni bool) map[string]string {
 	// service instead.
 	prov := map[string]any{"version": 1, "lastUsedProvider": "openai-compatible", "modes": map[string]any{},
 		"providers": map[string]any{"openai-compatible": map[string]any{
-			"settings":  map[string]any{"provider": "openai-compatible", "apiKey": "sk-e2e", "model": "gpt-4.1", "baseUrl": m.URL + "/v1"},
+			"settings":  model,
 			"updatedAt": "2026-12-01T00:00:00.000Z", "tokenSource": "manual"}}}
 	if err := os.WriteFile(filepath.Join(settings, "providers.json"), []byte(js(prov)), 0o644); err != nil {
 		t.Fatal(err)
@@ -133,7 +207,7 @@ func clineRun(t *testing.T, cline string, withOmni bool) map[string]string {
 	}
 	// Cline gives its plugin sandbox 4 s to import the plugins, then goes
 	// on without them; a loaded machine needs longer.
-	s.run(runTimeout, []string{"CLINE_PLUGIN_IMPORT_TIMEOUT_MS=120000"}, cline, "-y", tagMain+": run the script.")
+	s.run(runTimeout, []string{"CLINE_PLUGIN_IMPORT_TIMEOUT_MS=120000"}, cline, args...)
 	all := map[string]string{}
 	for _, r := range m.requests() {
 		_, _, res, _, _ := ocConversation(r.Body)
@@ -141,9 +215,13 @@ func clineRun(t *testing.T, cline string, withOmni bool) map[string]string {
 			all[k] = v
 		}
 	}
-	read := byName(all, clID, clineScript)
+	script := clineScript
+	if compact {
+		script = append(append([]step(nil), clinePre...), clineAfter...)
+	}
+	read := byName(all, clID, script)
 	if withOmni {
-		s.checkClaims(clineResults(read), stepOrder(clineScript))
+		s.checkClaims(clineResults(read), stepOrder(script))
 		if l := s.omniLog(); l != "" {
 			t.Logf("omni.log:\n%s", tail(l, 2000))
 		}
@@ -165,7 +243,26 @@ func TestCline(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(clisDir(), "cline", "node_modules", "@cline", "shared")); err != nil {
 		t.Skipf("%s is installed without @cline/shared, which its plugins need: run e2e/install.sh", clineSpec)
 	}
-	with, without := runBoth(t, func(t *testing.T, withOmni bool) map[string]string { return clineRun(t, cline, withOmni) })
+	// The compaction run goes beside the other two.
+	var compacted map[string]string
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t.Run("compaction", func(t *testing.T) { compacted = clineRun(t, cline, true, true) })
+	}()
+	with, without := runBoth(t, func(t *testing.T, withOmni bool) map[string]string { return clineRun(t, cline, withOmni, false) })
+	<-done
+	rc := clineResults(compacted)
+	for _, k := range []string{"k1", "k3"} {
+		if missingLines(rc[k], srcText) > 0 || strings.Contains(rc[k], "[OMNI:") {
+			t.Errorf("compaction: %s: want src.txt whole (the first after a start or a compaction), the model read %d chars:\n%s", k, len(rc[k]), tail(rc[k], 400))
+		}
+	}
+	for _, k := range []string{"k2", "k4"} {
+		if !handleRe.MatchString(rc[k]) || len(rc[k]) >= len(rc["k1"])/2 {
+			t.Errorf("compaction: %s: want the repeat folded, the model read %d chars:\n%s", k, len(rc[k]), tail(rc[k], 400))
+		}
+	}
 	rw, rwo := clineResults(with), clineResults(without)
 	// The reads' entries name the file by its path, which differs between
 	// the two sandboxes: their result strings are compared.

@@ -640,7 +640,8 @@ func TestLifecycleEvents(t *testing.T) {
 	}
 }
 
-// A compaction on Gemini (PreCompress) or Codex (PreCompact) empties the
+// A compaction on Codex (PreCompact) or Cline (PostCompact from omni's
+// plugin) empties the
 // reader: the next delivery is whole again.
 func TestHostCompactionForgets(t *testing.T) {
 	long := longText("c", 60)
@@ -652,11 +653,15 @@ func TestHostCompactionForgets(t *testing.T) {
 		// compression or not: it empties nothing.
 		{hostsGeminiShell, `{"session_id":"gem-1","hook_event_name":"PreCompress","trigger":"auto","timestamp":"t"}`, false},
 		{string(codexPayload(t, 0)), `{"session_id":"019a-codex","turn_id":"t","hook_event_name":"PreCompact","trigger":"auto"}`, true},
+		// omni's Cline plugin, on a completed compaction.
+		{hostsClineRun, `{"host":"cline","hook_event_name":"PostCompact","session_id":"conv_1","cwd":"/home/u/proj"}`, true},
 	} {
 		e, _ := newTestEngine(t)
 		path := "tool_response.llmContent"
 		if strings.Contains(c.payload, "turn_id") {
 			path = "tool_response"
+		} else if strings.Contains(c.payload, `"cline"`) {
+			path = "tool_response.output"
 		}
 		p := withValue(t, c.payload, path, long)
 		twice(t, e, p)

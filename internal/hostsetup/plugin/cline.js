@@ -6,6 +6,8 @@
 // place of that command's result; Cline then hands the model the call's
 // entries (query, result, error, success) as before. Any problem (omni
 // missing, slow, failing, an unexpected answer) leaves the result as it was.
+// When Cline reports a finished compaction it tells omni (PostCompact), so
+// nothing the model no longer holds is called "already shown".
 import { spawn } from "node:child_process";
 
 const OMNI = process.env.OMNI_BIN || "__OMNI_BIN__";
@@ -57,10 +59,25 @@ function ask(payload) {
   });
 }
 
+// compactions are the status notices Cline 3.0.65 sends when it has
+// compacted a conversation (metadata.kind; phase "completed").
+const compactions = new Set(["auto_compaction", "manual_compaction", "overflow_recovery_compaction"]);
+
 export default {
   name: "omni",
   manifest: { capabilities: ["hooks"] },
   hooks: {
+    onEvent: async (ev) => {
+      try {
+        const md = ev?.metadata;
+        const session = ev?.snapshot?.conversationId ?? ev?.snapshot?.agentId;
+        if (ev?.type !== "status-notice" || md?.phase !== "completed" || typeof session !== "string") return;
+        if (!compactions.has(md.kind ?? md.reason)) return;
+        await ask({ host: "cline", hook_event_name: "PostCompact", session_id: session, cwd: process.cwd() });
+      } catch {
+        // A failed reset leaves the shown-set as it was.
+      }
+    },
     afterTool: async (ctx) => {
       try {
         const entries = ctx?.result?.output;
