@@ -98,6 +98,9 @@ export default {
             host: "cline",
             hook_event_name: "PostToolUse",
             session_id: session,
+            // A subagent (an agent with a parent) reads with its own
+            // shown-set.
+            ...(snap.parentAgentId && typeof snap.agentId === "string" ? { agent_id: snap.agentId } : {}),
             tool_use_id: entries.length > 1 ? `${id}#${i}` : id,
             cwd: process.cwd(),
             tool_name: "run_commands",
