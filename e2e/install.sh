@@ -20,6 +20,9 @@ pins=(
   # (over a minute); the tests link this copy there instead.
   "opencode-config @opencode-ai/plugin@1.18.33"
   "copilot @github/copilot@1.0.102"
+  # The whole package, not only @cline/cli-linux-x64: Cline's plugin
+  # sandbox imports @cline/shared from beside the binary (98 s to install).
+  "cline cline@3.0.65"
 )
 
 status=0

@@ -52,9 +52,9 @@ var geminiEvents = map[string]bool{
 }
 
 // DetectHost returns the host protocol of a hook payload (HostClaudeCode,
-// HostCodex, HostGemini, HostOpenCode or HostCopilot), by key signature,
+// HostCodex, HostGemini, HostOpenCode, HostCopilot or HostCline), by key signature,
 // first match wins: Copilot CLI's camelCase tool payload (CopilotPayload);
-// "host":"opencode" (omni's shim); a Gemini-only event name; turn_id
+// "host":"opencode" or "host":"cline" (omni's plugins); a Gemini-only event name; turn_id
 // (Codex); a timestamp key (Gemini's base input) on an event that is not a
 // Claude tool event; else Claude Code. A payload that is not a JSON object
 // is reported as Claude Code.
@@ -70,6 +70,8 @@ func detectHost(p hostPayload) string {
 		return HostOpenCode
 	case p.Host == HostCopilot:
 		return HostCopilot
+	case p.Host == HostCline:
+		return HostCline
 	case geminiEvents[p.HookEventName]:
 		return HostGemini
 	case len(p.TurnID) > 0 && string(p.TurnID) != "null":
@@ -117,6 +119,8 @@ func (e *Engine) hostDelivery(host string, d delivery, p ccPayload, in HookInput
 		return openCodeDelivery(d, p, in)
 	case HostCopilot:
 		return copilotDelivery(d, p, in)
+	case HostCline:
+		return clineDelivery(d, p, in)
 	}
 	return d, nil, false
 }

@@ -84,6 +84,11 @@ const (
 	hostsOpenCodeBash = `{"host": "opencode", "hook_event_name": "PostToolUse", "session_id": "ses_1", "cwd": "/home/u/proj",
   "tool_name": "bash", "tool_input": {"command": "go test ./...", "description": "tests"}, "tool_use_id": "call_1",
   "tool_response": {"output": "ok", "exit": 0}}`
+	// Cline: what omni's plugin sends for one command of a run_commands
+	// call (internal/hostsetup/plugin/cline.js).
+	hostsClineRun = `{"host": "cline", "hook_event_name": "PostToolUse", "session_id": "conv_1", "cwd": "/home/u/proj",
+  "tool_name": "run_commands", "tool_input": {"command": "go test ./..."}, "tool_use_id": "call_1#0",
+  "tool_response": {"output": "ok\n", "success": true}}`
 )
 
 // longText returns n distinct lines, long enough to pass every floor.
@@ -428,6 +433,8 @@ func TestHostRepliesMatchSchemas(t *testing.T) {
 			func(r map[string]any) string { return r["reason"].(string) }},
 		{"opencode-bash", hostsOpenCodeBash, "tool_response.output", long, HostOpenCode, checkOpenCode,
 			func(r map[string]any) string { return r["output"].(string) }},
+		{"cline-run", hostsClineRun, "tool_response.output", long, HostCline, checkOpenCode,
+			func(r map[string]any) string { return r["output"].(string) }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -536,6 +543,8 @@ func TestHostFailuresNeverAnswered(t *testing.T) {
 		{"gemini error", withValue(t, hostsGeminiShell, "tool_response", map[string]any{"llmContent": long, "returnDisplay": "", "error": map[string]any{"message": "boom"}})},
 		{"gemini exit code", withValue(t, hostsGeminiShell, "tool_response.llmContent", long+"Exit Code: 1\n")},
 		{"opencode exit", withValue(t, hostsOpenCodeBash, "tool_response", map[string]any{"output": long, "exit": 1})},
+		{"cline success false", withValue(t, hostsClineRun, "tool_response", map[string]any{"output": long, "success": false})},
+		{"cline exit line", withValue(t, hostsClineRun, "tool_response", map[string]any{"output": "[Command exited with code 2]\n" + long, "success": true})},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -630,7 +639,8 @@ func TestLifecycleEvents(t *testing.T) {
 	}
 }
 
-// A compaction on Gemini (PreCompress) or Codex (PreCompact) empties the
+// A compaction on Codex (PreCompact) or Cline (PostCompact from omni's
+// plugin) empties the
 // reader: the next delivery is whole again.
 func TestHostCompactionForgets(t *testing.T) {
 	long := longText("c", 60)
@@ -642,11 +652,15 @@ func TestHostCompactionForgets(t *testing.T) {
 		// compression or not: it empties nothing.
 		{hostsGeminiShell, `{"session_id":"gem-1","hook_event_name":"PreCompress","trigger":"auto","timestamp":"t"}`, false},
 		{string(codexPayload(t, 0)), `{"session_id":"019a-codex","turn_id":"t","hook_event_name":"PreCompact","trigger":"auto"}`, true},
+		// omni's Cline plugin, on a completed compaction.
+		{hostsClineRun, `{"host":"cline","hook_event_name":"PostCompact","session_id":"conv_1","cwd":"/home/u/proj"}`, true},
 	} {
 		e, _ := newTestEngine(t)
 		path := "tool_response.llmContent"
 		if strings.Contains(c.payload, "turn_id") {
 			path = "tool_response"
+		} else if strings.Contains(c.payload, `"cline"`) {
+			path = "tool_response.output"
 		}
 		p := withValue(t, c.payload, path, long)
 		twice(t, e, p)
@@ -675,6 +689,43 @@ func TestGeminiOverCapNotRecorded(t *testing.T) {
 		if err != nil || r.Reply != nil {
 			t.Fatalf("call %d: reply %.200s err %v", i, r.Reply, err)
 		}
+	}
+}
+
+// Cline cuts a result string over ClineOutputCap when it builds the next
+// request; such an output is left alone and not recorded as shown, and
+// read_files results (which Cline may later mark outdated) are never
+// answered.
+func TestClineOverCapAndReadsLeftAlone(t *testing.T) {
+	huge := longText("c", 300)
+	if utf16Len(huge) <= ClineOutputCap {
+		t.Fatalf("test text of %d chars is not over the cap", len(huge))
+	}
+	read := withValue(t, hostsClineRun, "tool_name", "read_files")
+	read = withValue(t, string(read), "tool_input", map[string]any{"path": "/home/u/proj/a.txt"})
+	for name, p := range map[string][]byte{
+		"over cap":   withValue(t, hostsClineRun, "tool_response.output", huge),
+		"read_files": withValue(t, string(read), "tool_response.output", longText("r", 60)),
+		"no success": withValue(t, hostsClineRun, "tool_response", map[string]any{"output": longText("n", 60)}),
+	} {
+		t.Run(name, func(t *testing.T) {
+			e, _ := newTestEngine(t)
+			for i := 0; i < 2; i++ {
+				r, err := e.HookResult(context.Background(), HookInput{Stdin: p})
+				if err != nil || r.Reply != nil {
+					t.Fatalf("call %d: reply %.200s err %v", i, r.Reply, err)
+				}
+			}
+		})
+	}
+	// Just under the cap, the repeat folds.
+	e, _ := newTestEngine(t)
+	under := longText("u", 60)
+	if utf16Len(under) > ClineOutputCap {
+		t.Fatalf("test text of %d chars is over the cap", len(under))
+	}
+	if r := twice(t, e, withValue(t, hostsClineRun, "tool_response.output", under)); r.Reply == nil {
+		t.Fatal("a repeat under the cap was not folded")
 	}
 }
 

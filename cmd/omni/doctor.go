@@ -26,12 +26,12 @@ func newDoctorCmd(s streams) *cobra.Command {
     omni first on $PATH is a problem);
   - the store under $OMNI_HOME opens under its lock and the daemon answers
     (unless OMNI_NO_DAEMON is set), and runs this version;
-  - for Claude Code, Codex CLI, Gemini CLI and OpenCode: whether omni's hooks
+  - for each host omni init sets up: whether omni's hooks
     (or plugin) and MCP server are registered where the host reads them
     (user and project files), complete, not duplicated, and naming a binary
     that exists; and the tier that gives: Full (the host applies omni's
     rewrite), Full-text-only (Codex: the rewrite arrives as plain text),
-    Plugin (OpenCode, through the plugin shim), MCP-only (retrieve and
+    Plugin (OpenCode and Cline, through omni's plugin), MCP-only (retrieve and
     explain only, nothing shortened);
   - the last hook errors in $OMNI_HOME/omni.log.
 

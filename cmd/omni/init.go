@@ -23,14 +23,15 @@ const hostFlagHelp = `  --claude     Claude Code (~/.claude/settings.json, ~/.cl
   --gemini     Gemini CLI (~/.gemini/settings.json)
   --opencode   OpenCode (~/.config/opencode/plugins/omni.js, opencode.json)
   --copilot    GitHub Copilot CLI ($COPILOT_HOME/settings.json, default ~/.copilot)
-  --all        all five`
+  --cline      Cline CLI (~/.cline/plugins/omni.js)
+  --all        all six`
 
 func newInitCmd(s streams) *cobra.Command {
-	var claude, codex, gemini, opencode, copilot, all, uninstall, hookOnly, mcpOnly, dry, project, rewrite, asJSON, embedded bool
+	var claude, codex, gemini, opencode, copilot, cline, all, uninstall, hookOnly, mcpOnly, dry, project, rewrite, asJSON, embedded bool
 	var bin string
 	var cs daemon.ClusterSetup
 	cmd := &cobra.Command{
-		Use:   "init [--claude|--codex|--gemini|--opencode|--copilot|--all] [flags]",
+		Use:   "init [--claude|--codex|--gemini|--opencode|--copilot|--cline|--all] [flags]",
 		Short: "Register omni's hooks and MCP server with agent hosts",
 		Long: `Writes omni's registration where each host reads it:
 
@@ -58,6 +59,9 @@ func newInitCmd(s streams) *cobra.Command {
   Copilot CLI  postToolUse and preCompact command hooks in
                $COPILOT_HOME/settings.json (default ~/.copilot; --project:
                .github/copilot/settings.json); no MCP server.
+  Cline CLI    a plugin, ~/.cline/plugins/omni.js ($CLINE_DIR; --project:
+               .cline/plugins/), that runs 'omni hook' after each run_commands
+               call and puts the shortened text in each command's result.
 
 Only omni's own entries are inserted or removed; other keys, hooks and the
 file's formatting stay as they were. Omni's entries are recognised by program
@@ -112,7 +116,7 @@ error, or the host could not be told.`,
 				return usageErr("omni init: the --nats-* settings go with --nats-url, and --embedded without them")
 			}
 			if cs.Set { // the backend first: refused settings leave every file as it was
-				if err := initCluster(s, cs, asJSON); err != nil || !(claude || codex || gemini || opencode || all || uninstall) {
+				if err := initCluster(s, cs, asJSON); err != nil || !(claude || codex || gemini || opencode || copilot || cline || all || uninstall) {
 					return err
 				}
 			}
@@ -143,7 +147,7 @@ error, or the host could not be told.`,
 				o.Project = projectOf(wd)
 			}
 			var hosts []hostsetup.Host
-			sel := map[hostsetup.Host]bool{hostsetup.Claude: claude, hostsetup.Codex: codex, hostsetup.Gemini: gemini, hostsetup.OpenCode: opencode, hostsetup.Copilot: copilot}
+			sel := map[hostsetup.Host]bool{hostsetup.Claude: claude, hostsetup.Codex: codex, hostsetup.Gemini: gemini, hostsetup.OpenCode: opencode, hostsetup.Copilot: copilot, hostsetup.Cline: cline}
 			for _, h := range hostsetup.AllHosts {
 				if all || sel[h] {
 					hosts = append(hosts, h)
@@ -192,6 +196,7 @@ error, or the host could not be told.`,
 	f.BoolVar(&gemini, "gemini", false, "set up Gemini CLI")
 	f.BoolVar(&opencode, "opencode", false, "set up OpenCode")
 	f.BoolVar(&copilot, "copilot", false, "set up GitHub Copilot CLI")
+	f.BoolVar(&cline, "cline", false, "set up Cline CLI")
 	f.BoolVar(&all, "all", false, "set up every host")
 	f.BoolVar(&uninstall, "uninstall", false, "remove omni's registration (restores the original bytes when nothing else changed)")
 	f.BoolVar(&hookOnly, "hook-only", false, "hooks (or the OpenCode plugin) only, no MCP server")

@@ -123,6 +123,8 @@ const environmentHelp = `Environment variables omni reads:
                         (default ~/.codex)
   COPILOT_HOME          Copilot CLI's config directory for 'omni init --copilot'
                         (default ~/.copilot)
+  CLINE_DIR             Cline's config directory for 'omni init --cline'
+                        (default ~/.cline)
   XDG_CONFIG_HOME       where 'omni init --opencode' writes the plugin
                         (default ~/.config)
   NO_COLOR              any value: 'omni diff' prints no colour
@@ -150,10 +152,11 @@ another backend than the settings name is replaced at the next hook.
   USER                  the user events record when the account database
                         names none ('omni stats --by user')
 
-Read by the OpenCode plugin that 'omni init --opencode' writes:
+Read by the plugins 'omni init --opencode' and 'omni init --cline' write:
 
   OMNI_BIN              the omni binary to run (default: the one init ran)
-  OMNI_HOOK_TIMEOUT_MS  how long the plugin waits for omni (default 5000)
+  OMNI_HOOK_TIMEOUT_MS  how long the plugin waits for omni (default 5000 for
+                        OpenCode, 2500 for Cline)
 
 Test helpers only: OMNI_CHROMIUM (the dashboard's browser test),
 OMNI_DAEMON_HELPER (the daemon tests), OMNI_E2E_CLIS (where e2e/install.sh

@@ -41,6 +41,16 @@ var pluginSource string
 // not omni's and is never overwritten or removed.
 const PluginMarker = "// omni: OpenCode plugin shim"
 
+// clinePluginSource is the Cline plugin; __OMNI_BIN__ becomes the path of
+// the omni binary.
+//
+//go:embed plugin/cline.js
+var clinePluginSource string
+
+// ClinePluginMarker starts the Cline plugin file omni writes; a file
+// without it is not omni's and is never overwritten or removed.
+const ClinePluginMarker = "// omni: Cline plugin"
+
 // Host names one supported host.
 type Host string
 
@@ -51,19 +61,20 @@ const (
 	Gemini   Host = "gemini"
 	OpenCode Host = "opencode"
 	Copilot  Host = "copilot"
+	Cline    Host = "cline"
 )
 
 // AllHosts in the order they are set up and printed.
-var AllHosts = []Host{Claude, Codex, Gemini, OpenCode, Copilot}
+var AllHosts = []Host{Claude, Codex, Gemini, OpenCode, Copilot, Cline}
 
 // hostNames are the names printed for each host.
 var hostNames = map[Host]string{
-	Claude: "Claude Code", Codex: "Codex CLI", Gemini: "Gemini CLI", OpenCode: "OpenCode", Copilot: "Copilot CLI",
+	Claude: "Claude Code", Codex: "Codex CLI", Gemini: "Gemini CLI", OpenCode: "OpenCode", Copilot: "Copilot CLI", Cline: "Cline CLI",
 }
 
 // hostTiers is what each host makes of omni's reply: see Host.Tier.
 var hostTiers = map[Host]string{
-	Claude: "Full", Codex: "Full-text-only", Gemini: "Full", OpenCode: "Plugin", Copilot: "Full",
+	Claude: "Full", Codex: "Full-text-only", Gemini: "Full", OpenCode: "Plugin", Copilot: "Full", Cline: "Plugin",
 }
 
 // Name is the host's name as printed ("Claude Code").
@@ -71,7 +82,7 @@ func (h Host) Name() string { return hostNames[h] }
 
 // Tier is what the host makes of omni's reply: Full (the host applies the
 // rewrite), Full-text-only (Codex: the rewrite arrives as plain text) or
-// Plugin (OpenCode, through the plugin shim).
+// Plugin (OpenCode and Cline, through omni's plugin).
 func (h Host) Tier() string { return hostTiers[h] }
 
 // Options are the resolved flags of one omni init run (or the scope one
@@ -83,10 +94,12 @@ type Options struct {
 	CodexHome  string // $CODEX_HOME or ~/.codex
 	// CopilotHome is $COPILOT_HOME ("" reads as ~/.copilot).
 	CopilotHome string
-	Project     string // project top level, with --project; "" for user scope
-	HookOnly    bool   // hooks (or the OpenCode plugin) only, no MCP server
-	MCPOnly     bool   // the MCP server only, no hooks
-	Rewrite     bool   // Claude Code: also register omni pretool for PreToolUse
+	// ClineDir is $CLINE_DIR ("" reads as ~/.cline).
+	ClineDir string
+	Project  string // project top level, with --project; "" for user scope
+	HookOnly bool   // hooks (or the OpenCode plugin) only, no MCP server
+	MCPOnly  bool   // the MCP server only, no hooks
+	Rewrite  bool   // Claude Code: also register omni pretool for PreToolUse
 }
 
 // hookEntry is one hook registration omni writes.
@@ -179,6 +192,12 @@ func hostPaths(h Host, o Options) (hookPath, mcpPath string) {
 		// Hooks only: omni registers no MCP server with Copilot CLI (its
 		// retrieve path is the 'omni retrieve' the markers name).
 		return copilotSettings(o), ""
+	case Cline:
+		// The plugin only: omni registers no MCP server with Cline.
+		if p != "" {
+			return filepath.Join(p, ".cline", "plugins", "omni.js"), ""
+		}
+		return filepath.Join(clineDir(o), "plugins", "omni.js"), ""
 	}
 	return "", ""
 }
@@ -211,6 +230,10 @@ func partsFor(h Host, o Options) []part {
 			ps = append(ps, part{"hooks", hookPath, jsonApply(func(src []byte, install bool) ([]byte, error) {
 				return applyCopilotHooks(src, omni, install)
 			})})
+		case Cline:
+			ps = append(ps, part{"plugin", hookPath, func(src []byte, exists, install bool) ([]byte, bool, error) {
+				return applyPluginFile(src, exists, install, hookPath, ClinePluginMarker, renderPlugin(clinePluginSource, omni))
+			}})
 		}
 	}
 	if !o.HookOnly {

@@ -172,22 +172,31 @@ func applyCodexTOML(src []byte, omni string, install bool) []byte {
 	return []byte(out)
 }
 
-// The OpenCode plugin shim.
+// The OpenCode plugin shim and the Cline plugin.
 
-// pluginFor renders the plugin shim for the binary omni.
-func pluginFor(omni string) []byte {
+// pluginFor renders the OpenCode plugin shim for the binary omni.
+func pluginFor(omni string) []byte { return renderPlugin(pluginSource, omni) }
+
+// renderPlugin puts the binary omni in a plugin's source.
+func renderPlugin(source, omni string) []byte {
 	js, _ := json.Marshal(omni)
 	// json.Marshal escapes <, > and & as \u003c…, which is also valid JS.
-	return []byte(strings.Replace(pluginSource, `"__OMNI_BIN__"`, string(js), 1))
+	return []byte(strings.Replace(source, `"__OMNI_BIN__"`, string(js), 1))
 }
 
 func applyPlugin(src []byte, exists, install bool, omni, path string) ([]byte, bool, error) {
-	ours := exists && bytes.HasPrefix(src, []byte(PluginMarker))
+	return applyPluginFile(src, exists, install, path, PluginMarker, pluginFor(omni))
+}
+
+// applyPluginFile writes body (a plugin that starts with marker) at path,
+// or removes it; a file there without marker is never touched.
+func applyPluginFile(src []byte, exists, install bool, path, marker string, body []byte) ([]byte, bool, error) {
+	ours := exists && bytes.HasPrefix(src, []byte(marker))
 	if install {
 		if exists && !ours {
 			return nil, false, fmt.Errorf("%s exists and was not written by omni; move it away first", path)
 		}
-		return pluginFor(omni), false, nil
+		return body, false, nil
 	}
 	if !ours {
 		return src, !exists, nil

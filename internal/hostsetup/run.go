@@ -29,6 +29,8 @@ func hostDirs(h Host, o Options) []string {
 			return []string{filepath.Join(o.Project, ".opencode"), filepath.Join(o.Project, "opencode.json")}
 		case Copilot:
 			return []string{filepath.Join(o.Project, ".github", "copilot")}
+		case Cline:
+			return []string{filepath.Join(o.Project, ".cline")}
 		}
 	}
 	switch h {
@@ -42,6 +44,8 @@ func hostDirs(h Host, o Options) []string {
 		return []string{filepath.Join(o.ConfigHome, "opencode")}
 	case Copilot:
 		return []string{copilotHome(o)}
+	case Cline:
+		return []string{clineDir(o)}
 	}
 	return nil
 }
@@ -92,6 +96,7 @@ func DefaultOptions() (Options, error) {
 		o.CodexHome = filepath.Join(home, ".codex")
 	}
 	o.CopilotHome = os.Getenv("COPILOT_HOME")
+	o.ClineDir = os.Getenv("CLINE_DIR")
 	o.Omni, err = os.Executable()
 	if err != nil {
 		return o, fmt.Errorf("locate the omni binary: %w", err)
@@ -314,6 +319,10 @@ func hostNotes(h Host, o Options) []string {
 	case Copilot:
 		if !o.MCPOnly {
 			n = append(n, "Copilot CLI runs hooks from a project's .github/copilot/settings.json only in a folder you trust; omni registers no MCP server with it")
+		}
+	case Cline:
+		if !o.MCPOnly {
+			n = append(n, "Cline loads the plugin when a session starts; it runs plugins with node and needs the whole 'cline' npm package (the platform binary alone skips plugins); omni shortens run_commands only and registers no MCP server with it")
 		}
 	}
 	return n
