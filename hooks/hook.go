@@ -375,6 +375,16 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 		}
 	}
 	d.redacted, d.doorGrew = red.visible, red.grew
+	if render == nil && d.unrecorded && red.visible > 0 && host == HostClaudeCode && event == "PostToolUse" {
+		// Over the host's cap (or made so by the masks): nothing is
+		// shortened, but the host must not show its own text, which holds
+		// the credentials. The redacted tool_response is the reply, without
+		// the persisted-output keys (a reply that keeps them is shown as
+		// the host's persisted original; without them the host shows it
+		// inline under its cap, or persists and previews it).
+		resp := p.ToolResponse
+		render = func(string) ([]byte, error) { return redactedEchoUncapped(resp), nil }
+	}
 	res.Raw = d.req.Text
 	if e.opt.LedgerOnly {
 		inv.Invoked.Params = withParam(inv.Invoked.Params, "ledger_only", "1")
@@ -404,6 +414,13 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 		} else if host == HostClaudeCode && dec.Text != res.Raw && render != nil && d.req.NoFold == "" && utf8.RuneCountInString(dec.Text) >= HostOutputCap {
 			d.req.NoFold = ReasonHostCapReply
 			dec, evs = e.decide(d, inv.ID)
+			if red.visible > 0 && utf8.RuneCountInString(dec.Text) >= HostOutputCap {
+				// The redacted reply is sent (below) and the host persists
+				// it: the model reads a preview, so nothing of it counts as
+				// shown.
+				d.unrecorded, d.reason = true, "host-cap"
+				dec, evs = e.decide(d, inv.ID)
+			}
 		}
 		// A redacted output is rewritten even when nothing else changed,
 		// past the host's cap too: the host persists a reply of

@@ -140,3 +140,23 @@ func redactedEcho(resp json.RawMessage) []byte {
 	}
 	return append(b, '\n')
 }
+
+// redactedEchoUncapped is redactedEcho for a result left to the host's
+// cap: an object tool_response loses persistedOutputPath and
+// persistedOutputSize, so the host shows the redacted text (inline under
+// its cap, or persisted and previewed) instead of its persisted original.
+func redactedEchoUncapped(resp json.RawMessage) []byte {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(resp, &m) == nil && m != nil {
+		_, p := m["persistedOutputPath"]
+		_, z := m["persistedOutputSize"]
+		if p || z {
+			delete(m, "persistedOutputPath")
+			delete(m, "persistedOutputSize")
+			if b, err := marshal(m); err == nil {
+				resp = b
+			}
+		}
+	}
+	return redactedEcho(resp)
+}

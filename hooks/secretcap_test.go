@@ -3,6 +3,7 @@ package hooks
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -42,9 +43,10 @@ func fillTo(head string, n int) string {
 // Red when the reply is withheld at the cap.
 func TestSecretNearHostCapStillRedacted(t *testing.T) {
 	tok := genToken(7)
+	// Short passwords: each mask is longer than the value it hides.
 	var many strings.Builder
-	for i := 0; i < 200; i++ {
-		fmt.Fprintf(&many, "export SERVICE_%03d_TOKEN=%s\n", i, genToken(uint64(100+i)))
+	for i := 0; i < 400; i++ {
+		fmt.Fprintf(&many, "db%03d password=q%03dz\n", i, i)
 	}
 	cases := map[string]string{
 		"notice pushes it over": fillTo("export GITHUB_TOKEN="+tok+"\n", HostOutputCap-4),
@@ -65,8 +67,25 @@ func TestSecretNearHostCapStillRedacted(t *testing.T) {
 			if r.Reply == nil {
 				t.Fatalf("no reply (reason %q): the host shows its own text, credentials included", r.Reason)
 			}
-			if bytes.Contains(r.Reply, []byte("ghp_")) {
+			if bytes.Contains(r.Reply, []byte("ghp_")) || bytes.Contains(r.Reply, []byte("password=q")) && !bytes.Contains(r.Reply, []byte("password=[REDACTED]")) {
 				t.Fatalf("a credential reached the reply")
+			}
+			var reply struct {
+				HSO struct {
+					Out struct{ Stdout string } `json:"updatedToolOutput"`
+				} `json:"hookSpecificOutput"`
+			}
+			if err := json.Unmarshal(r.Reply, &reply); err != nil {
+				t.Fatal(err)
+			}
+			if utf8.RuneCountInString(reply.HSO.Out.Stdout) < HostOutputCap {
+				return // shown inline: a repeat may fold it
+			}
+			// The host persists a reply that long and shows a preview:
+			// nothing of it was shown, so a repeat folds nothing.
+			r, err = e.HookResult(context.Background(), HookInput{Stdin: x})
+			if err != nil || r.Reply == nil || bytes.Contains(r.Reply, []byte("omni retrieve")) {
+				t.Fatalf("the repeat (err %v) claims lines the model only had as a preview: %.300s", err, r.Reply)
 			}
 		})
 	}

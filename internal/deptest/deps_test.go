@@ -256,11 +256,11 @@ var rules = []rule{
 		scope:   transitive,
 	},
 	{
-		name:    "cmd/omni-hook imports only internal/daemon/wire and the standard library",
-		reason:  "the thin hook client must start fast; everything else is the daemon's job, reached through the wire",
+		name:    "cmd/omni-hook imports only internal/daemon/wire, internal/rewrite and the standard library",
+		reason:  "the thin hook client must start fast; everything else is the daemon's job, reached through the wire (the PreToolUse decision, internal/rewrite, is answered in the client: it reads settings files and needs no store)",
 		named:   []string{"cmd/omni-hook"},
 		applies: is("cmd/omni-hook"),
-		bad:     onlyStdAnd("internal/daemon/wire"),
+		bad:     onlyStdAnd("internal/daemon/wire", "internal/rewrite"),
 	},
 	{
 		name:    "only cmd/omni imports cobra",
@@ -291,6 +291,13 @@ var rules = []rule{
 		named:   []string{"redact", "redact/redacttest"},
 		applies: is("redact", "redact/redacttest"),
 		bad:     onlyStdAnd(),
+	},
+	{
+		name:    "internal/rewrite imports only internal/shellcmd and the standard library",
+		reason:  "it is linked into the thin hook client (omni-hook pretool), whose start time is paid before every Bash call",
+		named:   []string{"internal/rewrite"},
+		applies: is("internal/rewrite"),
+		bad:     onlyStdAnd("internal/shellcmd"),
 	},
 }
 
