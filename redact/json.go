@@ -159,6 +159,13 @@ func (w *jsonWalker) str(s, e int, esc bool) {
 			w.kinds["json-field"]++
 		}
 	} else if w.again != nil {
+		// Only the tool's result, where the model reads text, and never a
+		// path or name that identifies what was read (a masked value that
+		// recurs in a file path would change which source the ledger
+		// sees).
+		if w.top != "tool_response" || pathKey(key) {
+			return
+		}
 		red, cnt = maskAgain(v, w.again, w.kinds)
 	} else if n > 0 && !w.stack[n-1].obj {
 		red, cnt = textState(v, &w.stack[n-1].st, w.kinds)
@@ -324,4 +331,14 @@ func encodeString(v string) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// pathKey reports a key whose string names a file or place rather than
+// holding text the tool produced (Read's filePath, Glob's filenames).
+func pathKey(k string) bool {
+	switch k {
+	case "filePath", "file_path", "path", "filenames", "url", "cwd", "persistedOutputPath":
+		return true
+	}
+	return false
 }

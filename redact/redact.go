@@ -80,10 +80,10 @@ func text(s string, c Counts) (string, int) {
 }
 
 // minPropagated is the shortest masked value that is also masked where
-// it recurs without the context that gave it away: 8 bytes, the length
-// of the shortest value 'omni forget' takes, so a short password such as
-// "admin1" does not blank every word it is part of.
-const minPropagated = 8
+// it recurs without the context that gave it away: 10 bytes, so a short
+// password such as "admin1" or a masked word does not blank every word it
+// is part of (generated credentials are 16 bytes and more).
+const minPropagated = 10
 
 // collectMasked adds to found the values red (the redacted form of s)
 // masked: the text of s under each Marker of red, found by matching the
