@@ -23,14 +23,15 @@ const hostFlagHelp = `  --claude     Claude Code (~/.claude/settings.json, ~/.cl
   --gemini     Gemini CLI (~/.gemini/settings.json)
   --opencode   OpenCode (~/.config/opencode/plugins/omni.js, opencode.json)
   --copilot    GitHub Copilot CLI ($COPILOT_HOME/settings.json, default ~/.copilot)
-  --all        all five`
+  --kilo       Kilo Code (~/.config/kilo/plugins/omni.js)
+  --all        all six`
 
 func newInitCmd(s streams) *cobra.Command {
-	var claude, codex, gemini, opencode, copilot, all, uninstall, hookOnly, mcpOnly, dry, project, rewrite, asJSON, embedded bool
+	var claude, codex, gemini, opencode, copilot, kilo, all, uninstall, hookOnly, mcpOnly, dry, project, rewrite, asJSON, embedded bool
 	var bin string
 	var cs daemon.ClusterSetup
 	cmd := &cobra.Command{
-		Use:   "init [--claude|--codex|--gemini|--opencode|--copilot|--all] [flags]",
+		Use:   "init [--claude|--codex|--gemini|--opencode|--copilot|--kilo|--all] [flags]",
 		Short: "Register omni's hooks and MCP server with agent hosts",
 		Long: `Writes omni's registration where each host reads it:
 
@@ -56,6 +57,8 @@ func newInitCmd(s streams) *cobra.Command {
   Copilot CLI  postToolUse and preCompact command hooks in
                $COPILOT_HOME/settings.json (default ~/.copilot; --project:
                .github/copilot/settings.json); no MCP server.
+  Kilo Code    the OpenCode plugin shim in ~/.config/kilo/plugins/omni.js
+               (--project: .kilo/plugins/); no MCP server.
 
 Only omni's own entries are inserted or removed; other keys, hooks and the
 file's formatting stay as they were. Omni's entries are recognised by program
@@ -135,7 +138,7 @@ error, or the host could not be told.`,
 				o.Project = projectOf(wd)
 			}
 			var hosts []hostsetup.Host
-			sel := map[hostsetup.Host]bool{hostsetup.Claude: claude, hostsetup.Codex: codex, hostsetup.Gemini: gemini, hostsetup.OpenCode: opencode, hostsetup.Copilot: copilot}
+			sel := map[hostsetup.Host]bool{hostsetup.Claude: claude, hostsetup.Codex: codex, hostsetup.Gemini: gemini, hostsetup.OpenCode: opencode, hostsetup.Copilot: copilot, hostsetup.Kilo: kilo}
 			for _, h := range hostsetup.AllHosts {
 				if all || sel[h] {
 					hosts = append(hosts, h)
@@ -184,6 +187,7 @@ error, or the host could not be told.`,
 	f.BoolVar(&gemini, "gemini", false, "set up Gemini CLI")
 	f.BoolVar(&opencode, "opencode", false, "set up OpenCode")
 	f.BoolVar(&copilot, "copilot", false, "set up GitHub Copilot CLI")
+	f.BoolVar(&kilo, "kilo", false, "set up Kilo Code")
 	f.BoolVar(&all, "all", false, "set up every host")
 	f.BoolVar(&uninstall, "uninstall", false, "remove omni's registration (restores the original bytes when nothing else changed)")
 	f.BoolVar(&hookOnly, "hook-only", false, "hooks (or the OpenCode plugin) only, no MCP server")

@@ -29,6 +29,8 @@ func hostDirs(h Host, o Options) []string {
 			return []string{filepath.Join(o.Project, ".opencode"), filepath.Join(o.Project, "opencode.json")}
 		case Copilot:
 			return []string{filepath.Join(o.Project, ".github", "copilot")}
+		case Kilo:
+			return []string{filepath.Join(o.Project, ".kilo")}
 		}
 	}
 	switch h {
@@ -42,6 +44,8 @@ func hostDirs(h Host, o Options) []string {
 		return []string{filepath.Join(o.ConfigHome, "opencode")}
 	case Copilot:
 		return []string{copilotHome(o)}
+	case Kilo:
+		return []string{filepath.Join(o.ConfigHome, "kilo")}
 	}
 	return nil
 }
@@ -310,6 +314,11 @@ func hostNotes(h Host, o Options) []string {
 	case OpenCode:
 		if !o.MCPOnly {
 			n = append(n, "restart OpenCode to load the plugin")
+		}
+	case Kilo:
+		if !o.MCPOnly {
+			n = append(n, "Kilo Code loads the plugin (omni's OpenCode shim) at start; omni registers no MCP server with it",
+				"with a plugin, Kilo Code 7.7.7 first installs @kilocode/plugin from npm into its config directory: where the registry does not answer, its start waits minutes (docs/HOSTS.md)")
 		}
 	case Copilot:
 		if !o.MCPOnly {
