@@ -20,6 +20,8 @@ pins=(
   # (over a minute); the tests link this copy there instead.
   "opencode-config @opencode-ai/plugin@1.18.33"
   "copilot @github/copilot@1.0.102"
+  # 7.8.1 names a linux-x64 binary package that was never published.
+  "kilo @kilocode/cli@7.7.7"
 )
 
 status=0
