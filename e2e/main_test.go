@@ -228,7 +228,11 @@ func (s *sandbox) run(timeout time.Duration, extra []string, prog string, args .
 	cmd.WaitDelay = 5 * time.Second
 	t0 := time.Now()
 	err := cmd.Run()
-	s.t.Logf("%s %s: %.1fs", filepath.Base(prog), strings.Join(args, " "), time.Since(t0).Seconds())
+	var cpu time.Duration
+	if ps := cmd.ProcessState; ps != nil {
+		cpu = ps.UserTime() + ps.SystemTime()
+	}
+	s.t.Logf("%s %s: %.1fs (cpu %.1fs)", filepath.Base(prog), strings.Join(args, " "), time.Since(t0).Seconds(), cpu.Seconds())
 	if err != nil {
 		s.t.Fatalf("%s %s: %v\nstdout:\n%s\nstderr:\n%s", filepath.Base(prog), strings.Join(args, " "), err, tail(out.String(), 3000), tail(errb.String(), 3000))
 	}
