@@ -24,15 +24,14 @@ const hostFlagHelp = `  --claude     Claude Code (~/.claude/settings.json, ~/.cl
   --opencode   OpenCode (~/.config/opencode/plugins/omni.js, opencode.json)
   --copilot    GitHub Copilot CLI ($COPILOT_HOME/settings.json, default ~/.copilot)
   --cline      Cline CLI (~/.cline/plugins/omni.js)
-  --kilo       Kilo Code (~/.config/kilo/plugins/omni.js)
-  --all        all seven`
+  --all        all six`
 
 func newInitCmd(s streams) *cobra.Command {
-	var claude, codex, gemini, opencode, copilot, cline, kilo, all, uninstall, hookOnly, mcpOnly, dry, project, rewrite, asJSON, embedded bool
+	var claude, codex, gemini, opencode, copilot, cline, all, uninstall, hookOnly, mcpOnly, dry, project, rewrite, asJSON, embedded bool
 	var bin string
 	var cs daemon.ClusterSetup
 	cmd := &cobra.Command{
-		Use:   "init [--claude|--codex|--gemini|--opencode|--copilot|--cline|--kilo|--all] [flags]",
+		Use:   "init [--claude|--codex|--gemini|--opencode|--copilot|--cline|--all] [flags]",
 		Short: "Register omni's hooks and MCP server with agent hosts",
 		Long: `Writes omni's registration where each host reads it:
 
@@ -63,8 +62,6 @@ func newInitCmd(s streams) *cobra.Command {
   Cline CLI    a plugin, ~/.cline/plugins/omni.js ($CLINE_DIR; --project:
                .cline/plugins/), that runs 'omni hook' after each run_commands
                call and puts the shortened text in each command's result.
-  Kilo Code    the OpenCode plugin shim in ~/.config/kilo/plugins/omni.js
-               (--project: .kilo/plugins/); no MCP server.
 
 Only omni's own entries are inserted or removed; other keys, hooks and the
 file's formatting stay as they were. Omni's entries are recognised by program
@@ -150,7 +147,7 @@ error, or the host could not be told.`,
 				o.Project = projectOf(wd)
 			}
 			var hosts []hostsetup.Host
-			sel := map[hostsetup.Host]bool{hostsetup.Claude: claude, hostsetup.Codex: codex, hostsetup.Gemini: gemini, hostsetup.OpenCode: opencode, hostsetup.Copilot: copilot, hostsetup.Cline: cline, hostsetup.Kilo: kilo}
+			sel := map[hostsetup.Host]bool{hostsetup.Claude: claude, hostsetup.Codex: codex, hostsetup.Gemini: gemini, hostsetup.OpenCode: opencode, hostsetup.Copilot: copilot, hostsetup.Cline: cline}
 			for _, h := range hostsetup.AllHosts {
 				if all || sel[h] {
 					hosts = append(hosts, h)
@@ -200,7 +197,6 @@ error, or the host could not be told.`,
 	f.BoolVar(&opencode, "opencode", false, "set up OpenCode")
 	f.BoolVar(&copilot, "copilot", false, "set up GitHub Copilot CLI")
 	f.BoolVar(&cline, "cline", false, "set up Cline CLI")
-	f.BoolVar(&kilo, "kilo", false, "set up Kilo Code")
 	f.BoolVar(&all, "all", false, "set up every host")
 	f.BoolVar(&uninstall, "uninstall", false, "remove omni's registration (restores the original bytes when nothing else changed)")
 	f.BoolVar(&hookOnly, "hook-only", false, "hooks (or the OpenCode plugin) only, no MCP server")

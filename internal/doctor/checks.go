@@ -211,7 +211,7 @@ func checkHosts(s *state) {
 	var registered bool
 	s.rep.Hosts, registered = hostsetup.Check(scopes, s.problem)
 	if !registered {
-		s.problem("omni is not registered with any host: run 'omni init --claude' (or --codex, --gemini, --opencode, --copilot, --kilo)")
+		s.problem("omni is not registered with any host: run 'omni init --claude' (or --codex, --gemini, --opencode, --copilot)")
 	}
 }
 

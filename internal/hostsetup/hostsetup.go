@@ -62,21 +62,19 @@ const (
 	OpenCode Host = "opencode"
 	Copilot  Host = "copilot"
 	Cline    Host = "cline"
-	Kilo     Host = "kilo"
 )
 
 // AllHosts in the order they are set up and printed.
-var AllHosts = []Host{Claude, Codex, Gemini, OpenCode, Copilot, Cline, Kilo}
+var AllHosts = []Host{Claude, Codex, Gemini, OpenCode, Copilot, Cline}
 
 // hostNames are the names printed for each host.
 var hostNames = map[Host]string{
 	Claude: "Claude Code", Codex: "Codex CLI", Gemini: "Gemini CLI", OpenCode: "OpenCode", Copilot: "Copilot CLI", Cline: "Cline CLI",
-	Kilo: "Kilo Code",
 }
 
 // hostTiers is what each host makes of omni's reply: see Host.Tier.
 var hostTiers = map[Host]string{
-	Claude: "Full", Codex: "Full-text-only", Gemini: "Full", OpenCode: "Plugin", Copilot: "Full", Cline: "Plugin", Kilo: "Plugin",
+	Claude: "Full", Codex: "Full-text-only", Gemini: "Full", OpenCode: "Plugin", Copilot: "Full", Cline: "Plugin",
 }
 
 // Name is the host's name as printed ("Claude Code").
@@ -200,13 +198,6 @@ func hostPaths(h Host, o Options) (hookPath, mcpPath string) {
 			return filepath.Join(p, ".cline", "plugins", "omni.js"), ""
 		}
 		return filepath.Join(clineDir(o), "plugins", "omni.js"), ""
-	case Kilo:
-		// Kilo Code is an OpenCode fork: the same plugin shim, in Kilo's
-		// plugin directory; no MCP server.
-		if p != "" {
-			return filepath.Join(p, ".kilo", "plugins", "omni.js"), ""
-		}
-		return filepath.Join(o.ConfigHome, "kilo", "plugins", "omni.js"), ""
 	}
 	return "", ""
 }
@@ -231,7 +222,7 @@ func partsFor(h Host, o Options) []part {
 			ps = append(ps, part{"hooks", hookPath, jsonApply(func(src []byte, install bool) ([]byte, error) {
 				return applyHookEntries(src, geminiEntries, omni, install)
 			})})
-		case OpenCode, Kilo:
+		case OpenCode:
 			ps = append(ps, part{"plugin", hookPath, func(src []byte, exists, install bool) ([]byte, bool, error) {
 				return applyPlugin(src, exists, install, omni, hookPath)
 			}})

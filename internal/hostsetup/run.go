@@ -31,8 +31,6 @@ func hostDirs(h Host, o Options) []string {
 			return []string{filepath.Join(o.Project, ".github", "copilot")}
 		case Cline:
 			return []string{filepath.Join(o.Project, ".cline")}
-		case Kilo:
-			return []string{filepath.Join(o.Project, ".kilo")}
 		}
 	}
 	switch h {
@@ -48,8 +46,6 @@ func hostDirs(h Host, o Options) []string {
 		return []string{copilotHome(o)}
 	case Cline:
 		return []string{clineDir(o)}
-	case Kilo:
-		return []string{filepath.Join(o.ConfigHome, "kilo")}
 	}
 	return nil
 }
@@ -319,11 +315,6 @@ func hostNotes(h Host, o Options) []string {
 	case OpenCode:
 		if !o.MCPOnly {
 			n = append(n, "restart OpenCode to load the plugin")
-		}
-	case Kilo:
-		if !o.MCPOnly {
-			n = append(n, "Kilo Code loads the plugin (omni's OpenCode shim) at start; omni registers no MCP server with it",
-				"with a plugin, Kilo Code 7.7.7 first installs @kilocode/plugin from npm into its config directory: where the registry does not answer, its start waits minutes (docs/HOSTS.md)")
 		}
 	case Copilot:
 		if !o.MCPOnly {
