@@ -83,9 +83,8 @@ func text(s string, c Counts) (string, int) {
 // it recurs without the context that gave it away: 16 bytes, the length of
 // a generated credential, and only one that mixes letters and digits
 // (collectMasked), so a human password that is also a word ("admin1",
-// a project's name: measured on the shared corpus, where a password equal
-// to the project's name blanked the name in 36 outputs) stays where it
-// is not named as a password.
+// or a project's name used as its password, as in one start command of
+// the shared corpus) stays where it is not named as a password.
 const minPropagated = 16
 
 // collectMasked adds to found the values red (the redacted form of s)
