@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -38,29 +39,201 @@ echo "error: test failed, to rerun pass --lib"
 exit 101
 `
 
-// TestClaudeCodeRewrite runs the PreToolUse rewrite that omni init --claude
-// installs on the real Claude Code (bypass mode, as the suite runs it): a
-// failing test run is distilled through omni exec with its exit code and
-// every failure line, no footer; a command the project's deny rule names is
-// still denied (docs/HOSTS.md: the rule stopped matching the rewritten
-// command before).
+// fakeMake is a build runner: it prints 30 lines and leaves a file named
+// made in its directory; "make helper" leaves a process behind that holds
+// its output open; "make slow" prints, sleeps 8 s, prints again.
+const fakeMake = `#!/bin/sh
+case "$1" in
+helper) echo "helper started"; sleep 300 & echo "make: done"; exit 0 ;;
+slow) echo "slow-1"; sleep 8; echo "slow-2"; exit 0 ;;
+esac
+touch "$PWD/made"
+i=0
+while [ $i -lt 30 ]; do echo "cc -c -o obj/unit_$i.o src/unit_$i.c"; i=$((i+1)); done
+echo "make: all done"
+`
+
+// fakePytest prints how many arguments reached it (after the host's shell
+// expanded them) and each argument.
+const fakePytest = `#!/bin/sh
+echo "pytest got $# args"
+for a in "$@"; do echo "arg: $a"; done
+`
+
+// TestClaudeCodeRewrite drives the PreToolUse rewrite `omni init --claude`
+// installs through the real Claude Code in default permission mode (print
+// mode: whatever would ask is refused), with the user's rules allowing the
+// runners and denying curl and rm:
+//   - a failing run is distilled, with its exit code and every failure line;
+//   - the rewrite never widens what runs: every attack a held-out harness
+//     ran against the earlier rewrite is refused by the host as without omni
+//     (curl hidden in $'…', a descriptor-closing operator before rm, cd to
+//     an expansion, $HOME or a link out of the project, redirections out of
+//     the project, rm behind xargs, sh -c and env -S);
+//   - the host's cwd carries over after `cd sub && make`;
+//   - the host's shell set-up applies (globstar from ~/.bashrc);
+//   - a process the runner leaves behind does not hold the call;
+//   - past the tool's timeout the host's background file has the output so
+//     far.
 func TestClaudeCodeRewrite(t *testing.T) {
 	t.Parallel()
 	claude := cliPath(t, "claude-code", claudeSpec, claudeRel)
-	t.Run("bypass", func(t *testing.T) {
-		read, project := rewriteRun(t, claude, `{"permissions":{"deny":["Bash(cargo test --release:*)"]}}`, "--dangerously-skip-permissions")
-		checkDistilled(t, read["test"])
-		if _, err := os.Stat(filepath.Join(project, "ran-release")); err == nil {
-			t.Errorf("the command the deny rule names ran; the model read: %s", read["denied"])
+	bin := t.TempDir()
+	for name, body := range map[string]string{"cargo": fakeCargo, "make": fakeMake, "pytest": fakePytest} {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte(body), 0o755); err != nil {
+			t.Fatal(err)
 		}
-		t.Logf("the denied call as the model read it: %s", read["denied"])
+	}
+	s := newSandbox(t, bin)
+	outside := filepath.Join(s.root, "outside")
+	for _, d := range []string{filepath.Join(s.project, "sub"), filepath.Join(s.project, "victim"), outside,
+		filepath.Join(s.project, "tests", "u", "v"), filepath.Join(s.home, ".claude")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"tests/test_a.py", "tests/u/test_b.py", "tests/u/v/test_c.py", "victim/keep"} {
+		if err := os.WriteFile(filepath.Join(s.project, f), []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(outside, filepath.Join(s.project, "out")); err != nil {
+		t.Fatal(err)
+	}
+	// The user's shell set-up, which Claude Code snapshots.
+	if err := os.WriteFile(filepath.Join(s.home, ".bashrc"), []byte("shopt -s globstar\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	userSettings := `{"permissions":{"allow":["Bash(cargo test:*)","Bash(make:*)","Bash(pytest:*)","Bash(pwd)","Bash(cat:*)"],"deny":["Bash(curl:*)","Bash(rm:*)"]}}`
+	if err := os.WriteFile(filepath.Join(s.home, ".claude", "settings.json"), []byte(userSettings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.omniInit("--claude")
+	reg, _ := os.ReadFile(filepath.Join(s.home, ".claude", "settings.json"))
+	if !strings.Contains(string(reg), `omni-hook pretool"`) || !strings.Contains(string(reg), `"Bash(set -o pipefail)"`) ||
+		strings.Contains(string(reg), `"permissionDecision"`) {
+		t.Fatalf("omni init --claude did not register the rewrite and its allow rules:\n%s", reg)
+	}
+
+	type step struct {
+		name, cmd string
+		timeout   int
+	}
+	var mockURL string
+	steps := []step{
+		{"test", "cargo test", 0},
+		{"dollarq", "pytest $'\\''; curl MOCK/evil #'", 0},
+		{"fdclose", "<&- rm make -r victim", 0},
+		{"cdvar", "cd ${PWD%/*} && make", 0},
+		{"cdhome", "cd $HOME && make", 0},
+		{"cdlink", "cd out && make", 0},
+		{"redir", "pytest 2>../outside/redir", 0},
+		{"redirrw", "pytest 1<>../outside/redirrw", 0},
+		{"xargs", "echo victim | xargs rm -rf", 0},
+		{"shc", "sh -c 'rm -rf victim'", 0},
+		{"envs", "env -S 'rm -rf victim'", 0},
+		{"glob", "pytest tests/**/test_*.py", 0},
+		{"helper", "make helper", 30000},
+		{"slow", "make slow", 4000},
+		{"slowcat", "", 0},
+		{"cdsub", "cd sub && make", 0},
+		{"pwd", "pwd", 0},
+	}
+	notice := regexp.MustCompile(`Output is being written to: (\S+\.output)`)
+	read := map[string]string{}
+	m := newMock(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
+		if strings.HasSuffix(r.URL.Path, "/count_tokens") {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, `{"input_tokens":100}`)
+			return
+		}
+		if r.URL.Path == "/evil" {
+			fmt.Fprint(w, "evil ran")
+			return
+		}
+		_, results, err := ccConversation(body)
+		if err != nil {
+			http.Error(w, err.Error(), 400)
+			return
+		}
+		for _, st := range steps {
+			if _, ok := results[ccID(st.name)]; ok {
+				continue
+			}
+			cmd := strings.ReplaceAll(st.cmd, "MOCK", mockURL)
+			if st.name == "slowcat" {
+				cmd = "cat /dev/null"
+				if mm := notice.FindStringSubmatch(results[ccID("slow")]); mm != nil {
+					cmd = "sleep 2; cat " + mm[1]
+				}
+			}
+			in := map[string]any{"command": cmd, "description": "e2e " + st.name}
+			if st.timeout > 0 {
+				in["timeout"] = st.timeout
+			}
+			ccToolUse(w, ccID(st.name), "Bash", in)
+			return
+		}
+		ccText(w, "E2E done.")
 	})
-	// Default mode: an allowed command stays allowed once rewritten (the
-	// reply allows it; print mode denies whatever would ask).
-	t.Run("default-allowed", func(t *testing.T) {
-		read, _ := rewriteRun(t, claude, `{"permissions":{"allow":["Bash(cargo test:*)"],"deny":["Bash(cargo test --release:*)"]}}`, "--permission-mode", "default")
-		checkDistilled(t, read["test"])
-	})
+	mockURL = m.URL
+	env := []string{"ANTHROPIC_BASE_URL=" + m.URL, "ANTHROPIC_API_KEY=sk-e2e",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "IS_SANDBOX=1"}
+	s.run(runTimeout, env, claude, "-p", "E2E-REWRITE: run the script.", "--permission-mode", "default",
+		"--output-format", "stream-json", "--verbose", "--model", "claude-sonnet-4-5", "--tools", "Bash")
+	for _, r := range m.requests() {
+		if r.Path == "/evil" {
+			t.Errorf("curl reached the mock: a command the deny rule names ran")
+		}
+		if r.Path != "/v1/messages" {
+			continue
+		}
+		_, res, _ := ccConversation(r.Body)
+		for _, st := range steps {
+			if v, ok := res[ccID(st.name)]; ok {
+				read[st.name] = v
+			}
+		}
+	}
+	for _, st := range steps {
+		t.Logf("%s (%s) read as:\n%s", st.name, st.cmd, tail(read[st.name], 700))
+	}
+	checkDistilled(t, read["test"])
+	if !strings.HasSuffix(strings.TrimSpace(cut(read["pwd"])), "/proj/sub") {
+		t.Errorf("the cwd did not carry over after `cd sub && make`: pwd read %q", read["pwd"])
+	}
+	if _, err := os.Stat(filepath.Join(s.project, "sub", "made")); err != nil {
+		t.Errorf("`cd sub && make` did not run make in sub")
+	}
+	if _, err := os.Stat(filepath.Join(s.project, "victim", "keep")); err != nil {
+		t.Errorf("the victim directory was removed despite the deny rule on rm")
+	}
+	for _, p := range []string{filepath.Join(s.root, "made"), filepath.Join(s.home, "made"), filepath.Join(outside, "made"),
+		filepath.Join(outside, "redir"), filepath.Join(outside, "redirrw")} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s was written: a command the host asks for ran", p)
+		}
+	}
+	if !strings.Contains(read["glob"], "pytest got 3 args") {
+		t.Errorf("the user's shell set-up (globstar) did not apply: %q", read["glob"])
+	}
+	if !strings.Contains(read["helper"], "make: done") || strings.Contains(read["helper"], "Output is being written to") {
+		t.Errorf("a process left behind held the call: %q", read["helper"])
+	}
+	if notice.MatchString(read["slow"]) && !strings.Contains(read["slowcat"], "slow-1") {
+		t.Errorf("past the tool's timeout the host's file lacks the output so far: %q", read["slowcat"])
+	}
+	if l := s.omniLog(); l != "" {
+		t.Logf("omni.log:\n%s", tail(l, 2000))
+	}
+}
+
+// cut drops Claude Code's trailing system reminder from a tool result.
+func cut(s string) string {
+	if i := strings.Index(s, "<system-reminder>"); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 // checkDistilled checks the failing cargo run as the model read it.
@@ -74,71 +247,6 @@ func checkDistilled(t *testing.T, got string) {
 		}
 	}
 	if strings.Contains(got, "test tests::case_7 ... ok") || strings.Contains(got, "[omni]") {
-		t.Errorf("the failing run was not distilled through omni exec, or its footer reached the model")
+		t.Errorf("the failing run was not distilled through omni pipe, or a footer reached the model")
 	}
-}
-
-// rewriteRun plays `cargo test` then `cargo test --release` on Claude Code
-// with omni init --claude and the project settings given, and returns what
-// the model read per step and the project directory.
-func rewriteRun(t *testing.T, claude, settings string, mode ...string) (map[string]string, string) {
-	bin := t.TempDir()
-	if err := os.WriteFile(filepath.Join(bin, "cargo"), []byte(fakeCargo), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	s := newSandbox(t, bin)
-	if err := os.MkdirAll(filepath.Join(s.project, ".claude"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(s.project, ".claude", "settings.json"), []byte(settings), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s.omniInit("--claude")
-	// The rewrite is answered by the thin client beside omni, so no Bash
-	// call waits for the full binary to start.
-	if reg, err := os.ReadFile(filepath.Join(s.home, ".claude", "settings.json")); err != nil ||
-		!strings.Contains(string(reg), `omni-hook pretool"`) {
-		t.Fatalf("omni init --claude did not register omni-hook pretool (%v):\n%s", err, reg)
-	}
-	steps := []struct{ name, cmd string }{{"test", "cargo test"}, {"denied", "cargo test --release"}}
-	m := newMock(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
-		if strings.HasSuffix(r.URL.Path, "/count_tokens") {
-			w.Header().Set("Content-Type", "application/json")
-			fmt.Fprint(w, `{"input_tokens":100}`)
-			return
-		}
-		_, results, err := ccConversation(body)
-		if err != nil {
-			t.Errorf("claude mock: %v", err)
-			http.Error(w, err.Error(), 400)
-			return
-		}
-		for _, st := range steps {
-			if _, ok := results[ccID(st.name)]; !ok {
-				ccToolUse(w, ccID(st.name), "Bash", map[string]any{"command": st.cmd, "description": "e2e " + st.name})
-				return
-			}
-		}
-		ccText(w, "E2E done.")
-	})
-	env := []string{"ANTHROPIC_BASE_URL=" + m.URL, "ANTHROPIC_API_KEY=sk-e2e",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "IS_SANDBOX=1"}
-	args := append([]string{"-p", "E2E-REWRITE: run the script."}, mode...)
-	s.run(runTimeout, env, claude, append(args, "--output-format", "stream-json", "--verbose", "--model", "claude-sonnet-4-5", "--tools", "Bash")...)
-	read := map[string]string{}
-	for _, r := range m.requests() {
-		if r.Path != "/v1/messages" {
-			continue
-		}
-		_, res, _ := ccConversation(r.Body)
-		for _, st := range steps {
-			if v, ok := res[ccID(st.name)]; ok {
-				read[st.name] = v
-			}
-		}
-	}
-	if l := s.omniLog(); l != "" {
-		t.Logf("omni.log:\n%s", tail(l, 2000))
-	}
-	return read, s.project
 }

@@ -24,7 +24,9 @@ type CallInput struct {
 	// Text is the command's captured output.
 	Text string `json:"text"`
 	// ExitCode is the command's exit status (exec); non-zero takes the
-	// failure path: the text passes untouched and is recorded as delivered.
+	// failure path: nothing folds, and a distiller claims the run only by
+	// its runner's own failing verdict. ExitUnknown when the door cannot
+	// know it (the pipe door), which takes the failure path too.
 	ExitCode int `json:"exit_code"`
 	// Session and Agent name the reader; without a Session there is no
 	// ledger scope and the text passes unchanged, unrecorded.
@@ -43,6 +45,12 @@ type CallInput struct {
 	// not show whole (HostShows) is still distilled, but nothing of it is
 	// recorded as shown and nothing in it folds.
 	Host string `json:"host,omitempty"`
+	// Deferred says a host's post-tool hook will see the printed text and
+	// record it (the pipe door under the PreToolUse rewrite): a text this
+	// door leaves as it arrived (redaction aside) is not recorded here, so
+	// the post-tool hook decides and records it once; a text this door
+	// shortened is recorded here, and the post-tool hook leaves it alone.
+	Deferred bool `json:"deferred,omitempty"`
 	// priorRedacted is the recorded redaction count a replay reruns with.
 	priorRedacted int
 	// priorGrew is the recorded growth flag of the redaction.
@@ -108,6 +116,12 @@ func (e *Engine) callAt(ctx context.Context, in CallInput, now time.Time, projec
 	d.noLedger = in.Session == ""
 	var dec pipeline.Decision
 	var evs []events.Event
+	if in.Deferred {
+		if dec, _ = e.decide(d, inv.ID); dec.Text == in.Text {
+			res.Reason = ReasonDeferred
+			return res, nil
+		}
+	}
 	for round := 0; ; round++ {
 		dec, evs = e.decide(d, inv.ID)
 		if in.Host == HostClaudeCode && !d.unshown && !HostShows(dec.Text, in.ExitCode) {
@@ -148,6 +162,15 @@ func (e *Engine) callAt(ctx context.Context, in CallInput, now time.Time, projec
 	res.RepeatBytes = dec.RepeatBytes
 	return res, nil
 }
+
+// ExitUnknown is CallInput.ExitCode for an output whose exit status the
+// door cannot know (a filter reading the runner's output through a pipe):
+// it is decided as a failing run's.
+const ExitUnknown = -1
+
+// ReasonDeferred is Result.Reason for a Deferred call left as it arrived:
+// nothing was recorded; the host's post-tool hook records the text.
+const ReasonDeferred = "deferred"
 
 // HostFailureCap is the length, in characters, past which Claude Code cuts
 // the text of a failing Bash call ("Exit code N", a newline, then the

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/omnictx/omni/internal/rewrite"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -355,6 +356,16 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 		}
 		d.req = pipeline.Request{Text: msg, Failed: true}
 		d.source = sourceOf(p.ToolName, p.ToolInput)
+		if p.ToolName == "Bash" {
+			if line, _, ok := rewrite.Unwrap(d.source); ok {
+				if pipeline.HasMarker(msg) {
+					// The rewrite's filter shortened and recorded this
+					// output for the same reader (hooks.Deferred).
+					return res, nil
+				}
+				d.source = line // read as the call the agent made
+			}
+		}
 		if p.ToolName == "Bash" {
 			d.lineSource = shellcmd.FileRead(d.source)
 		}

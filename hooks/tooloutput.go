@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"encoding/json"
+	"github.com/omnictx/omni/internal/rewrite"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -67,9 +68,17 @@ func (e *Engine) toolDelivery(d delivery, p ccPayload, in HookInput) (delivery, 
 		// is still shown inline.
 		cmd := sourceOf("Bash", p.ToolInput)
 		if isOmniExec(cmd) {
-			// `omni exec` (the PreToolUse rewrite) already decided and
-			// recorded this output for the same reader.
+			// `omni exec` already decided and recorded this output for the
+			// same reader.
 			return d, nil, false
+		}
+		if line, _, ok := rewrite.Unwrap(cmd); ok {
+			if pipeline.HasMarker(text) {
+				// The PreToolUse rewrite's filter shortened and recorded
+				// this output (CallInput.Deferred).
+				return d, nil, false
+			}
+			cmd = line // read as the call the agent made
 		}
 		d.source = cmd
 		d.lineSource = shellcmd.FileRead(cmd) // a plain file read: the file is the lines' source

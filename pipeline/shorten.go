@@ -411,6 +411,10 @@ func isRedactionNotice(line string) bool {
 	return true
 }
 
+// HasMarker reports whether some line of text starts with an omni marker
+// ("[OMNI: " or "[OMNI "): a text omni already shortened.
+func HasMarker(text string) bool { return hasOmniMarker(text) }
+
 // hasOmniMarker reports whether some line starts with an omni marker
 // ("[OMNI: " or "[OMNI "): output of `omni exec` or `omni distill` coming
 // back through a hook must not be shortened twice (distilling it again

@@ -60,11 +60,12 @@ Always exits 0; on any problem it prints nothing (the host keeps its own
 output) and writes a line to $OMNI_HOME/omni.log. 'omni init' registers it
 when it sits beside the omni binary. See 'omni hook --help'.
 
-'omni-hook pretool [--form narrow|all]' is 'omni pretool' (the PreToolUse
-rewrite into 'omni exec'), answered here without starting omni.
+'omni-hook pretool' is 'omni pretool' (the PreToolUse rewrite that pipes a
+test or build run's output through 'omni pipe'), answered here without
+starting omni.
 
 Usage: omni-hook < payload.json
-       omni-hook pretool [--form narrow|all] < payload.json
+       omni-hook pretool < payload.json
        omni-hook --version
 `
 
@@ -250,27 +251,13 @@ func reportRSS(w io.Writer) {
 }
 
 // pretool answers a PreToolUse payload as 'omni pretool' does
-// (rewrite.Reply, with the omni binary beside this one, else on $PATH, in
-// the rewritten command). args are the words after "pretool": only
-// --form narrow|all (or --form=F) is known; any other word, an unknown
-// form, OMNI_PRETOOL_REWRITE=0, or any problem prints nothing, and the
-// host runs the command as written.
+// (rewrite.Reply, with the omni binary beside this one, else on $PATH, as
+// the filter of the rewritten command). args are the words after
+// "pretool": none is known; any word, OMNI_PRETOOL_REWRITE=0, or any
+// problem prints nothing, and the host runs the command as written.
 func pretool(args []string, stdin io.Reader, stdout io.Writer) {
 	defer func() { _ = recover() }()
-	form := string(rewrite.Narrow)
-	for i := 0; i < len(args); i++ {
-		switch a := args[i]; {
-		case a == "--form" && i+1 < len(args):
-			form = args[i+1]
-			i++
-		case strings.HasPrefix(a, "--form="):
-			form = strings.TrimPrefix(a, "--form=")
-		default:
-			return
-		}
-	}
-	f, ok := rewrite.ParseForm(form)
-	if !ok || os.Getenv("OMNI_PRETOOL_REWRITE") == "0" {
+	if len(args) > 0 || os.Getenv("OMNI_PRETOOL_REWRITE") == "0" {
 		return
 	}
 	in, err := io.ReadAll(io.LimitReader(stdin, maxInput+1))
@@ -284,7 +271,7 @@ func pretool(args []string, stdin io.Reader, stdout io.Writer) {
 	if abs, err := filepath.Abs(bin); err == nil {
 		bin = abs
 	}
-	if reply := rewrite.Reply(in, rewrite.PreTool{Omni: bin, Form: f}); reply != nil {
+	if reply := rewrite.Reply(in, rewrite.PreTool{Omni: bin}); reply != nil {
 		_, _ = stdout.Write(reply)
 	}
 }

@@ -18,7 +18,6 @@ import (
 	"github.com/omnictx/omni/internal/bench"
 	"github.com/omnictx/omni/internal/daemon"
 	"github.com/omnictx/omni/internal/daemon/wire"
-	"github.com/omnictx/omni/internal/rewrite"
 )
 
 // openBenchStore opens the store of home for omni bench alone
@@ -98,13 +97,15 @@ and replies inline when the pipeline brings it under the cap; the report's
 "over-cap" line counts those calls and their bytes against the whole output
 (the model would otherwise read a ~2 KB preview, then the file in pieces).
 
---rewrite=narrow|all|off replays the PreToolUse rewrite ('omni pretool'): a
-failing Bash call whose command the form takes (the hook's own decision, as in
-bypassPermissions mode with no permission rules: the corpus has no settings
-files) runs through the exec door instead of the untouched failure path; the
-model reads its "Exit code N" line and exec's output. The default is narrow,
-the form 'omni init --claude' installs; off replays the hooks alone, and
---ledger-only always does.
+--rewrite=on|off replays the PreToolUse rewrite ('omni pretool') that
+'omni init --claude' installs (on, the default): the output of a Bash call
+whose command the rewrite's grammar takes goes first through its filter
+('omni pipe': exit status unknown, decided as a failing run); an output the
+filter shortened is what the model reads (a failing call's "Exit code N"
+line in front), one it left alone goes on to the post-tool hook. The corpus
+has no settings files, so every call the grammar takes counts, as with the
+allow rules omni init writes. off replays the hooks alone, and --ledger-only
+always does.
 
 Exit codes: 0 done; 2 a corpus file or the store could not be read.`,
 		Example: `  omni bench --corpus ../shared/corpus/*.jsonl
@@ -144,14 +145,15 @@ Exit codes: 0 done; 2 a corpus file or the store could not be read.`,
 				fmt.Fprintf(s.Out, "first call (spawns the daemon): %.1f ms; floor: %s, p50 %.2f ms p99 %.2f ms\n", rep.ColdFirst, rep.Floor, rep.FloorP50, rep.FloorP99)
 				return nil
 			}
-			form, ok := rewrite.ParseForm(o.rewrite)
-			switch {
-			case o.rewrite == "off" || o.rewrite == "false" || o.ledgerOnly:
-				form = ""
-			case !ok:
-				return usageErr("omni bench: --rewrite=%s: want narrow, all or off", o.rewrite)
+			var rw bool
+			switch o.rewrite {
+			case "on", "true", "narrow":
+				rw = !o.ledgerOnly
+			case "off", "false":
+			default:
+				return usageErr("omni bench: --rewrite=%s: want on or off", o.rewrite)
 			}
-			rep, err := bench.Run(context.Background(), bench.Options{Corpus: o.corpus, Home: o.home, Out: o.out, LedgerOnly: o.ledgerOnly, Persisted: o.persisted, Limit: o.limit, Rewrite: form,
+			rep, err := bench.Run(context.Background(), bench.Options{Corpus: o.corpus, Home: o.home, Out: o.out, LedgerOnly: o.ledgerOnly, Persisted: o.persisted, Limit: o.limit, Rewrite: rw,
 				OpenStore: openBenchStore, MarkBusy: daemon.MarkBusy, Logf: homeLogf}, s.Err)
 			if err != nil {
 				return failErr(err, "omni bench: "+err.Error())
@@ -172,8 +174,8 @@ Exit codes: 0 done; 2 a corpus file or the store could not be read.`,
 	cmd.Flags().BoolVar(&o.persisted, "persisted", false, "replay over-cap Bash outputs with persistedOutputPath, as Claude Code does")
 	cmd.Flags().BoolVar(&o.asJSON, "json", false, "print the report as JSON")
 	cmd.Flags().IntVar(&o.limit, "limit", 0, "stop after this many calls (0: all)")
-	cmd.Flags().StringVar(&o.rewrite, "rewrite", "narrow", "replay the PreToolUse rewrite of this form (narrow, all; off: none): failing Bash calls it takes run through omni exec")
-	cmd.Flags().Lookup("rewrite").NoOptDefVal = "narrow"
+	cmd.Flags().StringVar(&o.rewrite, "rewrite", "on", "replay the PreToolUse rewrite omni init --claude installs (on, off): runner outputs go first through its filter")
+	cmd.Flags().Lookup("rewrite").NoOptDefVal = "on"
 	cmd.Flags().BoolVar(&o.latency, "latency", false, "time hook processes (omni hook, and omni-hook when it sits beside omni) against a warm daemon, 0.5 KB to 15 MiB payloads from the corpus, beside a trivial Go binary, with peak RSS")
 	cmd.Flags().IntVar(&o.n, "n", 50, "with --latency: processes per payload size")
 	return cmd

@@ -13,38 +13,42 @@ import (
 )
 
 func newPretoolCmd(s streams) *cobra.Command {
-	var form string
 	cmd := &cobra.Command{
-		Use:   "pretool [--form narrow|all]",
-		Short: "Claude Code PreToolUse hook: run Bash commands through omni exec, within the user's permission rules",
+		Use:   "pretool",
+		Short: "Claude Code PreToolUse hook: pipe a test or build run's output through omni, the host still running and judging the command",
 		Long: `Reads one Claude Code PreToolUse payload on stdin. For a foreground Bash call
-the form takes (narrow: test and build runners such as go test, pytest, cargo
-test, npm test, make, optionally after 'cd DIR &&', no pipe, no output to a
-file; all: any plain foreground command) it prints
+whose command is a test or build runner in a strict grammar (an optional
+'cd DIR &&', then the runner and its arguments as plain words: no quote,
+escape, expansion, redirection, pipe or other operator) it prints
 {"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{...}}}
-with every original tool_input key and the command wrapped in
-'omni exec --session S [--agent A] --host claude-code --timeout-ms T -- CMD',
-so a failing run is distilled too. Otherwise it prints nothing.
+with every original tool_input key and the command rewritten as
 
-Claude Code matches its permission rules against the rewritten command only,
-so pretool reads the settings files the host merges (managed settings,
-~/.claude/settings.json, the project's .claude/settings.json and
-settings.local.json) and never rewrites a command a deny or ask rule could
-match; outside bypassPermissions mode it rewrites only a command an allow
-rule permits, and then answers permissionDecision "allow". A settings file it
-cannot parse stops every rewrite. run_in_background calls are left alone.
-OMNI_PRETOOL_REWRITE=0 turns it off without unregistering. When the thin
-hook client omni-hook sits beside omni, 'omni init' registers
-'omni-hook pretool' instead: the same decision, without starting this
-binary on every Bash call.
+  set -o pipefail; COMMAND 2>&1 | OMNI pipe --host claude-code --session S [--agent A] --timeout-ms T --command 'RUNNER'
+
+COMMAND is the agent's text, untouched: Claude Code's own shell runs it
+with its shell set-up, cwd, timeout and stdin, and its own permission check
+judges every part of the rewritten text. The reply never carries a
+permission decision. 'omni pipe' reads the runner's output (stdout and
+stderr in the order written) and prints it as the reader should read it; a
+failing run is distilled to its failure lines, tally and a handle.
+
+It is left alone (prints nothing): a background call, plan mode, a command
+outside the grammar, and any call where the host would not let the added
+parts run as the original would: a deny or ask rule that could match
+'set -o pipefail' or the filter, and outside bypassPermissions mode a
+missing allow rule for either ('omni init --claude' writes both:
+Bash(set -o pipefail) and Bash(OMNI pipe:*)). A settings file it cannot
+parse stops the rewrite. OMNI_PRETOOL_REWRITE=0 turns it off without
+unregistering. When the thin hook client omni-hook sits beside omni,
+'omni init' registers 'omni-hook pretool' instead: the same answer,
+without starting this binary on every Bash call.
 
 Exit codes: always 0; on any problem it prints nothing and the host runs
 the command as written.`,
 		Example: `  echo '{"hook_event_name":"PreToolUse","session_id":"s","permission_mode":"bypassPermissions","tool_name":"Bash","tool_input":{"command":"go test ./..."}}' | omni pretool`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			f, ok := rewrite.ParseForm(form)
-			if os.Getenv("OMNI_PRETOOL_REWRITE") == "0" || !ok {
+			if os.Getenv("OMNI_PRETOOL_REWRITE") == "0" {
 				return nil
 			}
 			stdin, err := io.ReadAll(io.LimitReader(s.In, hooks.MaxInput+1))
@@ -55,12 +59,11 @@ the command as written.`,
 			if err != nil {
 				return nil
 			}
-			if reply := rewrite.Reply(stdin, rewrite.PreTool{Omni: self, Form: f}); reply != nil {
+			if reply := rewrite.Reply(stdin, rewrite.PreTool{Omni: self}); reply != nil {
 				_, _ = s.Out.Write(reply)
 			}
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&form, "form", string(rewrite.Narrow), "which commands to rewrite: narrow (test and build runners) or all")
 	return cmd
 }

@@ -207,7 +207,7 @@ differed; 2 usage or store errors.`,
 	root.SetOut(s.Out)
 	root.SetErr(s.Err)
 	root.AddCommand(newHookCmd(s), newExecCmd(s), newRetrieveCmd(s), newReplayCmd(s), newBenchCmd(s), newDaemonCmd(daemon.ServiceHandler), newDistillCmd(s), newGCCmd(s),
-		newInitCmd(s), newDoctorCmd(s), newMCPCmd(s), newPretoolCmd(s),
+		newInitCmd(s), newDoctorCmd(s), newMCPCmd(s), newPretoolCmd(s), newPipeCmd(s),
 		newStatsCmd(s), newDiffCmd(s), newExplainCmd(s), newDashboardCmd(s), newGoalCmd(s), newRememberCmd(s), newSessionCmd(s), newLogCmd(s), newForgetCmd(s))
 	root.AddCommand(newVersionCmd(s), newEnvironmentTopic())
 	// --version prints the build too; computed only when asked (it may

@@ -159,11 +159,11 @@ type Report struct {
 	Seconds              float64 `json:"seconds"`
 	LedgerOnly           bool    `json:"ledger_only"`
 	HookFailures         int     `json:"hook_failures"`
-	// Rewrite is the PreToolUse rewrite form replayed ("" none); Rewritten
-	// counts the failing Bash calls it ran through the exec door (raw: the
-	// host's failure text, "Exit code N" line included; delivered: that
-	// line and exec's output), RewrittenUnshown those the host would still
-	// cut (hooks.HostShows), recorded as not shown.
+	// Rewrite is the PreToolUse rewrite replayed ("pipe"; "" none);
+	// Rewritten counts the Bash calls whose output its filter shortened
+	// (raw: the host's text, a failing call's "Exit code N" line included;
+	// delivered: that line and the filter's output), RewrittenUnshown those
+	// the host would still cut (hooks.HostShows), recorded as not shown.
 	Rewrite          string `json:"rewrite,omitempty"`
 	Rewritten        Bucket `json:"rewritten"`
 	RewrittenUnshown int    `json:"rewritten_unshown"`
@@ -185,13 +185,16 @@ type Options struct {
 	Persisted bool
 	// Limit stops after this many calls (0: all).
 	Limit int
-	// Rewrite replays the PreToolUse rewrite of this form ("": none): a
-	// failing Bash call that rewrite.Decide takes goes through the exec
-	// door (hooks.Engine.Call with Host claude-code) instead of the
-	// untouched failure path. The corpus carries no settings files and no
-	// permission mode, so the decision is made as in bypassPermissions mode
-	// with no rules: the command's shape alone decides (Rewritable).
-	Rewrite rewrite.Form
+	// Rewrite replays the PreToolUse rewrite `omni init --claude` installs:
+	// the output of a Bash call whose command rewrite.Take takes goes first
+	// through the rewrite's filter (the pipe door, exit status unknown,
+	// hooks.CallInput.Deferred); an output the filter shortened is what the
+	// model reads, one it left as it came goes on to the post-tool hook as
+	// without the rewrite. The corpus carries no settings files and no
+	// permission mode, so every call the grammar takes counts as rewritten
+	// (as in bypassPermissions mode, or with the allow rules omni init
+	// writes).
+	Rewrite bool
 	// OpenStore opens the store of home for the bench alone (cmd/omni: the
 	// store under home/store, after asking a daemon that holds it to stop)
 	// and returns its log and the function that closes it. Required.
@@ -395,7 +398,10 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 	}
 	rep := &Report{Files: o.Corpus, Home: o.Home, ByTool: map[string]*Bucket{}, BySource: map[string]*Bucket{}, UnrewritableByReason: map[string]int64{},
 		ByFamily: map[string]*Bucket{}, ByDoor: map[string]*Bucket{}, ByReason: map[string]*Bucket{},
-		FoldsByKind: map[string]int{}, Uncaptured: map[string]int64{}, LedgerOnly: o.LedgerOnly, Rewrite: string(o.Rewrite)}
+		FoldsByKind: map[string]int{}, Uncaptured: map[string]int64{}, LedgerOnly: o.LedgerOnly}
+	if o.Rewrite {
+		rep.Rewrite = "pipe"
+	}
 	var bar *progressbar.ProgressBar
 	if f, ok := progress.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		bar = progressbar.NewOptions(len(recs), progressbar.OptionSetWriter(f), progressbar.OptionSetDescription("bench"),
@@ -449,16 +455,20 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 		var res hooks.Result
 		var err error
 		rewritten := false
-		if o.Rewrite != "" && hostTool == "Bash" && payload["hook_event_name"] == "PostToolUseFailure" && Rewritable(r.Input, o.Rewrite) {
-			rewritten = true
-			line, body, code := SplitExitLine(r.Output, r.ExitCode)
-			res, err = eng.Call(ctx, hooks.CallInput{Door: events.DoorExec, Command: r.Input, Text: body, ExitCode: code,
-				Session: r.Session, Agent: agentOf(payload), Cwd: project, Host: hooks.HostClaudeCode})
-			res.Raw, res.Delivered, res.Event = line+res.Raw, line+res.Delivered, "rewrite:exec"
-			if err != nil {
-				res.Delivered = res.Raw
+		if tk, ok := rewrite.Take(r.Input); o.Rewrite && ok && hostTool == "Bash" &&
+			(payload["hook_event_name"] == "PostToolUseFailure" || payload["hook_event_name"] == "PostToolUse") {
+			line, body := "", r.Output
+			if payload["hook_event_name"] == "PostToolUseFailure" {
+				line, body, _ = SplitExitLine(r.Output, r.ExitCode)
 			}
-		} else {
+			res, err = eng.Call(ctx, hooks.CallInput{Door: events.DoorPipe, Command: tk.Runner, Text: body, ExitCode: hooks.ExitUnknown,
+				Session: r.Session, Agent: agentOf(payload), Cwd: project, Host: hooks.HostClaudeCode, Deferred: true})
+			if err == nil && res.Recorded {
+				rewritten = true
+				res.Raw, res.Delivered, res.Event = line+res.Raw, line+res.Delivered, "rewrite:pipe"
+			}
+		}
+		if !rewritten {
 			res, err = eng.HookResult(ctx, hooks.HookInput{Stdin: stdin})
 		}
 		durs = append(durs, time.Since(t0))
@@ -676,8 +686,8 @@ func Print(w io.Writer, r *Report) {
 			r.OverCap.Calls, r.OverCapInline, r.OverCap.RawBytes, r.OverCap.DeliveredBytes, pct(r.OverCap.BytesSaved, r.OverCap.RawBytes))
 	}
 	if r.Rewrite != "" {
-		fmt.Fprintf(w, "rewrite (--rewrite=%s): %d failing Bash calls run through omni exec instead of the failure path (%d still over the host's cut, recorded as not shown); raw %d B, delivered %d B (%.1f%% saved on them)\n",
-			r.Rewrite, r.Rewritten.Calls, r.RewrittenUnshown, r.Rewritten.RawBytes, r.Rewritten.DeliveredBytes, pct(r.Rewritten.BytesSaved, r.Rewritten.RawBytes))
+		fmt.Fprintf(w, "rewrite: %d Bash calls shortened by the PreToolUse rewrite's filter (%d still over the host's cut, recorded as not shown); raw %d B, delivered %d B (%.1f%% saved on them)\n",
+			r.Rewritten.Calls, r.RewrittenUnshown, r.Rewritten.RawBytes, r.Rewritten.DeliveredBytes, pct(r.Rewritten.BytesSaved, r.Rewritten.RawBytes))
 	}
 	left := func(title string, m map[string]*Bucket) {
 		fmt.Fprintln(w, title)
@@ -747,16 +757,6 @@ func sortedKeys(m map[string]*Bucket) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// Rewritable reports whether the PreToolUse rewrite of form would take a
-// corpus command: rewrite.Decide as in bypassPermissions mode with no
-// permission rules and no background flag, since the corpus records none
-// of them (so the figure is an upper bound for users with deny or ask
-// rules, and for users outside bypass mode it holds for the commands an
-// allow rule permits).
-func Rewritable(cmd string, form rewrite.Form) bool {
-	return rewrite.Decide(rewrite.Call{Command: cmd, Mode: rewrite.BypassMode}, &rewrite.Rules{}, form).Rewrite
 }
 
 // SplitExitLine splits a failing call's text as Claude Code shows it

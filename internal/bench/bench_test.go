@@ -13,7 +13,6 @@ import (
 
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/events/memlog"
-	"github.com/omnictx/omni/internal/rewrite"
 )
 
 // writeCorpus writes a small corpus: one session runs the same long
@@ -115,7 +114,7 @@ func TestRunRewrite(t *testing.T) {
 	if err := os.WriteFile(corpus, b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	run := func(form rewrite.Form) (*Report, []OutLine) {
+	run := func(form bool) (*Report, []OutLine) {
 		out := filepath.Join(t.TempDir(), "out.jsonl")
 		rep, err := Run(context.Background(), Options{Corpus: []string{corpus}, Home: t.TempDir(), Out: out, OpenStore: memStore, Rewrite: form}, io.Discard)
 		if err != nil {
@@ -132,11 +131,11 @@ func TestRunRewrite(t *testing.T) {
 		}
 		return rep, ls
 	}
-	rep, ls := run("")
+	rep, ls := run(false)
 	if rep.Rewritten.Calls != 0 || ls[0].Delivered != ls[0].Raw || ls[1].Delivered != ls[1].Raw {
 		t.Fatalf("without --rewrite a failing call changed: %+v", rep.Rewritten)
 	}
-	rep, ls = run(rewrite.Narrow)
+	rep, ls = run(true)
 	if rep.Rewritten.Calls != 1 || rep.HookFailures != 0 {
 		t.Fatalf("rewritten %d calls, %d hook failures", rep.Rewritten.Calls, rep.HookFailures)
 	}
@@ -149,11 +148,8 @@ func TestRunRewrite(t *testing.T) {
 			t.Errorf("delivered lost %q:\n%s", must, d)
 		}
 	}
-	if ls[1].Delivered != lsOut || ls[1].Event == "rewrite:exec" {
-		t.Fatalf("ls was rewritten by the narrow form: %+v", ls[1])
-	}
-	if rep, _ = run(rewrite.All); rep.Rewritten.Calls != 2 {
-		t.Fatalf("the all form took %d calls", rep.Rewritten.Calls)
+	if ls[1].Delivered != lsOut || ls[1].Event == "rewrite:pipe" {
+		t.Fatalf("ls was rewritten: %+v", ls[1])
 	}
 }
 

@@ -214,6 +214,10 @@ func partsFor(h Host, o Options) []part {
 			ps = append(ps, part{"hooks", hookPath, jsonApply(func(src []byte, install bool) ([]byte, error) {
 				return applyHookEntries(src, es, omni, install)
 			})})
+			rw := o.Rewrite
+			ps = append(ps, part{"permissions", hookPath, jsonApply(func(src []byte, install bool) ([]byte, error) {
+				return applyAllowRules(src, omni, install && rw)
+			})})
 		case Codex:
 			ps = append(ps, part{"hooks", hookPath, jsonApply(func(src []byte, install bool) ([]byte, error) {
 				return applyHookEntries(src, codexEntries, omni, install)

@@ -1,198 +1,133 @@
-// Package rewrite decides which Claude Code Bash calls omni's PreToolUse
-// hook may run through `omni exec` (issue 15): the command's shape (the
-// narrow form takes test and build runners in the foreground) and the
-// user's permission rules, which Claude Code matches against the rewritten
-// command only (measured on 2.1.328): a command a deny or ask rule could
-// match is never rewritten, and outside bypass mode only a command an allow
-// rule already permits is. The hook and `omni bench --rewrite` call the
-// same Decide. Standard library and internal/shellcmd only.
+// Package rewrite builds the PreToolUse rewrite of a Claude Code Bash call:
+// the user's command text is kept whole and runs in the host's own shell,
+// under the host's own permission check, cwd, shell set-up, timeout and
+// stdin; omni only adds `set -o pipefail;` in front and `2>&1 | omni pipe
+// …` behind, so the output of the runner passes through omni's filter and
+// the exit status stays the runner's. The rewrite never answers a
+// permission decision: the host judges the whole rewritten text, every
+// part of it, exactly as bash will run it.
+//
+// Only a strict grammar is taken (Take), so that the added text binds to the
+// runner's own output and nothing else: an optional `cd WORD &&` and one
+// test or build runner of plain words. Anything else passes untouched.
+// Standard library and internal/shellcmd only, so the thin hook client
+// (cmd/omni-hook) answers without starting the omni binary.
 package rewrite
 
 import (
-	"path/filepath"
 	"strings"
 
 	"github.com/omnictx/omni/internal/shellcmd"
 )
 
-// Form is which commands the rewrite takes.
-type Form string
-
-const (
-	// Narrow takes test and build runners only (go test, pytest, cargo
-	// test, npm test, make, …), optionally after `cd DIR &&`, with no pipe
-	// and no output redirected to a file.
-	Narrow Form = "narrow"
-	// All takes every foreground command of a plain shape (no subshell,
-	// compound command or substitution).
-	All Form = "all"
-)
-
-// ParseForm reads a form name; ok is false for an unknown one.
-func ParseForm(s string) (Form, bool) {
-	switch Form(s) {
-	case Narrow, All:
-		return Form(s), true
-	}
-	return "", false
+// Taken is a command line the rewrite takes, split where the filter binds.
+type Taken struct {
+	// Line is the command line exactly as the agent wrote it.
+	Line string
+	// Runner is the runner's simple command (Line without its `cd WORD &&`
+	// prefix, trimmed): the command whose output the filter reads, and the
+	// text omni's distillers are chosen from.
+	Runner string
 }
 
-// Call is one PreToolUse Bash call as the decision needs it.
-type Call struct {
-	// Command is tool_input.command.
-	Command string
-	// Background is tool_input.run_in_background.
-	Background bool
-	// Mode is the payload's permission_mode ("default", "acceptEdits",
-	// "plan", "bypassPermissions", …).
-	Mode string
-	// ProjectDir is the host's project directory (cd targets under it count
-	// as inside the project).
-	ProjectDir string
+// Take reports whether a command line is in the rewrite's grammar and, if
+// so, where the filter binds. The grammar (blanks are spaces or tabs):
+//
+//	line   = [ "cd" blank word blank "&&" blank ] { assign blank } runner { blank arg }
+//	word   = 1*( ALPHA / DIGIT / "_" / "-" / "." / "/" / "=" / ":" / "," / "+" / "@" / "%" / "~" )
+//	arg    = 1*( word characters / "*" / "?" / "[" / "]" )
+//	assign = NAME "=" *word-character
+//
+// where the first word after the assignments names a test or build runner
+// itself (Runner; never a shell builtin, keyword or exec-like word, so the
+// runner may run in the pipeline's subshell without changing what the
+// line does). No quote, escape, expansion, substitution, redirection,
+// operator other than the one `&&`, comment, newline or background job:
+// each of those could make the added text bind to something else or
+// change how the line parses, so such a line is left alone.
+func Take(line string) (Taken, bool) {
+	s := strings.Trim(line, " \t")
+	if s == "" || len(s) > maxLine {
+		return Taken{}, false
+	}
+	for i := 0; i < len(line); i++ {
+		if c := line[i]; !isBlank(c) && c != '&' && !isWord(line[i:i+1], true) {
+			return Taken{}, false // a newline, quote, operator, … anywhere
+		}
+	}
+	runner := s
+	if rest, ok := strings.CutPrefix(s, "cd"); ok && len(rest) > 0 && isBlank(rest[0]) {
+		rest = strings.TrimLeft(rest, " \t")
+		i := strings.IndexAny(rest, " \t")
+		if i <= 0 || !isWord(rest[:i], false) {
+			return Taken{}, false
+		}
+		rest = strings.TrimLeft(rest[i:], " \t")
+		after, ok := strings.CutPrefix(rest, "&&")
+		if !ok || after == "" || !isBlank(after[0]) {
+			return Taken{}, false
+		}
+		runner = strings.TrimLeft(after, " \t")
+	}
+	words := strings.Fields(runner)
+	if len(words) == 0 {
+		return Taken{}, false
+	}
+	i := 0
+	for i < len(words) && shellcmd.IsAssignment(words[i]) {
+		if !isWord(words[i], false) {
+			return Taken{}, false
+		}
+		i++
+	}
+	if i == len(words) || !isWord(words[i], false) || notRunnable[words[i]] {
+		return Taken{}, false
+	}
+	for _, w := range words[i+1:] {
+		if !isWord(w, true) {
+			return Taken{}, false
+		}
+	}
+	if !Runner(words) {
+		return Taken{}, false
+	}
+	return Taken{Line: line, Runner: strings.Join(words, " ")}, true
 }
 
-// Decision is the answer for one call.
-type Decision struct {
-	// Rewrite: run the command through omni exec.
-	Rewrite bool
-	// Allow: the reply must carry permissionDecision "allow", because an
-	// allow rule permitted the original command and none would match the
-	// rewritten one (never set in bypass mode, where the host allows).
-	Allow bool
-	// Why names the reason a call is left alone ("background", "shape",
-	// "deny:RULE", "ask:RULE", "no-allow", "plan", "settings"), or the
-	// rule that allowed it.
-	Why string
+// maxLine is the longest command line taken, in bytes: a runner line is
+// short; a longer one is left to the host as written.
+const maxLine = 4096
+
+// notRunnable are first words that would change what the line does when
+// run in a pipeline's subshell or that wrap the whole pipeline: shell
+// builtins that act on the shell itself, keywords, and exec-like words.
+var notRunnable = map[string]bool{
+	"exec": true, "eval": true, "source": true, ".": true, "time": true, "command": true, "builtin": true,
+	"cd": true, "pushd": true, "popd": true, "set": true, "shopt": true, "export": true, "unset": true,
+	"alias": true, "trap": true, "ulimit": true, "umask": true, "exit": true, "return": true,
+	"omni": true, "omni-hook": true, "coproc": true, "declare": true, "typeset": true, "local": true,
+	"readonly": true, "wait": true, "read": true, "hash": true, "enable": true, "let": true,
 }
 
-// BypassMode is the permission_mode in which Claude Code runs every
-// command a deny or ask rule does not match without asking.
-const BypassMode = "bypassPermissions"
+func isBlank(c byte) bool { return c == ' ' || c == '\t' }
 
-// Decide answers one call under rules (nil when the settings could not be
-// read: nothing is rewritten). Order: a backgrounded call, a shape the form
-// does not take, plan mode, a deny or ask rule that could match any simple
-// command of the line (or a path rule any of its words), then outside
-// bypass mode an allow rule for every simple command but a `cd` inside the
-// project.
-func Decide(c Call, rules *Rules, form Form) Decision {
-	if c.Background {
-		return Decision{Why: "background"}
+// isWord reports a word of the grammar: word characters only, or with
+// glob also the glob characters * ? [ ].
+func isWord(w string, glob bool) bool {
+	if w == "" {
+		return false
 	}
-	cmds, ok := Shape(c.Command, form)
-	if !ok {
-		return Decision{Why: "shape"}
-	}
-	if c.Mode == "plan" {
-		return Decision{Why: "plan"}
-	}
-	if rules == nil {
-		return Decision{Why: "settings"}
-	}
-	for _, list := range []struct {
-		name  string
-		rules []Rule
-	}{{"deny", rules.Deny}, {"ask", rules.Ask}} {
-		for _, r := range list.rules {
-			if couldMatch(r, c.Command, cmds) {
-				return Decision{Why: list.name + ":" + r.String()}
-			}
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case strings.IndexByte("_-./=:,+@%~", c) >= 0:
+		case glob && strings.IndexByte("*?[]", c) >= 0:
+		default:
+			return false
 		}
 	}
-	if c.Mode == BypassMode {
-		return Decision{Rewrite: true, Why: "bypass"}
-	}
-	// Outside bypass mode the host may ask before a write to a file
-	// whatever the rules say: a line that sends output to a file is left
-	// alone.
-	pipes, _ := shellcmd.Parse(c.Command)
-	for _, p := range pipes {
-		for _, sc := range p {
-			if sc.StdoutAway {
-				return Decision{Why: "no-allow"}
-			}
-		}
-	}
-	var why []string
-	for _, sc := range cmds {
-		if isCd(sc) {
-			if !cdInside(sc, c.ProjectDir) {
-				return Decision{Why: "no-allow"}
-			}
-			continue
-		}
-		r, ok := allowedBy(rules.Allow, sc)
-		if !ok {
-			return Decision{Why: "no-allow"}
-		}
-		why = append(why, r.String())
-	}
-	return Decision{Rewrite: true, Allow: true, Why: strings.Join(why, " ")}
-}
-
-// Shape reports whether the form takes a command line and returns its
-// simple commands (each as its words). Never taken: an empty line, a
-// backgrounded job (a lone '&'), a subshell, group or compound command, a
-// substitution ($(…), backquotes, <(…)), a line that runs omni itself.
-// The narrow form also needs every simple command to be a runner
-// (Runner) or a `cd`, at least one runner, no pipe and no stdout sent to
-// a file.
-func Shape(cmd string, form Form) ([][]string, bool) {
-	cmd = strings.TrimSpace(cmd)
-	if cmd == "" || backgrounded(cmd) || strings.Contains(cmd, "$(") || strings.Contains(cmd, "`") ||
-		strings.Contains(cmd, "<(") || strings.Contains(cmd, ">(") {
-		return nil, false
-	}
-	pipes, complexCmd := shellcmd.Parse(cmd)
-	if complexCmd || len(pipes) == 0 {
-		return nil, false
-	}
-	var out [][]string
-	runners := 0
-	for _, p := range pipes {
-		for _, sc := range p {
-			prog, _ := shellcmd.Program(sc.Words)
-			if prog == "omni" {
-				return nil, false
-			}
-			out = append(out, sc.Words)
-			if form == Narrow {
-				if len(p) > 1 || sc.StdoutAway {
-					return nil, false
-				}
-				switch {
-				case isCd(sc.Words):
-				case Runner(sc.Words):
-					runners++
-				default:
-					return nil, false
-				}
-			}
-		}
-	}
-	if form == Narrow && runners == 0 {
-		return nil, false
-	}
-	return out, true
-}
-
-// backgrounded reports a '&' that is not part of &&, &>, >&, |& (a
-// conservative reading: a '&' inside quotes counts too).
-func backgrounded(cmd string) bool {
-	for i := 0; i < len(cmd); i++ {
-		if cmd[i] != '&' {
-			continue
-		}
-		if i+1 < len(cmd) && (cmd[i+1] == '&' || cmd[i+1] == '>') {
-			i++
-			continue
-		}
-		if i > 0 && (cmd[i-1] == '>' || cmd[i-1] == '|' || cmd[i-1] == '<') {
-			continue
-		}
-		return true
-	}
-	return false
+	return true
 }
 
 // Runner reports whether a simple command's words run a test or build
@@ -259,70 +194,4 @@ func restArgs(args []string) []string {
 		}
 	}
 	return nil
-}
-
-func isCd(words []string) bool { return len(words) >= 1 && len(words) <= 2 && words[0] == "cd" }
-
-// cdInside reports a cd whose target stays inside the project: a relative
-// path without "..", or an absolute one under projectDir.
-func cdInside(words []string, projectDir string) bool {
-	if len(words) != 2 {
-		return false
-	}
-	t := words[1]
-	if filepath.IsAbs(t) {
-		if projectDir == "" {
-			return false
-		}
-		rel, err := filepath.Rel(projectDir, t)
-		return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
-	}
-	return !strings.HasPrefix(t, "~") && !strings.HasPrefix(t, "-") && !strings.Contains("/"+t+"/", "/../")
-}
-
-// couldMatch reports whether a deny or ask rule could concern the line:
-// a Bash rule against the whole line and each simple command (as written,
-// and from its program on, wrappers and assignments dropped); a rule of a
-// path tool (Read, Edit, …) against every word; a rule of any other tool
-// never.
-func couldMatch(r Rule, line string, cmds [][]string) bool {
-	switch r.Tool {
-	case "Bash":
-		if bashCouldMatch(r.Content, line) {
-			return true
-		}
-		for _, w := range cmds {
-			if bashCouldMatch(r.Content, strings.Join(w, " ")) {
-				return true
-			}
-			if prog, args := shellcmd.Program(w); prog != "" {
-				if bashCouldMatch(r.Content, strings.Join(append([]string{prog}, args...), " ")) {
-					return true
-				}
-			}
-		}
-		return false
-	case "Read", "Edit", "Write", "MultiEdit", "NotebookEdit", "Glob", "Grep", "LS":
-		for _, w := range cmds {
-			for _, word := range w[1:] {
-				if pathCouldMatch(r.Content, word) {
-					return true
-				}
-			}
-		}
-		return false
-	}
-	return false
-}
-
-// allowedBy returns the first Bash allow rule that permits one simple
-// command (its words joined by spaces).
-func allowedBy(allow []Rule, words []string) (Rule, bool) {
-	c := strings.Join(words, " ")
-	for _, r := range allow {
-		if r.Tool == "Bash" && bashAllows(r.Content, c) {
-			return r, true
-		}
-	}
-	return Rule{}, false
 }

@@ -7,25 +7,43 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-
-	"github.com/omnictx/omni/internal/shellcmd"
 )
 
 // PreTool configures Reply.
 type PreTool struct {
-	// Omni is the omni binary the rewritten command runs (an absolute
-	// path; "" rewrites nothing).
+	// Omni is the absolute path of the omni binary whose `pipe` subcommand
+	// the rewritten command runs; "" (or a path with a character outside
+	// the grammar's word characters) rewrites nothing.
 	Omni string
-	// Form is which commands are taken (Narrow when empty).
-	Form Form
 	// Sources returns the settings files to read for a call whose payload
-	// names cwd (nil: SourcesFor with the process environment).
+	// names cwd (nil: SourcesFor with Getenv).
 	Sources func(cwd string) Sources
+	// Getenv reads the hook's environment (nil: os.Getenv):
+	// BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS and, for SourcesFor,
+	// CLAUDE_CONFIG_DIR, CLAUDE_PROJECT_DIR and HOME.
+	Getenv func(string) string
 }
 
-// DefaultBashTimeoutMS is Claude Code's Bash timeout when the call names
-// none, in milliseconds (the Bash tool's documented default, 2 minutes).
-const DefaultBashTimeoutMS = 120000
+// DefaultBashTimeoutMS is Claude Code's Bash timeout when neither the call
+// nor BASH_DEFAULT_TIMEOUT_MS names one, in milliseconds (the Bash tool's
+// documented default, 2 minutes); MaxBashTimeoutMS caps what a call may
+// ask when BASH_MAX_TIMEOUT_MS is unset (documented, 10 minutes).
+const (
+	DefaultBashTimeoutMS = 120000
+	MaxBashTimeoutMS     = 600000
+)
+
+// Pipefail is the text the rewrite puts in front of the command, and the
+// exact Bash allow rule `omni init --claude` writes for it: with it the
+// pipeline's status is the runner's whenever the runner fails.
+const Pipefail = "set -o pipefail"
+
+// FilterRule returns the Bash allow rule `omni init --claude` writes for
+// omni's filter run by the binary at omni ("Bash(OMNI pipe:*)").
+func FilterRule(omni string) string { return "Bash(" + omni + " pipe:*)" }
+
+// PipefailRule is the Bash allow rule written for Pipefail.
+const PipefailRule = "Bash(" + Pipefail + ")"
 
 // prePayload is the part of a Claude Code PreToolUse payload Reply reads,
 // with the keys that tell another host's payload apart.
@@ -39,18 +57,20 @@ type prePayload struct {
 	ToolInput      map[string]json.RawMessage `json:"tool_input"`
 	TranscriptPath string                     `json:"transcript_path"`
 	// Codex sends turn_id, omni's OpenCode shim and the Copilot adapter
-	// "host", Gemini CLI a timestamp (on BeforeTool, never PreToolUse):
-	// any of them means the payload is not Claude Code's.
-	TurnID    json.RawMessage `json:"turn_id"`
-	Host      string          `json:"host"`
-	Timestamp json.RawMessage `json:"timestamp"`
+	// "host", Gemini CLI a timestamp (on BeforeTool, never PreToolUse),
+	// Cursor cursor_version: any of them means the payload is not Claude
+	// Code's.
+	TurnID        json.RawMessage `json:"turn_id"`
+	Host          string          `json:"host"`
+	Timestamp     json.RawMessage `json:"timestamp"`
+	CursorVersion json.RawMessage `json:"cursor_version"`
 }
 
 // claudeCode reports a payload only Claude Code sends: no key of another
-// host (the checks of hooks.DetectHost that apply to PreToolUse) and a
-// transcript that is not a Codex session file (rollout-*.jsonl).
-func (p *prePayload) claudeCode() bool {
-	if (len(p.TurnID) > 0 && string(p.TurnID) != "null") || p.Host != "" || len(p.Timestamp) > 0 {
+// host and a transcript that is not a Codex session file (rollout-*.jsonl).
+func (p *prePayload) claudeCode(getenv func(string) string) bool {
+	if (len(p.TurnID) > 0 && string(p.TurnID) != "null") || p.Host != "" || len(p.Timestamp) > 0 ||
+		len(p.CursorVersion) > 0 || getenv("CURSOR_VERSION") != "" {
 		return false
 	}
 	base := filepath.Base(p.TranscriptPath)
@@ -58,101 +78,170 @@ func (p *prePayload) claudeCode() bool {
 }
 
 // Reply answers a Claude Code PreToolUse payload for Bash (stdin, JSON)
-// with a command wrapped in `OMNI exec --session S [--agent A] --host
-// claude-code --timeout-ms T -- 'CMD'`, or nil when the command is left
-// alone. The decision is Decide on the payload's command,
-// run_in_background and permission_mode and the settings files Claude Code
-// merges (measured, docs/HOSTS.md: the host matches its permission rules
-// against the rewritten command only; a settings file that cannot be read
-// stops every rewrite). The host replaces the whole input, so every
-// original tool_input key is echoed. When an allow rule permitted the
-// original command outside bypass mode, the reply carries
-// permissionDecision "allow" (the rewritten command would match no rule
-// and ask). T is the call's own timeout (tool_input.timeout, else
-// DefaultBashTimeoutMS): exec stops the command and prints its partial
-// output before it. Never a Codex, Gemini, OpenCode or Copilot payload.
-// Standard library only, so the thin hook client (cmd/omni-hook) answers
-// it without starting the omni binary.
+// with the command rewritten as
+//
+//	set -o pipefail; LINE 2>&1 | OMNI pipe --host claude-code --session S [--agent A] --timeout-ms T --command 'RUNNER'
+//
+// or nil when the call is left alone. LINE is the agent's command text,
+// untouched (Take says which lines are taken); the host's own shell runs
+// it, and the host's permission check judges every part of the rewritten
+// text. The reply never carries a permission decision. T is the call's
+// timeout as the host applies it (tool_input.timeout, else
+// BASH_DEFAULT_TIMEOUT_MS, else DefaultBashTimeoutMS; at most
+// BASH_MAX_TIMEOUT_MS, else MaxBashTimeoutMS): the filter stops holding
+// output back before it, so the host's move to the background finds the
+// output so far. The host replaces the whole input, so every original
+// tool_input key is echoed.
+//
+// Left alone: another host's payload, a background call, plan mode, a line
+// outside the grammar, and any call whose added parts the host would not
+// let run as the original would: a deny or ask rule that could match
+// `set -o pipefail` or the filter, and outside bypassPermissions mode a
+// missing allow rule for either (PipefailRule, FilterRule; omni init
+// writes both). A settings file that cannot be read stops the rewrite.
 func Reply(stdin []byte, o PreTool) []byte {
+	getenv := o.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
 	var p prePayload
 	if json.Unmarshal(stdin, &p) != nil || p.HookEventName != "PreToolUse" || p.ToolName != "Bash" ||
-		p.SessionID == "" || !p.claudeCode() || o.Omni == "" {
+		p.SessionID == "" || !p.claudeCode(getenv) || o.Omni == "" || !filepath.IsAbs(o.Omni) || !isWord(o.Omni, false) {
 		return nil
 	}
 	var cmd string
 	if json.Unmarshal(p.ToolInput["command"], &cmd) != nil {
 		return nil
 	}
-	var bg bool
-	if raw, ok := p.ToolInput["run_in_background"]; ok && json.Unmarshal(raw, &bg) != nil {
-		return nil // an unknown shape: leave it to the host
-	}
-	timeout := DefaultBashTimeoutMS
-	if raw, ok := p.ToolInput["timeout"]; ok {
-		var f float64
-		if json.Unmarshal(raw, &f) != nil || f <= 0 {
-			return nil
+	if raw, ok := p.ToolInput["run_in_background"]; ok {
+		var bg bool
+		if json.Unmarshal(raw, &bg) != nil || bg {
+			return nil // a background run, or an unknown shape: the host's
 		}
-		timeout = int(f)
 	}
-	form := o.Form
-	if form == "" {
-		form = Narrow
-	}
-	sources := o.Sources
-	if sources == nil {
-		sources = func(cwd string) Sources { return SourcesFor(cwd, os.Getenv) }
-	}
-	src := sources(p.Cwd)
-	rules, err := Load(src)
-	if err != nil {
-		rules = nil // unknown rules: nothing is rewritten
-	}
-	projectDir := p.Cwd
-	if len(src.Project) > 0 {
-		projectDir = src.Project[0]
-	}
-	d := Decide(Call{Command: cmd, Background: bg, Mode: p.PermissionMode, ProjectDir: projectDir}, rules, form)
-	if !d.Rewrite {
+	timeout, ok := timeoutMS(p.ToolInput["timeout"], getenv)
+	if !ok || p.PermissionMode == "plan" {
 		return nil
 	}
-	var b strings.Builder
-	b.WriteString(shellcmd.Quote(o.Omni))
-	b.WriteString(" exec --session ")
-	b.WriteString(shellcmd.Quote(p.SessionID))
-	if p.AgentID != "" {
-		b.WriteString(" --agent ")
-		b.WriteString(shellcmd.Quote(p.AgentID))
+	tk, ok := Take(cmd)
+	if !ok {
+		return nil
 	}
-	b.WriteString(" --host claude-code --timeout-ms ")
-	b.WriteString(strconv.Itoa(timeout))
-	b.WriteString(" -- ")
-	b.WriteString(shellcmd.Quote(strings.TrimSpace(cmd)))
+	var f strings.Builder
+	f.WriteString(o.Omni)
+	f.WriteString(" pipe --host claude-code --session ")
+	f.WriteString(quote(p.SessionID))
+	if p.AgentID != "" {
+		f.WriteString(" --agent ")
+		f.WriteString(quote(p.AgentID))
+	}
+	f.WriteString(" --timeout-ms ")
+	f.WriteString(strconv.Itoa(timeout))
+	f.WriteString(" --command ")
+	f.WriteString(quote(tk.Runner))
+	filter := f.String()
+
+	sources := o.Sources
+	if sources == nil {
+		sources = func(cwd string) Sources { return SourcesFor(cwd, getenv) }
+	}
+	rules, err := Load(sources(p.Cwd))
+	if err != nil || !partsRun(rules, p.PermissionMode, o.Omni, filter) {
+		return nil
+	}
+
 	out := make(map[string]json.RawMessage, len(p.ToolInput))
 	for k, v := range p.ToolInput {
 		out[k] = v
 	}
-	if out["command"], err = marshal(b.String()); err != nil {
+	if out["command"], err = marshal(Pipefail + "; " + cmd + " 2>&1 | " + filter); err != nil {
 		return nil
 	}
 	type hso struct {
-		HookEventName            string                     `json:"hookEventName"`
-		PermissionDecision       string                     `json:"permissionDecision,omitempty"`
-		PermissionDecisionReason string                     `json:"permissionDecisionReason,omitempty"`
-		UpdatedInput             map[string]json.RawMessage `json:"updatedInput"`
-	}
-	h := hso{HookEventName: "PreToolUse", UpdatedInput: out}
-	if d.Allow {
-		h.PermissionDecision = "allow"
-		h.PermissionDecisionReason = "omni: the original command is allowed by " + d.Why
+		HookEventName string                     `json:"hookEventName"`
+		UpdatedInput  map[string]json.RawMessage `json:"updatedInput"`
 	}
 	reply, err := marshal(struct {
 		HookSpecificOutput hso `json:"hookSpecificOutput"`
-	}{h})
+	}{hso{HookEventName: "PreToolUse", UpdatedInput: out}})
 	if err != nil {
 		return nil
 	}
 	return append(reply, '\n')
+}
+
+// partsRun reports whether the host would let the two parts omni adds run
+// where the original line runs: no deny or ask rule could match either
+// (read as loosely as any reading of the rule syntax allows), and outside
+// bypassPermissions mode an allow rule permits each.
+func partsRun(r *Rules, mode, omni, filter string) bool {
+	parts := []string{Pipefail, filter}
+	for _, list := range [][]Rule{r.Deny, r.Ask} {
+		for _, rl := range list {
+			if rl.Tool != "Bash" {
+				continue
+			}
+			for _, c := range parts {
+				if bashCouldMatch(rl.Content, c) {
+					return false
+				}
+			}
+		}
+	}
+	if mode == BypassMode {
+		return true
+	}
+	for _, c := range parts {
+		allowed := false
+		for _, rl := range r.Allow {
+			if rl.Tool == "Bash" && rl.Content != "" && bashAllows(rl.Content, c) {
+				allowed = true
+				break
+			}
+		}
+		if !allowed {
+			return false
+		}
+	}
+	return true
+}
+
+// BypassMode is the permission_mode in which Claude Code runs every
+// command a deny or ask rule does not match without asking.
+const BypassMode = "bypassPermissions"
+
+// timeoutMS returns the Bash timeout the host applies to a call whose
+// tool_input.timeout is raw (absent: nil), in milliseconds; ok is false for
+// a value of an unknown shape.
+func timeoutMS(raw json.RawMessage, getenv func(string) string) (int, bool) {
+	max := MaxBashTimeoutMS
+	if v, err := strconv.Atoi(getenv("BASH_MAX_TIMEOUT_MS")); err == nil && v > 0 {
+		max = v
+	}
+	t := DefaultBashTimeoutMS
+	if v, err := strconv.Atoi(getenv("BASH_DEFAULT_TIMEOUT_MS")); err == nil && v > 0 {
+		t = v
+	}
+	if len(raw) > 0 && string(raw) != "null" {
+		var f float64
+		if json.Unmarshal(raw, &f) != nil || f <= 0 {
+			return 0, false
+		}
+		t = int(f)
+	}
+	if t > max {
+		t = max
+	}
+	return t, true
+}
+
+// quote writes s as one shell word: bare when it holds only word
+// characters, else in single quotes (a quote inside as '\'').
+func quote(s string) string {
+	if isWord(s, false) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // marshal encodes v as JSON without HTML escaping and without the
@@ -165,4 +254,30 @@ func marshal(v any) (json.RawMessage, error) {
 		return nil, err
 	}
 	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
+
+// Unwrap returns the agent's command line inside a command Reply wrote
+// for the omni binary at any path, and the runner the filter read; ok is
+// false for any other command. The post-tool hooks use it to read a
+// rewritten call as the call the agent made.
+func Unwrap(cmd string) (line, runner string, ok bool) {
+	rest, found := strings.CutPrefix(cmd, Pipefail+"; ")
+	if !found {
+		return "", "", false
+	}
+	i := strings.LastIndex(rest, " 2>&1 | ")
+	if i < 0 {
+		return "", "", false
+	}
+	line, filter := rest[:i], rest[i+len(" 2>&1 | "):]
+	tk, taken := Take(line)
+	if !taken {
+		return "", "", false
+	}
+	sp := strings.IndexByte(filter, ' ')
+	if sp <= 0 || !filepath.IsAbs(filter[:sp]) || !strings.HasPrefix(filter[sp:], " pipe --host claude-code ") ||
+		!strings.HasSuffix(filter, " --command "+quote(tk.Runner)) {
+		return "", "", false
+	}
+	return line, tk.Runner, true
 }

@@ -1,179 +1,294 @@
 package rewrite
 
 import (
-	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 )
 
-// decodeObj decodes a reply as one JSON object, numbers kept as
-// json.Number.
-func decodeObj(b []byte) (map[string]any, error) {
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	var m map[string]any
-	if err := d.Decode(&m); err != nil {
-		return nil, err
-	}
-	if m == nil {
-		return nil, fmt.Errorf("not an object: %s", b)
-	}
-	return m, nil
-}
+const testOmni = "/opt/omni/bin/omni"
 
-// onlyKeys reports an error unless m has exactly keys.
-func onlyKeys(m map[string]any, keys ...string) error {
-	var got []string
-	for k := range m {
-		got = append(got, k)
-	}
-	slices.Sort(got)
-	want := slices.Clone(keys)
-	slices.Sort(want)
-	if !slices.Equal(got, want) {
-		return fmt.Errorf("keys %v, want %v", got, want)
-	}
-	return nil
-}
-
-// withKey returns payload (a JSON object) with key set to v.
-func withKey(t *testing.T, payload []byte, key string, v any) []byte {
-	t.Helper()
-	var m map[string]any
-	if err := json.Unmarshal(payload, &m); err != nil {
-		t.Fatal(err)
-	}
-	m[key] = v
-	b, err := json.Marshal(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-// preToolPayload is a Claude Code PreToolUse payload for Bash.
-func preToolPayload(cmd, agent, mode string, extra map[string]any) []byte {
-	in := map[string]any{"command": cmd, "description": "d", "timeout": 1000}
+// payload is a Claude Code PreToolUse payload for Bash.
+func payload(cmd, mode string, extra map[string]any) []byte {
+	in := map[string]any{"command": cmd, "description": "run it"}
 	for k, v := range extra {
 		in[k] = v
 	}
-	p := map[string]any{"session_id": "s1", "hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": "/p",
-		"permission_mode": mode, "tool_input": in, "tool_use_id": "x"}
-	if agent != "" {
-		p["agent_id"] = agent
-	}
-	b, _ := json.Marshal(p)
+	b, _ := json.Marshal(map[string]any{"session_id": "s-1", "transcript_path": "/h/.claude/projects/p/s-1.jsonl",
+		"cwd": "/p", "permission_mode": mode, "hook_event_name": "PreToolUse", "tool_name": "Bash",
+		"tool_input": in, "tool_use_id": "toolu_1"})
 	return b
 }
 
-// preToolWith returns a PreTool whose settings are one user file holding
-// settings (JSON).
-func preToolWith(t *testing.T, omni string, form Form, settings string) PreTool {
+// settings writes a user settings file with the permission lists given and
+// returns a PreTool reading it (no project, no managed file).
+func settings(t *testing.T, perms map[string][]string, env map[string]string) PreTool {
 	t.Helper()
-	f := filepath.Join(t.TempDir(), "settings.json")
-	if err := os.WriteFile(f, []byte(settings), 0o600); err != nil {
+	dir := t.TempDir()
+	b, _ := json.Marshal(map[string]any{"permissions": perms})
+	if err := os.WriteFile(filepath.Join(dir, "settings.json"), b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return PreTool{Omni: omni, Form: form, Sources: func(string) Sources { return Sources{User: f} }}
+	return PreTool{Omni: testOmni, Sources: func(string) Sources { return Sources{User: filepath.Join(dir, "settings.json")} },
+		Getenv: func(k string) string { return env[k] }}
 }
 
-func TestReply(t *testing.T) {
-	bypass := preToolWith(t, "/usr/local/bin/omni", Narrow, `{}`)
-	r := Reply(preToolPayload("go test ./...", "a1", "bypassPermissions", nil), bypass)
-	m, err := decodeObj(r)
-	if err != nil {
-		t.Fatalf("reply %s: %v", r, err)
+// omniRules are the allow rules omni init writes.
+var omniRules = []string{PipefailRule, FilterRule(testOmni)}
+
+// rewritten returns the rewritten command of a reply ("" for none) and
+// fails on a reply carrying anything but hookEventName and updatedInput.
+func rewritten(t *testing.T, reply []byte) (string, map[string]any) {
+	t.Helper()
+	if reply == nil {
+		return "", nil
 	}
-	h := m["hookSpecificOutput"].(map[string]any)
-	if err := onlyKeys(h, "hookEventName", "updatedInput"); err != nil {
-		t.Fatalf("bypass mode needs no permission decision: %v", err)
+	var r struct {
+		HSO map[string]json.RawMessage `json:"hookSpecificOutput"`
 	}
-	in := h["updatedInput"].(map[string]any)
-	if err := onlyKeys(in, "command", "description", "timeout"); err != nil {
-		t.Fatal(err)
+	if err := json.Unmarshal(reply, &r); err != nil {
+		t.Fatalf("reply is not JSON: %s", reply)
 	}
-	if want := "/usr/local/bin/omni exec --session s1 --agent a1 --host claude-code --timeout-ms 1000 -- 'go test ./...'"; in["command"] != want {
-		t.Fatalf("command %q, want %q", in["command"], want)
+	if len(r.HSO) != 2 || string(r.HSO["hookEventName"]) != `"PreToolUse"` || r.HSO["updatedInput"] == nil {
+		t.Fatalf("the reply carries more than the rewritten input (a permission decision?): %s", reply)
 	}
-	if in["description"] != "d" || in["timeout"] != json.Number("1000") {
-		t.Fatalf("keys changed: %v", in)
+	var in map[string]any
+	_ = json.Unmarshal(r.HSO["updatedInput"], &in)
+	c, _ := in["command"].(string)
+	return c, in
+}
+
+// The grammar takes an optional cd and one runner of plain words, and
+// nothing a held-out harness showed a parser can be fooled by: quoting
+// tricks, descriptor operators, expansions, redirections, nested shells,
+// lists, comments, heredocs, builtins that act on the shell.
+func TestTakeGrammar(t *testing.T) {
+	take := map[string]string{
+		"go test ./...": "go test ./...", "pytest -x tests/test_a.py": "pytest -x tests/test_a.py",
+		"python -m pytest -q": "python -m pytest -q", "cargo test --all": "cargo test --all", "npm test": "npm test",
+		"npm run test:unit": "npm run test:unit", "make -j4 check": "make -j4 check", "cd web && npm test": "npm test",
+		"cd /p/sub  &&  pytest -v": "pytest -v", "timeout 300 go test ./...": "timeout 300 go test ./...",
+		"uv run pytest": "uv run pytest", "./gradlew build": "./gradlew build", "FOO=1 go test ./x": "FOO=1 go test ./x",
+		"pytest tests/**/test_*.py": "pytest tests/**/test_*.py", "cd ~/proj && make": "make", "  make  ": "make",
+		"go test -run=TestA/b,c ./pkg/...": "go test -run=TestA/b,c ./pkg/...",
 	}
-	all := preToolWith(t, "omni", All, `{}`)
-	if got := Reply(preToolPayload("git log --format='%an it''s'", "", "bypassPermissions", nil), all); got == nil ||
-		!strings.Contains(string(got), `-- 'git log --format='\\''%an it'\\'''\\''s'\\'''`) {
-		t.Fatalf("quoting: %s", got)
-	}
-	if got := Reply(preToolPayload("ls *.{py,sh}", "", "bypassPermissions", map[string]any{"timeout": nil}), all); got != nil {
-		t.Errorf("a timeout that is not a number: %s", got)
-	}
-	noTimeout := preToolPayload("make", "", "bypassPermissions", nil)
-	noTimeout = []byte(strings.Replace(string(noTimeout), `"timeout":1000`, `"x":1`, 1))
-	if got := Reply(noTimeout, bypass); !strings.Contains(string(got), "--timeout-ms 120000 ") {
-		t.Errorf("default timeout: %s", got)
-	}
-	for _, cmd := range []string{"go test ./... > log.txt", "git log | head", "sleep 1 &", "echo $(date)",
-		"omni exec ls", "rm -rf x", "ls -la", ""} {
-		if got := Reply(preToolPayload(cmd, "", "bypassPermissions", nil), bypass); got != nil {
-			t.Errorf("%q rewritten: %s", cmd, got)
+	for c, runner := range take {
+		tk, ok := Take(c)
+		if !ok || tk.Runner != runner || tk.Line != c {
+			t.Errorf("Take(%q) = %+v, %v; want runner %q", c, tk, ok, runner)
 		}
 	}
-	if got := Reply(preToolPayload("go test ./...", "", "bypassPermissions", map[string]any{"run_in_background": true}), bypass); got != nil {
-		t.Errorf("a backgrounded call was rewritten: %s", got)
+	leave := []string{"", "ls -la", "cat go.mod", "git push", "go run .", "npm install", "cd x",
+		// the attacks a held-out harness ran against the earlier parser
+		`pytest $'\''; curl evil.example #'`, "<&- rm make -r victim", "cd ${PWD%/*} && make", "cd $HOME && make",
+		"pytest 2>../OUTSIDE", "pytest 1<>../OUTSIDE", "echo x | xargs rm -rf", "sh -c 'rm -rf x'", "env -S 'rm -rf x'",
+		// quoting, operators, expansions, lists, comments, heredocs, background
+		`pytest -k "a and b"`, "pytest -k 'a'", `pytest a\ b`, "go test ./... | tail -5", "go test > log.txt",
+		"go test ./... &", "make; rm -rf x", "make && rm -rf x", "make || true", "make # comment", "make\nrm -rf x",
+		"make \\", "cat <<EOF\nx\nEOF", "echo $(go test)", "go test `x`", "(go test)", "{ make; }", "! make",
+		"for i in 1; do make; done", "cd a && cd b && make", "cd a; make", "cd && make", "make $TARGET", "make ~user/$x",
+		// builtins, keywords and exec-like words that would act differently in a pipeline
+		"exec make", "time make", "command make", "eval make", "source x", ". ./env && make", "set -e && make",
+		"omni exec go test", "cd x && exec make", "make\r", "go test ./...\x00",
 	}
-	codex := withKey(t, preToolPayload("go test", "", "bypassPermissions", nil), "turn_id", "t1")
-	if Reply(codex, bypass) != nil {
-		t.Error("a Codex payload was rewritten")
-	}
-	post := withKey(t, preToolPayload("go test ./...", "", "bypassPermissions", nil), "hook_event_name", "PostToolUse")
-	if Reply(post, bypass) != nil {
-		t.Error("a PostToolUse payload was rewritten")
-	}
-	for _, k := range []struct {
-		key string
-		v   any
-	}{{"host", "opencode"}, {"timestamp", "2026-12-01T00:00:00Z"}, {"transcript_path", "/h/.codex/sessions/rollout-1.jsonl"}} {
-		if got := Reply(withKey(t, preToolPayload("go test ./...", "", "bypassPermissions", nil), k.key, k.v), bypass); got != nil {
-			t.Errorf("a payload with %s=%v (not Claude Code's) was rewritten: %s", k.key, k.v, got)
+	for _, c := range leave {
+		if tk, ok := Take(c); ok {
+			t.Errorf("Take(%q) took it (%+v)", c, tk)
 		}
-	}
-	if Reply(preToolPayload("go test ./...", "", "bypassPermissions", nil), PreTool{Form: Narrow}) != nil {
-		t.Error("rewritten with no omni binary to run")
 	}
 }
 
-// The hazards of docs/HOSTS.md: permission rules are matched against the
-// rewritten command only.
-func TestPreToolRewritePermissions(t *testing.T) {
-	rules := `{"permissions":{"allow":["Bash(go test:*)","Bash(cat:*)"],"deny":["Bash(cat secret.txt)","Bash(git push:*)","Read(./.env)"],"ask":["Bash(make deploy:*)"]}}`
-	all := preToolWith(t, "omni", All, rules)
-	for _, mode := range []string{"bypassPermissions", "default"} {
-		for _, cmd := range []string{"cat secret.txt", "git push origin main", "cat .env", "make deploy"} {
-			if got := Reply(preToolPayload(cmd, "", mode, nil), all); got != nil {
-				t.Errorf("%s: %q is matched by a deny or ask rule and was rewritten: %s", mode, cmd, got)
-			}
+// The rewritten command is the agent's text, whole and first, with only
+// `set -o pipefail; ` in front and the filter behind; no permission
+// decision ever; every tool_input key echoed.
+func TestReplyKeepsTheCommand(t *testing.T) {
+	pt := settings(t, map[string][]string{"allow": append([]string{"Bash(cargo test:*)"}, omniRules...)}, nil)
+	for _, mode := range []string{"default", "acceptEdits", "bypassPermissions", "dontAsk", "auto"} {
+		cmd, in := rewritten(t, Reply(payload("cd crates/m && cargo test --lib", mode, map[string]any{"timeout": 300000}), pt))
+		want := "set -o pipefail; cd crates/m && cargo test --lib 2>&1 | " + testOmni +
+			" pipe --host claude-code --session s-1 --timeout-ms 300000 --command 'cargo test --lib'"
+		if cmd != want {
+			t.Fatalf("%s:\n got %q\nwant %q", mode, cmd, want)
+		}
+		if in["description"] != "run it" || in["timeout"] != float64(300000) {
+			t.Fatalf("%s: tool_input keys not echoed: %v", mode, in)
+		}
+		line, runner, ok := Unwrap(cmd)
+		if !ok || line != "cd crates/m && cargo test --lib" || runner != "cargo test --lib" {
+			t.Fatalf("Unwrap(%q) = %q %q %v", cmd, line, runner, ok)
 		}
 	}
-	// Outside bypass mode: an allowed command keeps its permission (the
-	// reply allows it); one no rule allows is left to the host.
-	r := Reply(preToolPayload("go test ./...", "", "default", nil), all)
-	m, err := decodeObj(r)
-	if err != nil {
-		t.Fatalf("allowed go test: %s %v", r, err)
+	cmd, _ := rewritten(t, Reply(withAgent(payload("make", "default", nil), "a'1 b"), pt))
+	if !strings.Contains(cmd, ` --agent 'a'\''1 b' `) {
+		t.Fatalf("agent id not quoted as one word: %q", cmd)
 	}
-	h := m["hookSpecificOutput"].(map[string]any)
-	if h["permissionDecision"] != "allow" || !strings.Contains(h["permissionDecisionReason"].(string), "Bash(go test:*)") {
-		t.Fatalf("allowed command: %v", h)
+}
+
+func withAgent(p []byte, agent string) []byte {
+	var m map[string]any
+	_ = json.Unmarshal(p, &m)
+	m["agent_id"] = agent
+	b, _ := json.Marshal(m)
+	return b
+}
+
+// Whatever the command, the reply is either nothing or the command kept
+// whole after `set -o pipefail; `, with no permission decision.
+func FuzzReplyNeverJudges(f *testing.F) {
+	for _, s := range []string{"go test ./...", "cd a && make", `pytest $'\''; curl x #'`, "<&- rm make -r v", "make # x"} {
+		f.Add(s)
 	}
-	if got := Reply(preToolPayload("go build ./...", "", "default", nil), all); got != nil {
-		t.Errorf("a command no rule allows was rewritten: %s", got)
+	dir := f.TempDir()
+	b, _ := json.Marshal(map[string]any{"permissions": map[string]any{"allow": append([]string{"Bash"}, omniRules...)}})
+	_ = os.WriteFile(filepath.Join(dir, "s.json"), b, 0o600)
+	pt := PreTool{Omni: testOmni, Sources: func(string) Sources { return Sources{User: filepath.Join(dir, "s.json")} },
+		Getenv: func(string) string { return "" }}
+	f.Fuzz(func(t *testing.T, c string) {
+		reply := Reply(payload(c, "default", nil), pt)
+		if reply == nil {
+			return
+		}
+		if strings.Contains(string(reply), "permissionDecision") {
+			t.Fatalf("a permission decision for %q: %s", c, reply)
+		}
+		cmd, _ := rewritten(t, reply)
+		if !strings.HasPrefix(cmd, Pipefail+"; "+c+" 2>&1 | "+testOmni+" pipe ") {
+			t.Fatalf("%q became %q", c, cmd)
+		}
+		if _, ok := Take(c); !ok {
+			t.Fatalf("rewrote %q outside the grammar", c)
+		}
+	})
+}
+
+// The added parts must run where the original would: without omni's allow
+// rules (outside bypass mode), or with a deny or ask rule that could match
+// them, nothing is rewritten; an unreadable settings file stops it too.
+func TestReplyOnlyWhereTheAddedPartsRun(t *testing.T) {
+	p := payload("go test ./...", "default", nil)
+	cases := []struct {
+		name  string
+		perms map[string][]string
+		mode  string
+		want  bool
+	}{
+		{"omni rules", map[string][]string{"allow": omniRules}, "default", true},
+		{"no rules, default", nil, "default", false},
+		{"no rules, bypass", nil, "bypassPermissions", true},
+		{"pipefail rule missing", map[string][]string{"allow": {FilterRule(testOmni)}}, "default", false},
+		{"filter rule missing", map[string][]string{"allow": {PipefailRule}}, "acceptEdits", false},
+		{"filter rule of another binary", map[string][]string{"allow": {PipefailRule, FilterRule("/usr/bin/omni")}}, "default", false},
+		{"deny set", map[string][]string{"allow": omniRules, "deny": {"Bash(set:*)"}}, "bypassPermissions", false},
+		{"ask omni", map[string][]string{"allow": omniRules, "ask": {"Bash(/opt/omni/bin/omni:*)"}}, "default", false},
+		{"deny all Bash", map[string][]string{"allow": omniRules, "deny": {"Bash"}}, "bypassPermissions", false},
+		{"deny curl", map[string][]string{"allow": omniRules, "deny": {"Bash(curl:*)"}}, "default", true},
+		{"plan", map[string][]string{"allow": omniRules}, "plan", false},
 	}
-	broken := preToolWith(t, "omni", All, `{"permissions":`)
-	if got := Reply(preToolPayload("go test ./...", "", "bypassPermissions", nil), broken); got != nil {
-		t.Errorf("unreadable settings: rewritten: %s", got)
+	for _, c := range cases {
+		pt := settings(t, c.perms, nil)
+		got, _ := rewritten(t, Reply(withMode(p, c.mode), pt))
+		if (got != "") != c.want {
+			t.Errorf("%s: rewritten %q, want rewrite %v", c.name, got, c.want)
+		}
+	}
+	dir := t.TempDir()
+	_ = os.WriteFile(filepath.Join(dir, "settings.json"), []byte("{not json"), 0o600)
+	pt := PreTool{Omni: testOmni, Sources: func(string) Sources { return Sources{User: filepath.Join(dir, "settings.json")} },
+		Getenv: func(string) string { return "" }}
+	if r := Reply(withMode(p, "bypassPermissions"), pt); r != nil {
+		t.Errorf("rewrote under an unreadable settings file: %s", r)
+	}
+}
+
+func withMode(p []byte, mode string) []byte {
+	var m map[string]any
+	_ = json.Unmarshal(p, &m)
+	m["permission_mode"] = mode
+	b, _ := json.Marshal(m)
+	return b
+}
+
+// Left alone: background runs, other hosts' payloads, other tools, a
+// missing session, an omni path outside the grammar.
+func TestReplyLeavesAlone(t *testing.T) {
+	pt := settings(t, map[string][]string{"allow": omniRules}, nil)
+	base := payload("go test ./...", "default", nil)
+	if cmd, _ := rewritten(t, Reply(base, pt)); cmd == "" {
+		t.Fatal("the base case is not rewritten")
+	}
+	var m map[string]any
+	for name, mut := range map[string]func(map[string]any){
+		"background":  func(m map[string]any) { m["tool_input"].(map[string]any)["run_in_background"] = true },
+		"bad timeout": func(m map[string]any) { m["tool_input"].(map[string]any)["timeout"] = "soon" },
+		"codex":       func(m map[string]any) { m["turn_id"] = "t1" },
+		"cursor":      func(m map[string]any) { m["cursor_version"] = "1.7" },
+		"opencode":    func(m map[string]any) { m["host"] = "opencode" },
+		"read":        func(m map[string]any) { m["tool_name"] = "Read" },
+		"no session":  func(m map[string]any) { delete(m, "session_id") },
+		"post":        func(m map[string]any) { m["hook_event_name"] = "PostToolUse" },
+	} {
+		_ = json.Unmarshal(base, &m)
+		mut(m)
+		b, _ := json.Marshal(m)
+		if r := Reply(b, pt); r != nil {
+			t.Errorf("%s: rewritten: %s", name, r)
+		}
+	}
+	bad := pt
+	bad.Omni = "/opt/my tools/omni"
+	if r := Reply(base, bad); r != nil {
+		t.Errorf("an omni path with a space was used: %s", r)
+	}
+	cursor := pt
+	cursor.Getenv = func(k string) string {
+		if k == "CURSOR_VERSION" {
+			return "1.7"
+		}
+		return ""
+	}
+	if r := Reply(base, cursor); r != nil {
+		t.Errorf("rewrote under Cursor: %s", r)
+	}
+}
+
+// The filter is told the host's own timeout: the call's, else
+// BASH_DEFAULT_TIMEOUT_MS, else two minutes; never over the maximum.
+func TestReplyTimeout(t *testing.T) {
+	for _, c := range []struct {
+		env  map[string]string
+		call any
+		want string
+	}{
+		{nil, nil, "--timeout-ms 120000 "},
+		{map[string]string{"BASH_DEFAULT_TIMEOUT_MS": "30000"}, nil, "--timeout-ms 30000 "},
+		{nil, 900000, "--timeout-ms 600000 "},
+		{map[string]string{"BASH_MAX_TIMEOUT_MS": "1200000"}, 900000, "--timeout-ms 900000 "},
+		{map[string]string{"BASH_DEFAULT_TIMEOUT_MS": "30000"}, 5000, "--timeout-ms 5000 "},
+	} {
+		extra := map[string]any{}
+		if c.call != nil {
+			extra["timeout"] = c.call
+		}
+		pt := settings(t, map[string][]string{"allow": omniRules}, c.env)
+		cmd, _ := rewritten(t, Reply(payload("make", "default", extra), pt))
+		if !strings.Contains(cmd, c.want) {
+			t.Errorf("env %v call %v: %q lacks %q", c.env, c.call, cmd, c.want)
+		}
+	}
+}
+
+func TestUnwrapRejectsLookalikes(t *testing.T) {
+	for _, c := range []string{
+		"go test ./...",
+		"set -o pipefail; go test ./... 2>&1 | tail -5",
+		"set -o pipefail; rm -rf x; go test 2>&1 | /opt/omni pipe --host claude-code --session s --command 'go test'",
+		"set -o pipefail; go test 2>&1 | omni pipe --host claude-code --session s --command 'go test'",
+		"set -o pipefail; go test 2>&1 | /opt/omni pipe --host claude-code --session s --command 'make'",
+	} {
+		if l, r, ok := Unwrap(c); ok {
+			t.Errorf("Unwrap(%q) = %q %q", c, l, r)
+		}
 	}
 }

@@ -1,0 +1,182 @@
+// Package pipefilter is the reading side of `omni pipe`, the filter the
+// PreToolUse rewrite puts behind a test or build runner: it holds the
+// runner's output back until the runner is done, hands the whole text to
+// omni's pipeline once, and prints what comes back. Whenever holding back
+// would change what the host shows — the host's timeout is near, a signal
+// arrived, the output is larger than omni reads, or the pipeline fails —
+// it prints what it holds (redacted) and passes the rest through as it
+// comes, in whole lines. It never closes its input early: the runner is
+// never stopped by a broken pipe.
+package pipefilter
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"time"
+)
+
+// Options configures Run.
+type Options struct {
+	// In is the runner's output (the pipe); Out is where the reader's
+	// text goes (the host's capture).
+	In  io.Reader
+	Out io.Writer
+	// Deliver turns the whole output into what the reader should read
+	// (omni's pipeline). It must not fail: on any error it returns the
+	// text redacted.
+	Deliver func(text string) string
+	// Redact masks credentials in text that is passed through without
+	// Deliver.
+	Redact func(text string) string
+	// MaxHold is the most bytes held back (larger: pass-through).
+	MaxHold int
+	// Until is when holding back stops (zero: never): the host's timeout
+	// less a margin, so what the runner printed so far is in the host's
+	// capture when the host moves the command to the background.
+	Until time.Time
+	// Signals delivers the signals after which holding back stops (nil:
+	// none).
+	Signals <-chan os.Signal
+	// WriterGone reports that no process is left that the runner's side of
+	// the pipe belongs to, though the pipe is still open (a helper the
+	// runner started holds it): the output is then taken as complete.
+	// nil: only end of input completes it.
+	WriterGone func() bool
+	// Poll is how often WriterGone is asked (0: 50 ms); Grace is how long
+	// input must stay quiet after WriterGone first says so (0: 200 ms).
+	Poll, Grace time.Duration
+}
+
+// Outcome says how Run ended.
+type Outcome int
+
+const (
+	// Delivered: the whole output went through Deliver.
+	Delivered Outcome = iota
+	// PassedThrough: the output was printed as it came (redacted), for the
+	// reason in Run's second result.
+	PassedThrough
+)
+
+// Run reads opt.In to its end (or until the runner's side is gone) and
+// writes the reader's text to opt.Out. The string names why it passed
+// through ("size", "timeout", "signal", "read"), "" when Delivered. The
+// error is a write error on opt.Out (the host stopped reading).
+func Run(opt Options) (Outcome, string, error) {
+	if opt.Poll <= 0 {
+		opt.Poll = 50 * time.Millisecond
+	}
+	if opt.Grace <= 0 {
+		opt.Grace = 200 * time.Millisecond
+	}
+	chunks := make(chan []byte, 16)
+	readErr := make(chan error, 1)
+	go func() {
+		for {
+			b := make([]byte, 64<<10)
+			n, err := opt.In.Read(b)
+			if n > 0 {
+				chunks <- b[:n]
+			}
+			if err != nil {
+				if err != io.EOF {
+					readErr <- err
+				}
+				close(chunks)
+				return
+			}
+		}
+	}()
+	var deadline <-chan time.Time
+	if !opt.Until.IsZero() {
+		t := time.NewTimer(time.Until(opt.Until))
+		defer t.Stop()
+		deadline = t.C
+	}
+	var poll <-chan time.Time
+	if opt.WriterGone != nil {
+		tk := time.NewTicker(opt.Poll)
+		defer tk.Stop()
+		poll = tk.C
+	}
+	var held bytes.Buffer
+	var goneAt, lastData time.Time
+	for {
+		select {
+		case c, ok := <-chunks:
+			if !ok {
+				select {
+				case <-readErr:
+					return passThrough(opt, &held, nil, "read")
+				default:
+				}
+				return deliver(opt, held.String())
+			}
+			held.Write(c)
+			lastData = time.Now()
+			if held.Len() > opt.MaxHold {
+				return passThrough(opt, &held, chunks, "size")
+			}
+		case <-deadline:
+			return passThrough(opt, &held, chunks, "timeout")
+		case <-opt.Signals:
+			return passThrough(opt, &held, chunks, "signal")
+		case now := <-poll:
+			if !opt.WriterGone() {
+				goneAt = time.Time{}
+				continue
+			}
+			if goneAt.IsZero() {
+				goneAt = now
+			}
+			if now.Sub(goneAt) >= opt.Grace && now.Sub(lastData) >= opt.Grace {
+				return deliver(opt, held.String())
+			}
+		}
+	}
+}
+
+func deliver(opt Options, text string) (Outcome, string, error) {
+	_, err := io.WriteString(opt.Out, opt.Deliver(text))
+	return Delivered, "", err
+}
+
+// passThrough prints what is held, then the rest of the input as it comes,
+// both redacted in whole lines (a line is never split across two calls of
+// Redact, so a credential is never cut in two; a partial line is held until
+// its newline or the end). chunks nil: nothing more to read.
+func passThrough(opt Options, held *bytes.Buffer, chunks <-chan []byte, why string) (Outcome, string, error) {
+	flush := func(all bool) error {
+		b := held.Bytes()
+		n := bytes.LastIndexByte(b, '\n') + 1
+		if all {
+			n = len(b)
+		}
+		if n == 0 {
+			return nil
+		}
+		_, err := io.WriteString(opt.Out, opt.Redact(string(b[:n])))
+		held.Next(n)
+		return err
+	}
+	if chunks == nil {
+		return PassedThrough, why, flush(true)
+	}
+	if err := flush(false); err != nil {
+		return PassedThrough, why, err
+	}
+	for c := range chunks {
+		held.Write(c)
+		if err := flush(false); err != nil {
+			go drain(chunks) // the runner must never meet a broken pipe
+			return PassedThrough, why, err
+		}
+	}
+	return PassedThrough, why, flush(true)
+}
+
+func drain(chunks <-chan []byte) {
+	for range chunks {
+	}
+}
