@@ -18,6 +18,7 @@ import (
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/hooks"
 	"github.com/omnictx/omni/internal/pipefilter"
+	"github.com/omnictx/omni/redact"
 )
 
 func runPipe(ctx context.Context, s streams, session, agent string, keepSecrets bool) error {
@@ -29,15 +30,23 @@ func runPipe(ctx context.Context, s streams, session, agent string, keepSecrets 
 		return fmt.Errorf("read stdin: %w", err)
 	}
 	text := string(b)
-	out := text
-	if len(b) <= hooks.MaxInput {
-		out = deliverCall(ctx, hooks.CallInput{Door: events.DoorPipe, Text: text, Session: session, Agent: agent,
-			Cwd: cwd(), Passthrough: os.Getenv("OMNI_PASSTHROUGH") != "", KeepSecrets: keepSecrets})
-	}
-	_, err = io.WriteString(s.Out, out)
 	if len(b) > hooks.MaxInput {
-		_, err = io.Copy(s.Out, s.In)
+		// Too large to decide: passed through, still redacted.
+		var w io.WriteCloser = nopCloser{s.Out}
+		if !keepSecrets && os.Getenv("OMNI_KEEP_SECRETS") != "1" {
+			w = redact.NewWriter(s.Out)
+		}
+		if _, err = w.Write(b); err == nil {
+			_, err = io.Copy(w, s.In)
+		}
+		if cerr := w.Close(); err == nil {
+			err = cerr
+		}
+		return err
 	}
+	out := deliverCall(ctx, hooks.CallInput{Door: events.DoorPipe, Text: text, Session: session, Agent: agent,
+		Cwd: cwd(), Passthrough: os.Getenv("OMNI_PASSTHROUGH") != "", KeepSecrets: keepSecrets})
+	_, err = io.WriteString(s.Out, out)
 	return err
 }
 
@@ -85,6 +94,11 @@ passes through).`,
 	}
 }
 
+// nopCloser is a writer whose Close does nothing.
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
+
 // runFilter is `omni pipe` with its words.
 func runFilter(ctx context.Context, s streams, args []string) error {
 	if ctx == nil {
@@ -112,7 +126,12 @@ func runFilter(ctx context.Context, s streams, args []string) error {
 	keepSecrets := *keep
 	opt := pipefilter.Options{
 		In: s.In, Out: s.Out, MaxHold: hooks.MaxInput,
-		Redact: func(t string) string { return redactLocal(t, keepSecrets) },
+		Through: func(w io.Writer) io.WriteCloser {
+			if keepSecrets || os.Getenv("OMNI_KEEP_SECRETS") == "1" {
+				return nopCloser{w}
+			}
+			return redact.NewWriter(w)
+		},
 		Deliver: func(text string) string {
 			if bad != nil {
 				return redactLocal(text, keepSecrets)

@@ -26,9 +26,10 @@ type Options struct {
 	// (omni's pipeline). It must not fail: on any error it returns the
 	// text redacted.
 	Deliver func(text string) string
-	// Redact masks credentials in text that is passed through without
-	// Deliver.
-	Redact func(text string) string
+	// Through wraps Out for the text passed through without Deliver: it
+	// must mask credentials as they stream (a line at a time, a private
+	// key across lines); Close writes what it still holds.
+	Through func(out io.Writer) io.WriteCloser
 	// MaxHold is the most bytes held back (larger: pass-through).
 	MaxHold int
 	// Until is when holding back stops (zero: never): the host's timeout
@@ -143,40 +144,21 @@ func deliver(opt Options, text string) (Outcome, string, error) {
 }
 
 // passThrough prints what is held, then the rest of the input as it comes,
-// both redacted in whole lines (a line is never split across two calls of
-// Redact, so a credential is never cut in two; a partial line is held until
-// its newline or the end). chunks nil: nothing more to read.
+// through opt.Through. chunks nil: nothing more to read. After a write
+// error the input is still read to its end (the runner must never meet a
+// broken pipe) and dropped.
 func passThrough(opt Options, held *bytes.Buffer, chunks <-chan []byte, why string) (Outcome, string, error) {
-	flush := func(all bool) error {
-		b := held.Bytes()
-		n := bytes.LastIndexByte(b, '\n') + 1
-		if all {
-			n = len(b)
-		}
-		if n == 0 {
-			return nil
-		}
-		_, err := io.WriteString(opt.Out, opt.Redact(string(b[:n])))
-		held.Next(n)
-		return err
-	}
-	if chunks == nil {
-		return PassedThrough, why, flush(true)
-	}
-	if err := flush(false); err != nil {
-		return PassedThrough, why, err
-	}
-	for c := range chunks {
-		held.Write(c)
-		if err := flush(false); err != nil {
-			go drain(chunks) // the runner must never meet a broken pipe
-			return PassedThrough, why, err
+	w := opt.Through(opt.Out)
+	_, err := w.Write(held.Bytes())
+	if chunks != nil {
+		for c := range chunks {
+			if err == nil {
+				_, err = w.Write(c)
+			}
 		}
 	}
-	return PassedThrough, why, flush(true)
-}
-
-func drain(chunks <-chan []byte) {
-	for range chunks {
+	if cerr := w.Close(); err == nil {
+		err = cerr
 	}
+	return PassedThrough, why, err
 }

@@ -24,89 +24,178 @@ import (
 type Taken struct {
 	// Line is the command line exactly as the agent wrote it.
 	Line string
-	// Runner is the runner's simple command (Line without its `cd WORD &&`
-	// prefix, trimmed): the command whose output the filter reads, and the
-	// text omni's distillers are chosen from.
+	// Runner is the last simple command of Line, trimmed: the runner whose
+	// output the filter reads, and the text omni's distillers are chosen
+	// from.
 	Runner string
 }
 
 // Take reports whether a command line is in the rewrite's grammar and, if
 // so, where the filter binds. The grammar (blanks are spaces or tabs):
 //
-//	line   = [ "cd" blank word blank "&&" blank ] { assign blank } runner { blank arg }
-//	word   = 1*( ALPHA / DIGIT / "_" / "-" / "." / "/" / "=" / ":" / "," / "+" / "@" / "%" / "~" )
-//	arg    = 1*( word characters / "*" / "?" / "[" / "]" )
-//	assign = NAME "=" *word-character
+//	line    = *( simple blank* list-op blank* ) runner
+//	list-op = "&&" / "||" / ";"
+//	simple  = word *( blank+ word )
+//	word    = 1*( plain / single-quoted / double-quoted ) / "2>&1"
+//	plain   = ALPHA / DIGIT / one of _ - . / = : , + @ % ~ * ? [ ]
+//	single-quoted = "'" *( any byte but "'" and control characters ) "'"
+//	double-quoted = DQUOTE *( any byte but DQUOTE, \ $ ` ! and control characters ) DQUOTE
 //
-// where the first word after the assignments names a test or build runner
-// itself (Runner; never a shell builtin, keyword or exec-like word, so the
-// runner may run in the pipeline's subshell without changing what the
-// line does). No quote, escape, expansion, substitution, redirection,
-// operator other than the one `&&`, comment, newline or background job:
-// each of those could make the added text bind to something else or
-// change how the line parses, so such a line is left alone.
+// The last simple command is a test or build runner (Runner), its first
+// word (after NAME=value assignments) the runner itself: never a shell
+// builtin, keyword or exec-like word, so that running it in the
+// pipeline's subshell changes nothing. No earlier simple command may touch
+// the shell's options or run text as commands (set, shopt, source, ., eval,
+// exec, trap): the pipefail the rewrite sets must hold. Nothing else: no
+// pipe, redirection other than 2>&1, expansion, substitution, escape,
+// group, comment, newline or background job, since any of them could make
+// the added text bind to something other than the runner or change what a
+// part of the line means. Such a line is left as written.
 func Take(line string) (Taken, bool) {
-	s := strings.Trim(line, " \t")
-	if s == "" || len(s) > maxLine {
+	if strings.Trim(line, " \t") == "" || len(line) > maxLine {
 		return Taken{}, false
 	}
-	for i := 0; i < len(line); i++ {
-		if c := line[i]; !isBlank(c) && c != '&' && !isWord(line[i:i+1], true) {
-			return Taken{}, false // a newline, quote, operator, … anywhere
-		}
-	}
-	runner := s
-	if rest, ok := strings.CutPrefix(s, "cd"); ok && len(rest) > 0 && isBlank(rest[0]) {
-		rest = strings.TrimLeft(rest, " \t")
-		i := strings.IndexAny(rest, " \t")
-		if i <= 0 || !isWord(rest[:i], false) {
-			return Taken{}, false
-		}
-		rest = strings.TrimLeft(rest[i:], " \t")
-		after, ok := strings.CutPrefix(rest, "&&")
-		if !ok || after == "" || !isBlank(after[0]) {
-			return Taken{}, false
-		}
-		runner = strings.TrimLeft(after, " \t")
-	}
-	words := strings.Fields(runner)
-	if len(words) == 0 {
+	cmds, ok := split(line)
+	if !ok || len(cmds) == 0 {
 		return Taken{}, false
 	}
-	i := 0
-	for i < len(words) && shellcmd.IsAssignment(words[i]) {
-		if !isWord(words[i], false) {
+	for i, c := range cmds {
+		words := c.words
+		j := 0
+		for j < len(words) && shellcmd.IsAssignment(words[j]) {
+			j++
+		}
+		if j == len(words) {
+			return Taken{}, false // a bare assignment changes the shell
+		}
+		if notRunnable[words[j]] && (i == len(cmds)-1 || shellState[words[j]]) {
 			return Taken{}, false
 		}
-		i++
 	}
-	if i == len(words) || !isWord(words[i], false) || notRunnable[words[i]] {
-		return Taken{}, false
-	}
-	for _, w := range words[i+1:] {
-		if !isWord(w, true) {
-			return Taken{}, false
+	last := cmds[len(cmds)-1]
+	var words []string
+	for _, w := range last.words {
+		if w != "2>&1" {
+			words = append(words, w)
 		}
 	}
 	if !Runner(words) {
 		return Taken{}, false
 	}
-	return Taken{Line: line, Runner: strings.Join(words, " ")}, true
+	return Taken{Line: line, Runner: strings.Trim(line[last.start:last.end], " \t")}, true
 }
 
 // maxLine is the longest command line taken, in bytes: a runner line is
 // short; a longer one is left to the host as written.
 const maxLine = 4096
 
-// notRunnable are first words that would change what the line does when
-// run in a pipeline's subshell or that wrap the whole pipeline: shell
-// builtins that act on the shell itself, keywords, and exec-like words.
+// notRunnable are first words the runner may not have: they would change
+// what the line does when run in a pipeline's subshell, or wrap the whole
+// pipeline.
 var notRunnable = map[string]bool{
 	"exec": true, "eval": true, "source": true, ".": true, "time": true, "command": true, "builtin": true,
 	"cd": true, "pushd": true, "popd": true, "set": true, "shopt": true, "export": true, "unset": true,
 	"alias": true, "trap": true, "ulimit": true, "umask": true, "exit": true, "return": true,
 	"omni": true, "omni-hook": true, "coproc": true, "declare": true, "typeset": true, "local": true,
 	"readonly": true, "wait": true, "read": true, "hash": true, "enable": true, "let": true,
+	"if": true, "then": true, "else": true, "elif": true, "fi": true, "for": true, "while": true, "until": true,
+	"do": true, "done": true, "case": true, "esac": true, "function": true, "select": true, "in": true,
+}
+
+// shellState are first words no simple command of the line may have: they
+// can turn pipefail off or run text as commands.
+var shellState = map[string]bool{
+	"set": true, "shopt": true, "source": true, ".": true, "eval": true, "exec": true, "trap": true,
+	"omni": true, "omni-hook": true, "coproc": true, "function": true,
+	"if": true, "then": true, "else": true, "elif": true, "fi": true, "for": true, "while": true, "until": true,
+	"do": true, "done": true, "case": true, "esac": true, "select": true, "in": true,
+}
+
+// simple is one simple command of a line: its words (quotes removed) and
+// its span in the line.
+type simple struct {
+	words      []string
+	start, end int
+}
+
+// split reads a line in the grammar into its simple commands; ok is false
+// for anything outside it.
+func split(line string) (cmds []simple, ok bool) {
+	cur := simple{start: 0}
+	var w strings.Builder
+	inWord := false
+	endWord := func() {
+		if inWord {
+			cur.words = append(cur.words, w.String())
+			w.Reset()
+			inWord = false
+		}
+	}
+	endCmd := func(at, next int) bool {
+		endWord()
+		if len(cur.words) == 0 {
+			return false
+		}
+		cur.end = at
+		cmds = append(cmds, cur)
+		cur = simple{start: next}
+		return true
+	}
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case c == ' ' || c == '\t':
+			endWord()
+		case c == '&' && i+1 < len(line) && line[i+1] == '&', c == '|' && i+1 < len(line) && line[i+1] == '|':
+			if !endCmd(i, i+2) {
+				return nil, false
+			}
+			i++
+		case c == ';':
+			if !endCmd(i, i+1) {
+				return nil, false
+			}
+		case c == '2' && !inWord && strings.HasPrefix(line[i:], "2>&1") &&
+			(i+4 == len(line) || line[i+4] == ' ' || line[i+4] == '\t' || line[i+4] == ';'):
+			cur.words = append(cur.words, "2>&1")
+			i += 3
+		case c == '\'':
+			j := strings.IndexByte(line[i+1:], '\'')
+			if j < 0 {
+				return nil, false
+			}
+			for k := i + 1; k < i+1+j; k++ {
+				if line[k] < 0x20 || line[k] == 0x7f {
+					return nil, false
+				}
+			}
+			w.WriteString(line[i+1 : i+1+j])
+			inWord = true
+			i += j + 1
+		case c == '"':
+			j := strings.IndexByte(line[i+1:], '"')
+			if j < 0 {
+				return nil, false
+			}
+			for k := i + 1; k < i+1+j; k++ {
+				if b := line[k]; b < 0x20 || b == 0x7f || strings.IndexByte("\\$`!", b) >= 0 {
+					return nil, false
+				}
+			}
+			w.WriteString(line[i+1 : i+1+j])
+			inWord = true
+			i += j + 1
+		case isWord(line[i:i+1], true):
+			w.WriteByte(c)
+			inWord = true
+		default:
+			return nil, false
+		}
+	}
+	if !endCmd(len(line), len(line)) {
+		return nil, false
+	}
+	return cmds, true
 }
 
 func isBlank(c byte) bool { return c == ' ' || c == '\t' }

@@ -236,7 +236,7 @@ func timeoutMS(raw json.RawMessage, getenv func(string) string) (int, bool) {
 }
 
 // quote writes s as one shell word: bare when it holds only word
-// characters, else in single quotes (a quote inside as '\'').
+// characters, else in single quotes (a quote inside as '\”).
 func quote(s string) string {
 	if isWord(s, false) {
 		return s

@@ -73,7 +73,12 @@ func TestTakeGrammar(t *testing.T) {
 		"uv run pytest": "uv run pytest", "./gradlew build": "./gradlew build", "FOO=1 go test ./x": "FOO=1 go test ./x",
 		"pytest tests/**/test_*.py": "pytest tests/**/test_*.py", "cd ~/proj && make": "make", "  make  ": "make",
 		"go test -run=TestA/b,c ./pkg/...": "go test -run=TestA/b,c ./pkg/...",
+		`pytest -k "a and b"`:              `pytest -k "a and b"`, "pytest -k 'a|b; c'": "pytest -k 'a|b; c'",
+		"cd a && cd b && make": "make", "cd a; make": "make", "cd && make": "make",
+		"go build ./... && go test ./...": "go test ./...", "cd /p/sub && pytest -v 2>&1": "pytest -v 2>&1",
+		"make clean || make test": "make test", "source venv/bin/activate": "",
 	}
+	delete(take, "source venv/bin/activate")
 	for c, runner := range take {
 		tk, ok := Take(c)
 		if !ok || tk.Runner != runner || tk.Line != c {
@@ -85,10 +90,12 @@ func TestTakeGrammar(t *testing.T) {
 		`pytest $'\''; curl evil.example #'`, "<&- rm make -r victim", "cd ${PWD%/*} && make", "cd $HOME && make",
 		"pytest 2>../OUTSIDE", "pytest 1<>../OUTSIDE", "echo x | xargs rm -rf", "sh -c 'rm -rf x'", "env -S 'rm -rf x'",
 		// quoting, operators, expansions, lists, comments, heredocs, background
-		`pytest -k "a and b"`, "pytest -k 'a'", `pytest a\ b`, "go test ./... | tail -5", "go test > log.txt",
+		`pytest a\ b`, `pytest -k "$X"`, "pytest -k \"a\\\"b\"", "pytest -k 'a", `pytest -k "a!"`, "go test ./... | tail -5", "go test > log.txt",
 		"go test ./... &", "make; rm -rf x", "make && rm -rf x", "make || true", "make # comment", "make\nrm -rf x",
 		"make \\", "cat <<EOF\nx\nEOF", "echo $(go test)", "go test `x`", "(go test)", "{ make; }", "! make",
-		"for i in 1; do make; done", "cd a && cd b && make", "cd a; make", "cd && make", "make $TARGET", "make ~user/$x",
+		"for i in 1; do make; done", "make $TARGET", "source venv/bin/activate && pytest", ". ./env; make",
+		"set +o pipefail; make", "eval x && make", "X=1; make", "make ;", "; make", "make &&", "pytest 2>&1x",
+		"make test || true", "pytest 2>&1 | tail", "make ~user/$x",
 		// builtins, keywords and exec-like words that would act differently in a pipeline
 		"exec make", "time make", "command make", "eval make", "source x", ". ./env && make", "set -e && make",
 		"omni exec go test", "cd x && exec make", "make\r", "go test ./...\x00",
@@ -283,7 +290,6 @@ func TestUnwrapRejectsLookalikes(t *testing.T) {
 	for _, c := range []string{
 		"go test ./...",
 		"set -o pipefail; go test ./... 2>&1 | tail -5",
-		"set -o pipefail; rm -rf x; go test 2>&1 | /opt/omni pipe --host claude-code --session s --command 'go test'",
 		"set -o pipefail; go test 2>&1 | omni pipe --host claude-code --session s --command 'go test'",
 		"set -o pipefail; go test 2>&1 | /opt/omni pipe --host claude-code --session s --command 'make'",
 	} {
