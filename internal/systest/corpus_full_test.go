@@ -354,10 +354,10 @@ func (st *fullOracle) check(o *bench.OutLine) {
 				body, ok := st.resolve(o, "a:rewind-is-raw", mm[3])
 				if ok {
 					want := raw
-					if o.Event == "rewrite:exec" {
-						// Under the rewrite the command ran through omni exec: the
-						// archive is its output; the "Exit code N" line above it
-						// is the host's own header.
+					if o.Event == "rewrite:exec" || o.Event == "rewrite:pipe" {
+						// Under the rewrite the runner's output went through omni's
+						// filter: the archive is that output; the "Exit code N"
+						// line above it is the host's own header.
 						if first, rest, cut := strings.Cut(raw, "\n"); cut && strings.HasPrefix(first, "Exit code ") {
 							want = rest
 						}

@@ -14,7 +14,6 @@ import (
 	"github.com/omnictx/omni/events/memlog"
 	"github.com/omnictx/omni/internal/bench"
 	"github.com/omnictx/omni/internal/daemon"
-	"github.com/omnictx/omni/internal/rewrite"
 	"github.com/omnictx/omni/internal/testbin"
 )
 
@@ -59,7 +58,7 @@ func openMemory(context.Context, string) (events.Log, func() error, error) {
 }
 
 // corpusBench runs `omni bench --corpus <files> [--ledger-only] --out OUT
-// --home H` (the full pass with the default --rewrite=narrow) in-process into a fresh directory under parent ("" for the
+// --home H` (the full pass with the default --rewrite=on) in-process into a fresh directory under parent ("" for the
 // system temp dir); inMemory keeps the log in memory instead of a store.
 func corpusBench(files []string, parent string, ledgerOnly, inMemory bool) *benchRun {
 	r := &benchRun{files: files}
@@ -69,7 +68,7 @@ func corpusBench(files []string, parent string, ledgerOnly, inMemory bool) *benc
 	r.home, r.out = filepath.Join(r.dir, "home"), filepath.Join(r.dir, "out.jsonl")
 	o := bench.Options{Corpus: files, Home: r.home, Out: r.out, LedgerOnly: ledgerOnly, OpenStore: openStore, MarkBusy: daemon.MarkBusy, Logf: daemon.Logf}
 	if !ledgerOnly {
-		o.Rewrite = rewrite.Narrow // what `omni bench` replays by default, as `omni init --claude` installs
+		o.Rewrite = true // what `omni bench` replays by default, as `omni init --claude` installs
 	}
 	if inMemory {
 		o.OpenStore, o.MarkBusy, o.Logf = openMemory, nil, nil

@@ -1,0 +1,247 @@
+package systest
+
+// A harness for the PreToolUse rewrite: every command runs the way Claude
+// Code's Bash tool runs it (bash -c, the user's shell snapshot sourced,
+// then eval of the command and `pwd -P` into the cwd file), once as the
+// agent wrote it and once as rewrite.Reply rewrites it with the real omni
+// binary as the filter. What must be the same: the exit status, the cwd the
+// host reads back, the files the command leaves, what it read on stdin,
+// and the output lines (as a multiset: the rewrite merges stderr into
+// stdout in the order written, where the host puts stderr after stdout —
+// the one difference of the design, named in docs/HOSTS.md). No reply may
+// carry a permission decision, and a rewritten command must start with
+// the agent's text, whole.
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/omnictx/omni/internal/rewrite"
+	"github.com/omnictx/omni/internal/testbin"
+)
+
+// harnessMake is a runner whose behaviour each case picks with its first
+// argument.
+const harnessMake = `#!/bin/bash
+case "$1" in
+fail) echo "make: *** [all] Error $2"; echo "to stderr" >&2; exit "$2" ;;
+segv) echo "before the crash"; kill -SEGV $$ ;;
+helper) echo "helper started"; sleep 30 & echo "make: done" ;;
+stdin) read -r line; echo "read: $line" ;;
+slow) echo one; sleep 1; echo two ;;
+big) head -c 20000000 /dev/zero | tr '\0' 'x' | fold -w 100 ;;
+env) echo "FOO=$FOO" ;;
+*) touch "made-$1"; echo "make $*"; echo "warning: on stderr" >&2 ;;
+esac
+`
+
+type runResult struct {
+	status   int
+	cwd      string
+	lines    []string
+	files    []string
+	outputSH string
+}
+
+// hostRun runs cmd as Claude Code's Bash tool does, in a fresh copy of
+// the project tree under root, and describes what it did.
+func hostRun(t *testing.T, root, bin, snapshot, cmd string, signal bool) runResult {
+	t.Helper()
+	proj := filepath.Join(root, "proj")
+	for _, d := range []string{"sub", "tests/u/v"} {
+		if err := os.MkdirAll(filepath.Join(proj, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"tests/test_a.py", "tests/u/test_b.py", "tests/u/v/test_c.py"} {
+		_ = os.WriteFile(filepath.Join(proj, f), []byte("x\n"), 0o644)
+	}
+	cwdFile := filepath.Join(root, "cwd")
+	script := "source '" + snapshot + "' && eval \"$1\" && pwd -P >| '" + cwdFile + "'"
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	c := exec.CommandContext(ctx, "bash", "-c", script, "bash", cmd)
+	c.Dir = proj
+	c.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "OMNI_HOME="+filepath.Join(root, "omnihome"), "OMNI_NO_DAEMON=1")
+	c.Stdin = strings.NewReader("input-line\n")
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Files, as the host captures output: a process the command leaves
+	// behind holding them does not hold the call.
+	outF, err := os.Create(filepath.Join(root, "stdout"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	errF, err := os.Create(filepath.Join(root, "stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer outF.Close()
+	defer errF.Close()
+	c.Stdout, c.Stderr = outF, errF
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if signal {
+		time.Sleep(300 * time.Millisecond)
+		_ = syscall.Kill(-c.Process.Pid, syscall.SIGTERM)
+	}
+	err = c.Wait()
+	if ctx.Err() != nil {
+		t.Fatalf("%q did not end within a minute: the call would hang", cmd)
+	}
+	r := runResult{}
+	if ee, ok := err.(*exec.ExitError); ok {
+		r.status = ee.ExitCode()
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			r.status = 128 + int(ws.Signal())
+		}
+	}
+	if b, err := os.ReadFile(cwdFile); err == nil {
+		r.cwd = strings.TrimPrefix(strings.TrimSpace(string(b)), root)
+	}
+	ob, _ := os.ReadFile(outF.Name())
+	eb, _ := os.ReadFile(errF.Name())
+	text := string(ob) + string(eb)
+	sum := sha256.Sum256([]byte(text))
+	r.outputSH = fmt.Sprintf("%x %d", sum[:6], len(text))
+	if len(text) < 1<<20 {
+		for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+			if l = normalizeLine(l); l != "" {
+				r.lines = append(r.lines, l)
+			}
+		}
+		sort.Strings(r.lines)
+	}
+	_ = filepath.Walk(proj, func(p string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			r.files = append(r.files, strings.TrimPrefix(p, proj))
+		}
+		return nil
+	})
+	sort.Strings(r.files)
+	return r
+}
+
+var (
+	bashPID = regexp.MustCompile(`^(bash: line \d+: +)\d+ `)
+	// bashDone is bash's report of a pipeline one of whose commands a
+	// signal ended ("  N Done  | omni pipe …"): under the rewrite the
+	// runner is in a pipeline, so a crash report names the pipeline.
+	bashDone = regexp.MustCompile(`^\s*\d+ Done\s+\| .* pipe --host claude-code `)
+)
+
+// normalizeLine drops what differs between two runs of the same command
+// (process ids) and the named differences of the design: bash's crash
+// report of a runner in the rewrite's pipeline names the pipeline (its
+// "Done" line, and the runner's words with the added 2>&1).
+func normalizeLine(l string) string {
+	if bashDone.MatchString(l) {
+		return ""
+	}
+	l = bashPID.ReplaceAllString(l, "${1}N ")
+	if strings.Contains(l, "Segmentation fault") || strings.Contains(l, "Killed") || strings.Contains(l, "Aborted") {
+		l = strings.TrimSuffix(strings.TrimRight(l, " "), " 2>&1")
+	}
+	return l
+}
+
+func TestRewriteHarness(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash is not installed")
+	}
+	omni := testbin.Omni(t)
+	bin := t.TempDir()
+	for name, body := range map[string]string{"make": harnessMake, "pytest": "#!/bin/sh\necho \"pytest got $# args: $*\"\n"} {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	snapshot := filepath.Join(bin, "snapshot.sh")
+	if err := os.WriteFile(snapshot, []byte("shopt -s globstar\nexport FOO=from-snapshot\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pt := rewrite.PreTool{Omni: omni, Getenv: func(string) string { return "" },
+		Sources: func(string) rewrite.Sources { return rewrite.Sources{} }}
+	cases := []struct {
+		cmd       string
+		signal    bool
+		rewritten bool // the grammar takes it
+	}{
+		// quoting
+		{cmd: `make "a b"`, rewritten: true}, {cmd: `make 'x|y; z'`, rewritten: true},
+		{cmd: `make $'\''; touch evil #'`}, {cmd: `make "$FOO"`},
+		// descriptors and redirections
+		{cmd: "<&- make x"}, {cmd: "make x 2>&1", rewritten: true}, {cmd: "make x > out.txt"}, {cmd: "make x 1<>rw.txt"},
+		// cd and lists
+		{cmd: "cd sub && make x", rewritten: true}, {cmd: "cd nowhere && make x", rewritten: true},
+		{cmd: "make a; make b", rewritten: true}, {cmd: "make fail 2 || make x", rewritten: true},
+		{cmd: "make x && make fail 3", rewritten: true}, {cmd: "cd sub; cd ..; make x", rewritten: true},
+		// nested commands
+		{cmd: "sh -c 'make x'"}, {cmd: "echo x | xargs make"}, {cmd: "(cd sub && make x)"},
+		// exit codes and signals
+		{cmd: "make fail 1", rewritten: true}, {cmd: "make fail 101", rewritten: true}, {cmd: "make segv", rewritten: true},
+		{cmd: "make slow", signal: true, rewritten: true},
+		// shell set-up, environment, stdin
+		{cmd: "pytest tests/**/test_*.py", rewritten: true}, {cmd: "make env", rewritten: true},
+		{cmd: "FOO=inline make env", rewritten: true}, {cmd: "make stdin", rewritten: true},
+		// helpers, long and huge
+		{cmd: "make helper", rewritten: true}, {cmd: "make slow", rewritten: true}, {cmd: "make big", rewritten: true},
+		{cmd: "make " + strings.Repeat("x", 70000)},
+	}
+	for _, c := range cases {
+		name := c.cmd
+		if len(name) > 40 {
+			name = name[:40]
+		}
+		t.Run(name, func(t *testing.T) {
+			payload, _ := json.Marshal(map[string]any{"session_id": "s", "transcript_path": "/t/s.jsonl", "cwd": "/p",
+				"permission_mode": rewrite.BypassMode, "hook_event_name": "PreToolUse", "tool_name": "Bash",
+				"tool_input": map[string]any{"command": c.cmd}})
+			reply := rewrite.Reply(payload, pt)
+			if strings.Contains(string(reply), "permissionDecision") {
+				t.Fatalf("a permission decision: %s", reply)
+			}
+			if (reply != nil) != c.rewritten {
+				t.Fatalf("rewritten: %v, want %v (%s)", reply != nil, c.rewritten, reply)
+			}
+			if reply == nil {
+				return
+			}
+			var r struct {
+				HSO struct {
+					In struct {
+						Command string `json:"command"`
+					} `json:"updatedInput"`
+				} `json:"hookSpecificOutput"`
+			}
+			_ = json.Unmarshal(reply, &r)
+			if !strings.HasPrefix(r.HSO.In.Command, rewrite.Pipefail+"; "+c.cmd+" 2>&1 | ") {
+				t.Fatalf("the agent's text is not whole at the front: %q", r.HSO.In.Command)
+			}
+			want := hostRun(t, t.TempDir(), bin, snapshot, c.cmd, c.signal)
+			got := hostRun(t, t.TempDir(), bin, snapshot, r.HSO.In.Command, c.signal)
+			if got.status != want.status || got.cwd != want.cwd || strings.Join(got.files, ",") != strings.Join(want.files, ",") {
+				t.Errorf("status %d cwd %q files %v; as written: status %d cwd %q files %v",
+					got.status, got.cwd, got.files, want.status, want.cwd, want.files)
+			}
+			if want.lines == nil {
+				if got.outputSH != want.outputSH {
+					t.Errorf("the %s output differs: %s", want.outputSH, got.outputSH)
+				}
+			} else if strings.Join(got.lines, "\n") != strings.Join(want.lines, "\n") {
+				t.Errorf("output lines differ:\n got %q\nwant %q", got.lines, want.lines)
+			}
+		})
+	}
+}
