@@ -107,8 +107,26 @@ func TestInitClaudeTwiceThenUninstall(t *testing.T) {
 				t.Fatalf("backup differs from the original")
 			}
 			after := jsoncValue(t, first)
-			// Every key but hooks is untouched; every other hook survives.
+			// Every key but hooks and permissions is untouched; every
+			// other hook survives; permissions gain omni's two allow rules
+			// at the end of allow, and nothing else changes.
 			for k, v := range before {
+				if k == "permissions" {
+					pb, _ := v.(map[string]any)
+					pa, _ := after[k].(map[string]any)
+					ab, _ := pb["allow"].([]any)
+					aa, _ := pa["allow"].([]any)
+					want := append(append([]any(nil), ab...), "Bash(/opt/omni/bin/omni pipe:*)", "Bash(set -o pipefail)")
+					if !reflect.DeepEqual(aa, want) {
+						t.Errorf("permissions.allow: %v, want %v", aa, want)
+					}
+					for pk, pv := range pb {
+						if pk != "allow" && !reflect.DeepEqual(pa[pk], pv) {
+							t.Errorf("permissions.%s changed: %v", pk, pa[pk])
+						}
+					}
+					continue
+				}
 				if k != "hooks" && !reflect.DeepEqual(after[k], v) {
 					t.Errorf("key %s changed: %v", k, after[k])
 				}
@@ -477,7 +495,8 @@ func TestPretoolCommand(t *testing.T) {
 	}
 	h := r.HookSpecificOutput
 	if h.HookEventName != "PreToolUse" || h.PermissionDecision != nil || h.UpdatedInput["description"] != "d" ||
-		!strings.HasSuffix(h.UpdatedInput["command"], " exec --session s1 --host claude-code --timeout-ms 120000 -- 'go test ./...'") {
+		!strings.HasPrefix(h.UpdatedInput["command"], "set -o pipefail; go test ./... 2>&1 | ") ||
+		!strings.HasSuffix(h.UpdatedInput["command"], " pipe --host claude-code --session s1 --timeout-ms 120000 --command 'go test ./...'") {
 		t.Fatalf("reply %s", out.String())
 	}
 	out.Reset()

@@ -38,6 +38,7 @@ func applyAllowRules(src []byte, omni string, install bool) ([]byte, error) {
 	}
 	// Remove every rule of omni's (another binary path, an older install),
 	// unless the pair at the end is exactly what would be written.
+	anyRemoved := false
 	for {
 		root, err := parseJSONC(src)
 		if err != nil {
@@ -67,7 +68,7 @@ func applyAllowRules(src []byte, omni string, install bool) ([]byte, error) {
 				allow = allowArray(root)
 			}
 			src = removeItem(src, allow, i)
-			removed = true
+			removed, anyRemoved = true, true
 			break
 		}
 		if !removed {
@@ -79,9 +80,19 @@ func applyAllowRules(src []byte, omni string, install bool) ([]byte, error) {
 	}
 	root, _ := parseJSONC(src)
 	if !install {
-		// Leave no empty allow array or permissions object behind that
-		// omni's removal emptied... unless they were there before: an
-		// empty one is harmless, so nothing more is removed.
+		// An allow array (and then a permissions object) that omni's
+		// removal emptied goes too, so a file omni created can go whole.
+		if !anyRemoved {
+			return src, nil
+		}
+		if a := allowArray(root); a != nil && len(a.elems) == 0 {
+			pm := root.member("permissions")
+			src = removeItem(src, pm.val, pm.val.index("allow"))
+			root, _ = parseJSONC(src)
+			if pm = root.member("permissions"); pm != nil && len(pm.val.members) == 0 {
+				src = removeItem(src, root, root.index("permissions"))
+			}
+		}
 		return src, nil
 	}
 	pm := root.member("permissions")

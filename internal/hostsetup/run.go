@@ -301,7 +301,7 @@ func hostNotes(h Host, o Options) []string {
 			n = append(n, "Claude Code drops its prompt cache when an MCP server connects or disconnects; the hook alone covers every feature (markers name 'omni retrieve'), so --hook-only is a fine choice")
 		}
 		if o.Rewrite {
-			n = append(n, "PreToolUse rewrite on: foreground test and build runners run through 'omni exec' when no deny or ask rule could match them (outside bypass mode, only when an allow rule permits them); --rewrite=false turns it off")
+			n = append(n, "PreToolUse rewrite on: a foreground test or build run keeps its command and pipes its output through 'omni pipe' (Claude Code still runs and judges the command; allow rules added for 'set -o pipefail' and 'omni pipe'); --rewrite=false turns it off")
 		}
 	case Codex:
 		if !o.MCPOnly {

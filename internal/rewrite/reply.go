@@ -276,7 +276,7 @@ func Unwrap(cmd string) (line, runner string, ok bool) {
 	}
 	sp := strings.IndexByte(filter, ' ')
 	if sp <= 0 || !filepath.IsAbs(filter[:sp]) || !strings.HasPrefix(filter[sp:], " pipe --host claude-code ") ||
-		!strings.HasSuffix(filter, " --command "+quote(tk.Runner)) {
+		!(strings.HasSuffix(filter, " --command "+quote(tk.Runner)) || strings.HasSuffix(filter, " --command '"+tk.Runner+"'")) {
 		return "", "", false
 	}
 	return line, tk.Runner, true
