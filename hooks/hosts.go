@@ -154,6 +154,14 @@ func codexDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(string
 	cmd := sourceOf("Bash", p.ToolInput)
 	d.source = cmd
 	d.req.Text, d.req.Source, d.req.Failed = text, cmd, failed
+	fr, framed := hostFrame{}, false
+	if !p.frameLegacy && !p.codexLegacy {
+		// Codex's truncation header is its frame, not the command's output.
+		if fr, framed = codexFrame(text); framed {
+			d.framed = true
+			d.req.Text = fr.body
+		}
+	}
 	if failed {
 		return d, nil, true
 	}
@@ -167,6 +175,9 @@ func codexDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(string
 	var s string
 	if d.req.NoFold == "" && json.Unmarshal(p.ToolResponse, &s) == nil && !known {
 		d.req.NoFold = "exit-unknown"
+	}
+	if framed {
+		return d, fr.wrap(codexReply(code)), true
 	}
 	return d, codexReply(code), true
 }
@@ -329,6 +340,19 @@ func geminiDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(strin
 	src := sourceOf(p.ToolName, p.ToolInput)
 	d.source = src
 	d.req.Text, d.req.Source = text, src
+	pre, inner, post, enveloped := untrustedEnvelope(text)
+	if !enveloped {
+		pre, inner, post = "", text, ""
+	}
+	fr, framed := hostFrame{}, false
+	if kind == "shell" && !p.frameLegacy {
+		// The ledger, the failure path included, sees the command's output
+		// alone: Gemini's "Output: " prefix and status lines are its frame.
+		if fr, framed = geminiShellFrame(inner); framed {
+			d.framed = true
+			d.req.Text = fr.body
+		}
+	}
 	if e := strings.TrimSpace(string(resp.Error)); e != "" && e != "null" && e != `""` {
 		d.req.Failed = true
 		return d, nil, true
@@ -350,7 +374,11 @@ func geminiDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(strin
 	if utf8.RuneCountInString(text) > GeminiOutputCap {
 		d.unrecorded, d.reason = true, "host-cap"
 	}
-	if pre, inner, post, ok := untrustedEnvelope(text); ok {
+	if framed {
+		fr.head, fr.tail = pre+fr.head, fr.tail+post
+		return d, fr.wrap(geminiReply), true
+	}
+	if enveloped {
 		// The tags frame the tool's text as untrusted for the model: they
 		// stay around whatever the ledger folds inside, so a fold never
 		// leaves new lines outside the frame.
