@@ -133,7 +133,7 @@ func (e *Engine) HookResult(ctx context.Context, in HookInput) (res Result, err 
 			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
 		}
 	}()
-	in.Stdin = CopilotPayload(inlinePersisted(in.Stdin))
+	in.Stdin = CursorPayload(CopilotPayload(inlinePersisted(in.Stdin)))
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.hookAt(ctx, in, e.opt.Now().UTC(), nil)

@@ -52,15 +52,16 @@ var geminiEvents = map[string]bool{
 }
 
 // DetectHost returns the host protocol of a hook payload (HostClaudeCode,
-// HostCodex, HostGemini, HostOpenCode, HostCopilot or HostCline), by key signature,
-// first match wins: Copilot CLI's camelCase tool payload (CopilotPayload);
+// HostCodex, HostGemini, HostOpenCode, HostCopilot, HostCline or HostCursor), by key
+// signature, first match wins: Copilot CLI's camelCase tool payload
+// (CopilotPayload); a "cursor_version" (CursorPayload);
 // "host":"opencode" or "host":"cline" (omni's plugins); a Gemini-only event name; turn_id
 // (Codex); a timestamp key (Gemini's base input) on an event that is not a
 // Claude tool event; else Claude Code. A payload that is not a JSON object
 // is reported as Claude Code.
 func DetectHost(stdin []byte) string {
 	var p hostPayload
-	_ = json.Unmarshal(CopilotPayload(stdin), &p)
+	_ = json.Unmarshal(CursorPayload(CopilotPayload(stdin)), &p)
 	return detectHost(p)
 }
 
@@ -72,6 +73,8 @@ func detectHost(p hostPayload) string {
 		return HostCopilot
 	case p.Host == HostCline:
 		return HostCline
+	case p.Host == HostCursor:
+		return HostCursor
 	case geminiEvents[p.HookEventName]:
 		return HostGemini
 	case len(p.TurnID) > 0 && string(p.TurnID) != "null":
@@ -121,6 +124,8 @@ func (e *Engine) hostDelivery(host string, d delivery, p ccPayload, in HookInput
 		return copilotDelivery(d, p, in)
 	case HostCline:
 		return clineDelivery(d, p, in)
+	case HostCursor:
+		return cursorDelivery(d, p, in)
 	}
 	return d, nil, false
 }

@@ -84,12 +84,12 @@ func main() {
 		// Any other argument is ignored, like the optional EVENT of
 		// 'omni hook': the payload decides.
 	}
-	run(os.Stdin, os.Stdout, os.Stderr)
+	run(os.Stdin, os.Stdout, os.Stderr, len(os.Args) > 1 && os.Args[1] == wire.CursorArg)
 }
 
 // run handles one payload; every problem ends in silence (the host keeps
 // its output) and, where possible, a line in $OMNI_HOME/omni.log.
-func run(stdin io.Reader, stdout, stderr io.Writer) {
+func run(stdin io.Reader, stdout, stderr io.Writer, fromCursorEntry bool) {
 	home := wire.Home()
 	if os.Getenv("OMNI_REPORT_RSS") != "" {
 		defer reportRSS(stderr)
@@ -113,6 +113,9 @@ func run(stdin io.Reader, stdout, stderr io.Writer) {
 	if len(req) == 1 {
 		logf(home, "hook: empty stdin")
 		return
+	}
+	if wire.CursorDuplicate(fromCursorEntry, req[1:]) {
+		return // omni's Claude Code hook run by Cursor: its own entry answers
 	}
 	if len(req)-1 > maxInput {
 		logf(home, "hook: stdin over %d bytes, left to the host", maxInput)
@@ -274,7 +277,7 @@ func pretool(args []string, stdin io.Reader, stdout io.Writer) {
 		return
 	}
 	in, err := io.ReadAll(io.LimitReader(stdin, maxInput+1))
-	if err != nil || len(in) > maxInput {
+	if err != nil || len(in) > maxInput || wire.CursorDuplicate(false, in) {
 		return
 	}
 	bin := omniBinary()
