@@ -54,7 +54,8 @@ var geminiEvents = map[string]bool{
 // DetectHost returns the host protocol of a hook payload (HostClaudeCode,
 // HostCodex, HostGemini, HostOpenCode, HostCopilot, HostCline or HostCursor), by key
 // signature, first match wins: Copilot CLI's camelCase tool payload
-// (CopilotPayload); a "cursor_version" (CursorPayload);
+// (CopilotPayload); a "cursor_version" (CursorPayload); a transcript under
+// ~/.factory/sessions (HostDroid);
 // "host":"opencode" or "host":"cline" (omni's plugins); a Gemini-only event name; turn_id
 // (Codex); a timestamp key (Gemini's base input) on an event that is not a
 // Claude tool event; else Claude Code. A payload that is not a JSON object
@@ -75,6 +76,8 @@ func detectHost(p hostPayload) string {
 		return HostCline
 	case p.Host == HostCursor:
 		return HostCursor
+	case isDroidTranscript(p.TranscriptPath):
+		return HostDroid
 	case geminiEvents[p.HookEventName]:
 		return HostGemini
 	case len(p.TurnID) > 0 && string(p.TurnID) != "null":
@@ -126,6 +129,8 @@ func (e *Engine) hostDelivery(host string, d delivery, p ccPayload, in HookInput
 		return clineDelivery(d, p, in)
 	case HostCursor:
 		return cursorDelivery(d, p, in)
+	case HostDroid:
+		return d, nil, false // Droid applies no replacement of a tool's output
 	}
 	return d, nil, false
 }

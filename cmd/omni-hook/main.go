@@ -153,11 +153,11 @@ func run(stdin io.Reader, stdout, stderr io.Writer, fromCursorEntry bool) {
 		}
 		logf(home, "omni-hook: %v: running omni hook", err)
 	}
-	fallback(home, req[1:], stdout, stderr)
+	fallback(home, req[1:], stdout, stderr, fromCursorEntry)
 }
 
 // fallback runs `omni hook` with the payload and copies its reply.
-func fallback(home string, payload []byte, stdout, stderr io.Writer) {
+func fallback(home string, payload []byte, stdout, stderr io.Writer, fromCursorEntry bool) {
 	bin := omniBinary()
 	if bin == "" {
 		logf(home, "omni-hook: no daemon answers and no omni binary was found beside %s or on $PATH", self())
@@ -165,7 +165,11 @@ func fallback(home string, payload []byte, stdout, stderr io.Writer) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), fallbackKill)
 	defer cancel()
-	c := exec.CommandContext(ctx, bin, "hook")
+	args := []string{"hook"}
+	if fromCursorEntry {
+		args = append(args, wire.CursorArg)
+	}
+	c := exec.CommandContext(ctx, bin, args...)
 	c.Stdin = bytes.NewReader(payload)
 	var out bytes.Buffer
 	c.Stdout = &out
