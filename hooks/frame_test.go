@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/omnictx/omni/events"
 )
 
 // frameCase is one host's shell result in its own frame: payload builds a
@@ -73,7 +75,13 @@ func onlyMarkers(text string) (only, project bool) {
 func TestHostFrameNeverContent(t *testing.T) {
 	for _, c := range frameCases() {
 		t.Run(c.name, func(t *testing.T) {
-			e, _ := newTestEngine(t)
+			e, log := newTestEngine(t)
+			defer func() {
+				// Every decision replays byte for byte, the frame split included.
+				if s, err := Verify(context.Background(), log, nil, nil); err != nil || s.Compared == 0 || s.Identical != s.Compared {
+					t.Errorf("replay --verify: %+v %v", s, err)
+				}
+			}()
 			ctx := context.Background()
 			newPart, shared := longText(c.name+"-new", 40), longText(c.name+"-seen", 40)
 			call := func(session, body string, n int) Result {
@@ -177,5 +185,36 @@ func TestFrameSplitters(t *testing.T) {
 	}
 	if f, ok := codexFrame("Warning: truncated output (original token count: 27224)\nTotal output lines: 20000\n\n1\n2\n"); !ok || f.body != "1\n2\n" {
 		t.Errorf("codexFrame: %+v %v", f, ok)
+	}
+}
+
+// A Gemini call recorded before omni split its frame (no host_frame
+// param) replays with the frame inside the text, as it was decided then;
+// a live call records the param, and its replay splits the frame again.
+func TestGeminiFrameReplay(t *testing.T) {
+	ctx := context.Background()
+	body := longText("rp", 60)
+	p := withValue(t, hostsGeminiShell, "tool_response.llmContent", "<untrusted_context>\nOutput: "+body+"Process Group PGID: 77\n</untrusted_context>")
+	e, _ := newTestEngine(t)
+	for i := 0; i < 2; i++ {
+		r, err := e.hookAt(ctx, HookInput{Stdin: p}, fixedClock()(), &replayCtx{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(r.Raw, "rp line") {
+			t.Fatalf("a replay without host_frame split the frame:\n%s", r.Raw[:40])
+		}
+	}
+	e, log := newTestEngine(t)
+	r, err := e.HookResult(ctx, HookInput{Stdin: p})
+	if err != nil || !strings.HasPrefix(r.Raw, "rp line 000") {
+		t.Fatalf("live call: %v %q", err, r.Raw[:20])
+	}
+	recorded := false
+	if err := log.Read(ctx, 0, func(ev events.Event) error {
+		recorded = recorded || (ev.Invoked != nil && ev.Invoked.Params[paramHostFrame] == "1")
+		return nil
+	}); err != nil || !recorded {
+		t.Fatalf("the live call did not record %s (%v)", paramHostFrame, err)
 	}
 }

@@ -60,7 +60,8 @@ func newInitCmd(s streams) *cobra.Command {
                and assigns the shortened text; MCP in opencode.json "mcp".
   Copilot CLI  postToolUse and preCompact command hooks in
                $COPILOT_HOME/settings.json (default ~/.copilot; --project:
-               .github/copilot/settings.json); no MCP server.
+               .github/hooks/omni.json, which the Copilot cloud agent reads
+               too, running 'omni hook' from PATH); no MCP server.
   Cline CLI    a plugin, ~/.cline/plugins/omni.js ($CLINE_DIR; --project:
                .cline/plugins/), that runs 'omni hook' after each run_commands
                call and puts the shortened text in each command's result.
@@ -70,9 +71,9 @@ func newInitCmd(s streams) *cobra.Command {
                MCP server in ~/.cursor/mcp.json (--project: .cursor/mcp.json).
                Cursor also runs ~/.claude/settings.json's hooks: omni's
                Claude Code hooks stay silent there.
-  Droid        PostToolUse (Execute, Read, Grep, Glob shortened), PreCompact,
-               SessionStart and SubagentStart... see 'omni init --droid
-               --dry-run'.
+  Droid        the MCP server with omni_run in ~/.factory/mcp.json (--project:
+               .factory/mcp.json); no hook: Droid's PostToolUse cannot
+               replace a tool's output.
 
 Only omni's own entries are inserted or removed; other keys, hooks and the
 file's formatting stay as they were. Omni's entries are recognised by program

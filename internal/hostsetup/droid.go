@@ -21,7 +21,7 @@ const Droid Host = "droid"
 
 func init() {
 	AllHosts = append(AllHosts, Droid)
-	hostNames[Droid] = "Factory Droid"
+	hostNames[Droid] = "Droid"
 	hostTiers[Droid] = "MCP-only"
 	specs[Droid] = hostSpec{
 		dirs: func(o Options) []string { return []string{droidDir(o)} },

@@ -324,7 +324,10 @@ func hostNotes(h Host, o Options) []string {
 		}
 	case Copilot:
 		if !o.MCPOnly {
-			n = append(n, "Copilot CLI runs a repository's hooks only in a folder you trust; .github/hooks/omni.json runs 'omni hook' from PATH, so whoever runs the agent (the Copilot cloud agent too, through its setup steps) needs omni installed; omni registers no MCP server with it")
+			if o.Project != "" {
+				n = append(n, "Copilot CLI runs a repository's hooks only in a folder you trust; .github/hooks/omni.json runs 'omni hook' from PATH, so whoever runs the agent (the Copilot cloud agent too, through its setup steps) needs omni installed")
+			}
+			n = append(n, "omni registers no MCP server with Copilot CLI")
 		}
 	case Cline:
 		if !o.MCPOnly {
