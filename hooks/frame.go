@@ -2,8 +2,7 @@ package hooks
 
 // Host framing: the lines a host writes around a tool's own output before
 // the model reads it (Gemini CLI's "Output: " prefix and its status lines,
-// Codex CLI's truncation header, Copilot CLI's, Cline CLI's and Claude
-// Code's exit lines).
+// Codex CLI's truncation header, Copilot CLI's and Cline CLI's exit lines).
 // They are never content: the ledger never sees them, so they are never
 // recorded as delivered, never folded, and never count as the line that
 // keeps an output from being only markers when one of them is project
@@ -100,17 +99,4 @@ func clineFrame(text string) (hostFrame, bool) {
 		return hostFrame{}, false
 	}
 	return hostFrame{head: text[:loc[1]], body: text[loc[1]:]}, true
-}
-
-// claudeExitLine matches the line Claude Code 2.1.328 starts a failing Bash
-// call's error text with ("Exit code N"; measured, docs/HOSTS.md).
-var claudeExitLine = regexp.MustCompile(`\AExit code -?\d+\n`)
-
-// claudeFailureBody returns a PostToolUseFailure error text without Claude
-// Code's exit line, for the ledger (the failure passes whole either way).
-func claudeFailureBody(msg string) string {
-	if loc := claudeExitLine.FindStringIndex(msg); loc != nil {
-		return msg[loc[1]:]
-	}
-	return msg
 }

@@ -137,7 +137,7 @@ func TestHostFrameNeverContent(t *testing.T) {
 
 // A failing command's result passes whole, and the host's exit line is
 // not recorded as a line the model read: Copilot's closing line, Cline's
-// and Claude Code's opening one, Gemini's status lines. Red when the ledger is handed one.
+// opening one, Gemini's status lines. Red when the ledger is handed one.
 func TestHostFrameNotRecordedOnFailure(t *testing.T) {
 	body := longText("fail", 30)
 	for _, c := range []struct {
@@ -147,7 +147,6 @@ func TestHostFrameNotRecordedOnFailure(t *testing.T) {
 		{"copilot", "<shellId: ", copilotBash("s", "", body, 2, "success")},
 		{"cline", "[Command exited with code", withValue(t, hostsClineRun, "tool_response", map[string]any{"output": "[Command exited with code 2]\n" + body, "success": false})},
 		{"gemini", "Exit Code: ", withValue(t, hostsGeminiShell, "tool_response.llmContent", "<untrusted_context>\nOutput: "+body+"Exit Code: 2\nProcess Group PGID: 7\n</untrusted_context>")},
-		{"claude", "Exit code ", withValue(t, hostsClaudeFailure, "error", "Exit code 2\n"+body)},
 	} {
 		e, _ := newTestEngine(t)
 		r, err := e.HookResult(context.Background(), HookInput{Stdin: c.payload})

@@ -361,7 +361,6 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 		d.source = sourceOf(p.ToolName, p.ToolInput)
 		if p.ToolName == "Bash" {
 			d.lineSource = shellcmd.FileRead(d.source)
-			d.req.Text = claudeFailureBody(msg) // its exit line is the host's frame
 		}
 		d.req.Source = lineSourceOr(d.lineSource, d.source)
 	} else {
