@@ -32,7 +32,9 @@ const Cursor Host = "cursor"
 const CursorArg = "cursor"
 
 // cursorEvents are the events omni registers with Cursor, with their
-// matchers and timeouts in seconds.
+// matchers and timeouts in seconds. No preToolUse: a command rewrite
+// (answered in hooks/cursor.go with updated_input only, never a
+// permission) joins this list when its design common to every host lands.
 var cursorEvents = []struct {
 	name, matcher string
 	timeout       int
