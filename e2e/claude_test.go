@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Claude Code 2.1.328 (its measured behaviour is in docs/HOSTS.md): the native binary of the platform
@@ -111,8 +112,12 @@ func claudeMock(t *testing.T, project string) *mock {
 		}
 		tag := findTag(text)
 		var st *step
+		script := scriptFor(tag, true)
+		if tag == tagMain {
+			script = ccMainScript()
+		}
 		if tag != "" {
-			st = nextStep(scriptFor(tag, true), results, ccID)
+			st = nextStep(script, results, ccID)
 		}
 		if st == nil {
 			mu.Lock()
@@ -131,7 +136,21 @@ func claudeMock(t *testing.T, project string) *mock {
 			}
 			return
 		}
-		arg := st.arg(byName(results, ccID, mainScript(true), subScript, afterScript, mcpScript))
+		arg := st.arg(byName(results, ccID, ccMainScript(), subScript, afterScript, mcpScript))
+		if st.kind == "par" {
+			// This step and the "par" steps after it, in one response: the
+			// model calls the tools in parallel, in one turn.
+			var uses []ccUse
+			for i := range script {
+				if sc := script[i]; sc.kind == "par" && len(uses) < 8 {
+					if _, done := results[ccID(sc.name)]; !done {
+						uses = append(uses, ccUse{ccID(sc.name), "Bash", map[string]any{"command": sc.arg(nil), "description": "e2e " + sc.name}})
+					}
+				}
+			}
+			ccToolUses(w, uses)
+			return
+		}
 		var name string
 		var input any
 		switch st.kind {
@@ -173,6 +192,25 @@ func ccText(w http.ResponseWriter, text string) {
 	sse(w, append(evs, ccEnd("end_turn")...)...)
 }
 
+// ccUse is one tool_use block of a response.
+type ccUse struct {
+	id, name string
+	input    any
+}
+
+// ccToolUses answers with several tool_use blocks at once (parallel calls).
+func ccToolUses(w http.ResponseWriter, uses []ccUse) {
+	evs := [][2]string{ccStart()}
+	for i, u := range uses {
+		evs = append(evs,
+			[2]string{"content_block_start", js(map[string]any{"type": "content_block_start", "index": i, "content_block": map[string]any{"type": "tool_use", "id": u.id, "name": u.name, "input": map[string]any{}}})},
+			[2]string{"content_block_delta", js(map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]string{"type": "input_json_delta", "partial_json": js(u.input)}})},
+			[2]string{"content_block_stop", js(map[string]any{"type": "content_block_stop", "index": i})})
+	}
+	end := ccEnd("tool_use")[1:] // the blocks are closed above
+	sse(w, append(evs, end...)...)
+}
+
 func ccToolUse(w http.ResponseWriter, id, name string, input any) {
 	evs := [][2]string{ccStart(),
 		{"content_block_start", js(map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]any{"type": "tool_use", "id": id, "name": name, "input": map[string]any{}}})},
@@ -194,8 +232,11 @@ func claudeRun(t *testing.T, claude string, withOmni bool) map[string]string {
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1",
 		"IS_SANDBOX=1",
 	}
+	// The tools Claude Code offers by default (no --tools): its native
+	// build has no Grep or Glob tool; grep and find run in Bash through
+	// its shell functions over the ugrep and bfs it embeds.
 	common := []string{"--dangerously-skip-permissions", "--output-format", "stream-json", "--verbose",
-		"--model", "claude-sonnet-4-5", "--tools", "Bash,Read,Grep,Glob,Agent"}
+		"--model", "claude-sonnet-4-5"}
 	s.run(runTimeout, env, claude, append([]string{"-p", tagMain + ": run the script."}, common...)...)
 
 	all := map[string]string{}
@@ -211,11 +252,26 @@ func claudeRun(t *testing.T, claude string, withOmni bool) map[string]string {
 			all[k] = v
 		}
 	}
-	read := byName(all, ccID, mainScript(true), subScript, afterScript)
+	read := byName(all, ccID, ccMainScript(), subScript, afterScript)
 	if withOmni {
 		// The subagent's reader is its own: its claims are checked apart.
-		s.checkClaims(read, stepOrder(mainScript(true), afterScript))
+		// The parallel calls read each other's results in the same turn:
+		// their claims are checked against the steps before them and both.
+		var serial []step
+		for _, st := range ccMainScript() {
+			if st.kind != "par" {
+				serial = append(serial, st)
+			}
+		}
+		s.checkClaims(read, stepOrder(serial, afterScript))
 		s.checkClaims(read, stepOrder(subScript))
+		var before []string
+		for _, st := range serial {
+			if st.name != "sub" {
+				before = append(before, st.name)
+			}
+		}
+		s.checkParallelClaims(read, before, ccParallel)
 		if l := s.omniLog(); l != "" {
 			t.Logf("omni.log:\n%s", tail(l, 2000))
 		}
@@ -223,8 +279,49 @@ func claudeRun(t *testing.T, claude string, withOmni bool) map[string]string {
 	return read
 }
 
+// ccSearch is the pattern of Claude Code's grep steps: 20 lines of each
+// script file.
+const ccSearch = "config_value_1[0-9] "
+
+// ccParallel names the steps the model calls in one turn.
+var ccParallel = []string{"par1", "par2"}
+
+// ccMainScript is Claude Code's main script: the shared one, then a
+// search as users get it (grep and find in Bash, answered by the ugrep
+// and bfs Claude Code embeds), twice for grep, and two calls of one new
+// command in one turn (Claude Code runs their PostToolUse hooks at once).
+func ccMainScript() []step {
+	par := fixed("sed 's/^/par /' src.txt")
+	return append(mainScript(true),
+		step{"grep1", "shell", fixed("grep -rn '" + ccSearch + "' .")},
+		step{"grep2", "shell", fixed("grep -rn '" + ccSearch + "' .")},
+		step{"find1", "shell", fixed("find . -name '*.txt'")},
+		step{"par1", "par", par},
+		step{"par2", "par", par})
+}
+
+// checkParallelClaims asserts that every "already shown" marker in the
+// results of calls made in one turn names lines the model holds: in a
+// result read before that turn, or in a result of the same turn.
+func (s *sandbox) checkParallelClaims(read map[string]string, before, turn []string) {
+	t := s.t
+	t.Helper()
+	var held strings.Builder
+	for _, n := range append(append([]string(nil), before...), turn...) {
+		held.WriteString(read[n])
+	}
+	for _, name := range turn {
+		for _, m := range markerRe.FindAllStringSubmatch(read[name], -1) {
+			got := s.run(time.Minute, nil, filepath.Join(binDir, "omni"), "retrieve", m[1])
+			if n := missingLines(held.String(), got); n > 0 {
+				t.Errorf("%s: marker %q claims %d lines the model does not hold", name, m[0], n)
+			}
+		}
+	}
+}
+
 // TestClaudeCode plays the script on the real Claude Code with and
-// without omni.
+// without omni, with the tools it offers by default.
 func TestClaudeCode(t *testing.T) {
 	t.Parallel()
 	claude := cliPath(t, "claude-code", claudeSpec, claudeRel)
@@ -234,6 +331,24 @@ func TestClaudeCode(t *testing.T) {
 		sub:        true,
 		compaction: true,
 	})
+	// grep through ugrep: the first search whole, its repeat folded.
+	if g := with["grep1"]; !strings.Contains(without["grep1"], "big line 015: config_value_15") || missingLines(g, without["grep1"]) > 0 {
+		t.Errorf("grep1: want every line ugrep printed (%d chars without omni):\n%s\nwith omni:\n%s", len(without["grep1"]), tail(without["grep1"], 600), tail(g, 600))
+	}
+	if g := with["grep2"]; !handleRe.MatchString(g) || len(g) >= len(with["grep1"])/2 {
+		t.Errorf("grep2: want the repeated search folded, the model read %d chars against %d:\n%s", len(g), len(with["grep1"]), tail(g, 600))
+	}
+	if with["find1"] != without["find1"] || !strings.Contains(without["find1"], "big.txt") {
+		t.Errorf("find1: want bfs's output as is:\n%q\nwithout omni:\n%q", with["find1"], without["find1"])
+	}
+	// Two calls in one turn: the model holds the text once, whole, beside
+	// at most a marker for the other.
+	par := strings.TrimSuffix(with["par1"]+with["par2"], "\n")
+	want := strings.ReplaceAll("par "+strings.TrimSuffix(srcText, "\n"), "\n", "\npar ")
+	if missingLines(par, want) > 0 || without["par1"] == "" {
+		t.Errorf("par1, par2: the model does not hold the command's lines (%d missing):\n%s\n---\n%s", missingLines(par, want), tail(with["par1"], 400), tail(with["par2"], 400))
+	}
+	t.Logf("parallel calls: %d and %d chars with omni, %d and %d without", len(with["par1"]), len(with["par2"]), len(without["par1"]), len(without["par2"]))
 	report(t, "Claude Code "+claudeSpec, with, without)
 }
 

@@ -66,12 +66,33 @@ func gmID(name string) string { return name }
 // gmScript is the main script without subagent.
 func gmScript() []step { return mainScript(false) }
 
-// gmResults keys the responses by step, by position.
-func gmResults(responses []string) map[string]string {
+// gmSecondTag marks a second session on the same store, after the main
+// one: it is shown the head of big.txt, then big.txt whole, whose other
+// lines only the first session read (project scope).
+const gmSecondTag = "E2E-SECOND"
+
+var gmSecondScript = []step{
+	{"s2head", "shell", fixed("head -n 100 big.txt")},
+	{"s2cat", "shell", fixed("cat big.txt")},
+}
+
+// gmScriptOf returns the script a conversation plays (nil for none).
+func gmScriptOf(text string) []step {
+	switch {
+	case strings.Contains(text, gmSecondTag):
+		return gmSecondScript
+	case findTag(text) == tagMain:
+		return gmScript()
+	}
+	return nil
+}
+
+// gmResults keys the responses by step of script, by position.
+func gmResults(script []step, responses []string) map[string]string {
 	out := map[string]string{}
 	for i, r := range responses {
-		if sc := gmScript(); i < len(sc) {
-			out[sc[i].name] = r
+		if i < len(script) {
+			out[script[i].name] = r
 		}
 	}
 	return out
@@ -104,10 +125,11 @@ func geminiMock(t *testing.T, project string) *mock {
 			http.Error(w, err.Error(), 400)
 			return
 		}
-		results := gmResults(responses)
+		script := gmScriptOf(text)
+		results := gmResults(script, responses)
 		var st *step
-		if findTag(text) == tagMain {
-			st = nextStep(gmScript(), results, gmID)
+		if script != nil {
+			st = nextStep(script, results, gmID)
 		}
 		var part map[string]any
 		if st == nil {
@@ -148,19 +170,46 @@ func geminiRun(t *testing.T, gemini string, withOmni bool) map[string]string {
 	env := []string{"GOOGLE_GEMINI_BASE_URL=" + m.URL, "GEMINI_API_KEY=sk-e2e", "GEMINI_CLI_NO_RELAUNCH=true", "GEMINI_CLI_TRUST_WORKSPACE=true"}
 	s.run(runTimeout, env, "node", gemini, "-p", tagMain+": run the script.", "--approval-mode=yolo", "-o", "stream-json", "-m", "gemini-2.5-flash")
 
+	read := gmRead(m, tagMain)
+	if withOmni {
+		s.checkClaims(read, stepOrder(gmScript()))
+		// A second session on the same store: big.txt's lines it was not
+		// shown are project scope, the head it was shown session scope.
+		// Gemini's frame lines (Output:, Process Group PGID) are not
+		// content, so the reply is never only markers, one of them "not
+		// shown here": the project fold gives way and its lines are read.
+		s.run(runTimeout, env, "node", gemini, "-p", gmSecondTag+": run the script.", "--approval-mode=yolo", "-o", "stream-json", "-m", "gemini-2.5-flash")
+		second := gmRead(m, gmSecondTag)
+		s.checkClaims(second, stepOrder(gmSecondScript))
+		got := second["s2cat"]
+		if strings.Contains(got, "not shown here") || !strings.Contains(got, "big line 300") || !strings.Contains(got, "[OMNI: ") {
+			t.Errorf("second session: cat big.txt should deliver the lines only the first session read and fold the head it was shown; the model read:\n%s", tail(got, 1500))
+		}
+		if l := s.omniLog(); l != "" {
+			t.Logf("omni.log:\n%s", tail(l, 2000))
+		}
+	}
+	return read
+}
+
+// gmRead returns what the model read in the longest conversation the
+// mock served for a tag's script.
+func gmRead(m *mock, tag string) map[string]string {
 	var read map[string]string
 	for _, r := range m.requests() {
 		if !strings.HasSuffix(r.Path, ":streamGenerateContent") {
 			continue
 		}
-		if _, res, err := gmConversation(r.Body); err == nil && len(res) >= len(read) {
-			read = gmResults(res)
+		text, res, err := gmConversation(r.Body)
+		if err != nil {
+			continue
 		}
-	}
-	if withOmni {
-		s.checkClaims(read, stepOrder(gmScript()))
-		if l := s.omniLog(); l != "" {
-			t.Logf("omni.log:\n%s", tail(l, 2000))
+		script := gmScriptOf(text)
+		if script == nil || (tag == tagMain) != (findTag(text) == tagMain && !strings.Contains(text, gmSecondTag)) {
+			continue
+		}
+		if len(res) >= len(read) {
+			read = gmResults(script, res)
 		}
 	}
 	return read

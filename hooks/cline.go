@@ -58,6 +58,10 @@ func clineDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(string
 	d.source = cmd
 	d.req.Text, d.req.Source = text, cmd
 	if !*resp.Success || strings.HasPrefix(text, clineExitPrefix) {
+		if fr, ok := clineFrame(text); ok {
+			// Cline's exit line is its frame, not the command's output.
+			d.req.Text = fr.body
+		}
 		d.req.Failed = true
 		return d, nil, true
 	}

@@ -119,11 +119,6 @@ func copilotDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(stri
 		if loc == nil {
 			return d, nil, false
 		}
-		code, err := strconv.Atoi(text[loc[2]:loc[3]])
-		if err != nil || code != 0 {
-			d.req.Failed = true
-			return d, nil, true
-		}
 		text, trailer = text[:loc[0]], text[loc[0]:]
 		if text != "" && text[len(text)-1] != '\n' {
 			// The ledger reads whole lines; the trailer's own newline
@@ -131,7 +126,14 @@ func copilotDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(stri
 			text += "\n"
 			trailer = trailer[1:]
 		}
+		// The closing line is Copilot's frame: never content, on the
+		// failure path too.
 		d.req.Text = text
+		code, err := strconv.Atoi((*r.Text)[loc[2]:loc[3]])
+		if err != nil || code != 0 {
+			d.req.Failed = true
+			return d, nil, true
+		}
 		if isOmniExec(cmd) {
 			return d, nil, false
 		}

@@ -311,6 +311,8 @@ type delivery struct {
 	redacted int
 	// doorGrew: the door's masks made req.Text longer than it arrived.
 	doorGrew bool
+	// framed: the host's frame (hostFrame) was split from req.Text.
+	framed bool
 }
 
 // decide runs the pipeline for a delivery and builds the batch's events

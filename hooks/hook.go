@@ -107,6 +107,9 @@ type ccPayload struct {
 	// codexLegacy: a replay of a Codex call recorded before omni read its
 	// exit code (no host_exit_code param); decided as then.
 	codexLegacy bool
+	// frameLegacy: a replay of a call recorded without paramHostFrame;
+	// the host's frame stays in the text, as it was decided then.
+	frameLegacy bool
 }
 
 // Hook handles one Claude Code hook payload and returns what to print (nil
@@ -131,7 +134,7 @@ func (e *Engine) HookResult(ctx context.Context, in HookInput) (res Result, err 
 			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
 		}
 	}()
-	in.Stdin = CopilotPayload(inlinePersisted(in.Stdin))
+	in.Stdin = CursorPayload(CopilotPayload(inlinePersisted(in.Stdin)))
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.hookAt(ctx, in, e.opt.Now().UTC(), nil)
@@ -285,6 +288,7 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 			p.hostExit = &code
 		}
 	}
+	p.frameLegacy = rc != nil && rc.params[paramHostFrame] != "1"
 	base := events.Event{Time: now, Project: project, Session: reader.Session, Agent: reader.Agent, Call: inv.ID}
 	simple := func(k events.Kind, set func(*events.Event)) (Result, error) {
 		ev := base
@@ -386,6 +390,9 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 		}
 	}
 	d.redacted, d.doorGrew = red.visible, red.grew
+	if d.framed && rc == nil {
+		inv.Invoked.Params = withParam(inv.Invoked.Params, paramHostFrame, "1")
+	}
 	if render == nil && d.unrecorded && red.visible > 0 && host == HostClaudeCode && event == "PostToolUse" {
 		// Over the host's cap (or made so by the masks): nothing is
 		// shortened, but the host must not show its own text, which holds

@@ -52,15 +52,17 @@ var geminiEvents = map[string]bool{
 }
 
 // DetectHost returns the host protocol of a hook payload (HostClaudeCode,
-// HostCodex, HostGemini, HostOpenCode, HostCopilot or HostCline), by key signature,
-// first match wins: Copilot CLI's camelCase tool payload (CopilotPayload);
+// HostCodex, HostGemini, HostOpenCode, HostCopilot, HostCline or HostCursor), by key
+// signature, first match wins: Copilot CLI's camelCase tool payload
+// (CopilotPayload); a "cursor_version" (CursorPayload); a transcript under
+// ~/.factory/sessions (HostDroid);
 // "host":"opencode" or "host":"cline" (omni's plugins); a Gemini-only event name; turn_id
 // (Codex); a timestamp key (Gemini's base input) on an event that is not a
 // Claude tool event; else Claude Code. A payload that is not a JSON object
 // is reported as Claude Code.
 func DetectHost(stdin []byte) string {
 	var p hostPayload
-	_ = json.Unmarshal(CopilotPayload(stdin), &p)
+	_ = json.Unmarshal(CursorPayload(CopilotPayload(stdin)), &p)
 	return detectHost(p)
 }
 
@@ -72,6 +74,10 @@ func detectHost(p hostPayload) string {
 		return HostCopilot
 	case p.Host == HostCline:
 		return HostCline
+	case p.Host == HostCursor:
+		return HostCursor
+	case isDroidTranscript(p.TranscriptPath):
+		return HostDroid
 	case geminiEvents[p.HookEventName]:
 		return HostGemini
 	case len(p.TurnID) > 0 && string(p.TurnID) != "null":
@@ -121,6 +127,10 @@ func (e *Engine) hostDelivery(host string, d delivery, p ccPayload, in HookInput
 		return copilotDelivery(d, p, in)
 	case HostCline:
 		return clineDelivery(d, p, in)
+	case HostCursor:
+		return cursorDelivery(d, p, in)
+	case HostDroid:
+		return d, nil, false // Droid applies no replacement of a tool's output
 	}
 	return d, nil, false
 }
@@ -154,6 +164,14 @@ func codexDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(string
 	cmd := sourceOf("Bash", p.ToolInput)
 	d.source = cmd
 	d.req.Text, d.req.Source, d.req.Failed = text, cmd, failed
+	fr, framed := hostFrame{}, false
+	if !p.frameLegacy && !p.codexLegacy {
+		// Codex's truncation header is its frame, not the command's output.
+		if fr, framed = codexFrame(text); framed {
+			d.framed = true
+			d.req.Text = fr.body
+		}
+	}
 	if failed {
 		return d, nil, true
 	}
@@ -167,6 +185,9 @@ func codexDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(string
 	var s string
 	if d.req.NoFold == "" && json.Unmarshal(p.ToolResponse, &s) == nil && !known {
 		d.req.NoFold = "exit-unknown"
+	}
+	if framed {
+		return d, fr.wrap(codexReply(code)), true
 	}
 	return d, codexReply(code), true
 }
@@ -329,6 +350,19 @@ func geminiDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(strin
 	src := sourceOf(p.ToolName, p.ToolInput)
 	d.source = src
 	d.req.Text, d.req.Source = text, src
+	pre, inner, post, enveloped := untrustedEnvelope(text)
+	if !enveloped {
+		pre, inner, post = "", text, ""
+	}
+	fr, framed := hostFrame{}, false
+	if kind == "shell" && !p.frameLegacy {
+		// The ledger, the failure path included, sees the command's output
+		// alone: Gemini's "Output: " prefix and status lines are its frame.
+		if fr, framed = geminiShellFrame(inner); framed {
+			d.framed = true
+			d.req.Text = fr.body
+		}
+	}
 	if e := strings.TrimSpace(string(resp.Error)); e != "" && e != "null" && e != `""` {
 		d.req.Failed = true
 		return d, nil, true
@@ -350,7 +384,11 @@ func geminiDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(strin
 	if utf8.RuneCountInString(text) > GeminiOutputCap {
 		d.unrecorded, d.reason = true, "host-cap"
 	}
-	if pre, inner, post, ok := untrustedEnvelope(text); ok {
+	if framed {
+		fr.head, fr.tail = pre+fr.head, fr.tail+post
+		return d, fr.wrap(geminiReply), true
+	}
+	if enveloped {
 		// The tags frame the tool's text as untrusted for the model: they
 		// stay around whatever the ledger folds inside, so a fold never
 		// leaves new lines outside the frame.

@@ -85,12 +85,12 @@ func main() {
 		// Any other argument is ignored, like the optional EVENT of
 		// 'omni hook': the payload decides.
 	}
-	run(os.Stdin, os.Stdout, os.Stderr)
+	run(os.Stdin, os.Stdout, os.Stderr, len(os.Args) > 1 && os.Args[1] == wire.CursorArg)
 }
 
 // run handles one payload; every problem ends in silence (the host keeps
 // its output) and, where possible, a line in $OMNI_HOME/omni.log.
-func run(stdin io.Reader, stdout, stderr io.Writer) {
+func run(stdin io.Reader, stdout, stderr io.Writer, fromCursorEntry bool) {
 	home := wire.Home()
 	if os.Getenv("OMNI_REPORT_RSS") != "" {
 		defer reportRSS(stderr)
@@ -114,6 +114,9 @@ func run(stdin io.Reader, stdout, stderr io.Writer) {
 	if len(req) == 1 {
 		logf(home, "hook: empty stdin")
 		return
+	}
+	if wire.CursorDuplicate(fromCursorEntry, req[1:]) {
+		return // omni's Claude Code hook run by Cursor: its own entry answers
 	}
 	if len(req)-1 > maxInput {
 		logf(home, "hook: stdin over %d bytes, left to the host", maxInput)
@@ -151,11 +154,11 @@ func run(stdin io.Reader, stdout, stderr io.Writer) {
 		}
 		logf(home, "omni-hook: %v: running omni hook", err)
 	}
-	fallback(home, req[1:], stdout, stderr)
+	fallback(home, req[1:], stdout, stderr, fromCursorEntry)
 }
 
 // fallback runs `omni hook` with the payload and copies its reply.
-func fallback(home string, payload []byte, stdout, stderr io.Writer) {
+func fallback(home string, payload []byte, stdout, stderr io.Writer, fromCursorEntry bool) {
 	bin := omniBinary()
 	if bin == "" {
 		logf(home, "omni-hook: no daemon answers and no omni binary was found beside %s or on $PATH", self())
@@ -163,7 +166,11 @@ func fallback(home string, payload []byte, stdout, stderr io.Writer) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), fallbackKill)
 	defer cancel()
-	c := exec.CommandContext(ctx, bin, "hook")
+	args := []string{"hook"}
+	if fromCursorEntry {
+		args = append(args, wire.CursorArg)
+	}
+	c := exec.CommandContext(ctx, bin, args...)
 	c.Stdin = bytes.NewReader(payload)
 	var out bytes.Buffer
 	c.Stdout = &out
@@ -261,7 +268,7 @@ func pretool(args []string, stdin io.Reader, stdout io.Writer) {
 		return
 	}
 	in, err := io.ReadAll(io.LimitReader(stdin, maxInput+1))
-	if err != nil || len(in) > maxInput {
+	if err != nil || len(in) > maxInput || wire.CursorDuplicate(false, in) {
 		return
 	}
 	bin := omniBinary()

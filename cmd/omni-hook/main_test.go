@@ -229,3 +229,44 @@ func TestPretoolSameAsOmni(t *testing.T) {
 		t.Fatalf("OMNI_PRETOOL_REWRITE=0: %s", got)
 	}
 }
+
+// Cursor also runs the hooks of ~/.claude/settings.json, with its own
+// payloads and CURSOR_VERSION set: omni's Claude Code entries (omni-hook,
+// omni-hook pretool) answer nothing and record nothing there, while the
+// entry omni init --cursor writes (omni-hook cursor) shortens an MCP
+// tool's repeated text with the one reply Cursor applies.
+func TestCursorRunsClaudeHooksSilently(t *testing.T) {
+	t.Setenv("CURSOR_VERSION", "2026.09.18-9a7762b")
+	var sb strings.Builder
+	for i := 0; i < 40; i++ {
+		fmt.Fprintf(&sb, "doc %03d  section %04d  anchor %08x\n", i, i*7, i*2654435761)
+	}
+	out, _ := json.Marshal(map[string]any{"content": []any{map[string]any{"type": "text", "text": sb.String()}}})
+	p, _ := json.Marshal(map[string]any{"conversation_id": "c1", "session_id": "c1", "hook_event_name": "postToolUse",
+		"cursor_version": "2026.09.18-9a7762b", "workspace_roots": []string{"/tmp/proj"}, "tool_name": "MCP:search_docs",
+		"tool_input": `{"query":"x"}`, "tool_output": string(out), "tool_use_id": "call_1"})
+	pre := []byte(`{"conversation_id":"c1","session_id":"c1","hook_event_name":"preToolUse","cursor_version":"2026.09.18-9a7762b","tool_name":"Shell","tool_input":{"command":"go test ./..."},"permission_mode":"bypassPermissions"}`)
+	home := t.TempDir()
+	defer stopDaemon(home)
+	thin := filepath.Join(binDir, "omni-hook")
+	for i := 0; i < 2; i++ {
+		if got := hook(t, home, p, thin); len(got) != 0 {
+			t.Fatalf("omni's Claude Code hook answered Cursor: %s", got)
+		}
+		if got := hook(t, home, pre, thin, "pretool"); len(got) != 0 {
+			t.Fatalf("omni's Claude Code pretool answered Cursor's preToolUse: %s", got)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(home, "daemon.addr")); err == nil {
+		t.Fatal("a dropped call started the daemon")
+	}
+	if first := hook(t, home, p, thin, "cursor"); len(first) != 0 {
+		t.Fatalf("first delivery answered: %s", first)
+	}
+	second := hook(t, home, p, thin, "cursor")
+	var reply map[string]any
+	if err := json.Unmarshal(second, &reply); err != nil || len(reply) != 1 || reply["updated_mcp_tool_output"] == nil ||
+		!bytes.Contains(second, []byte("omni retrieve ")) {
+		t.Fatalf("omni-hook cursor, second delivery: %s (%v)", second, err)
+	}
+}

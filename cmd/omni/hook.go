@@ -13,6 +13,7 @@ import (
 	"github.com/omnictx/omni/hooks"
 	"github.com/omnictx/omni/internal/bench"
 	"github.com/omnictx/omni/internal/daemon"
+	"github.com/omnictx/omni/internal/daemon/wire"
 )
 
 // hookDeadline bounds one hook invocation end to end; past it the hook
@@ -34,7 +35,10 @@ otherwise prints nothing. PostToolUseFailure is recorded, never answered.
 PreCompact, PostCompact and SessionStart (compact, clear) empty the session's
 shown-sets; SessionStart may answer with additionalContext (the project's
 pinned goal, remembered facts, hot files, last active error). The optional
-EVENT argument is ignored (the payload decides).
+EVENT argument is ignored (the payload decides), except 'cursor', which
+omni init --cursor writes: Cursor also runs the hooks of
+~/.claude/settings.json, and a Cursor payload reaching a hook without it
+(CURSOR_VERSION set) is answered with nothing, so no call is handled twice.
 
 Exit codes: always 0. On any error, timeout or panic it prints nothing, so
 the host keeps its own output, and writes one line to $OMNI_HOME/omni.log.`,
@@ -42,14 +46,14 @@ the host keeps its own output, and writes one line to $OMNI_HOME/omni.log.`,
         "tool_input":{"command":"ls"},"tool_response":{"stdout":"a\n","stderr":"","interrupted":false}}' | omni hook`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			runHook(s)
+			runHook(s, len(args) == 1 && args[0] == wire.CursorArg)
 			return nil
 		},
 	}
 }
 
 // runHook never fails: every problem is logged and answered with silence.
-func runHook(s streams) {
+func runHook(s streams, fromCursorEntry bool) {
 	daemon.StuckExit = 0 // a stuck in-process store start still never fails the host
 	home := omniHome()
 	logf := homeLogf(home)
@@ -83,6 +87,9 @@ func runHook(s streams) {
 	if len(req)-1 > hooks.MaxInput {
 		logf("hook: stdin over %d bytes, left to the host", hooks.MaxInput)
 		return
+	}
+	if wire.CursorDuplicate(fromCursorEntry, req[1:]) {
+		return // omni's Claude Code hook run by Cursor: its own entry answers
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), hookDeadline)
 	defer cancel()

@@ -24,14 +24,16 @@ const hostFlagHelp = `  --claude     Claude Code (~/.claude/settings.json, ~/.cl
   --opencode   OpenCode (~/.config/opencode/plugins/omni.js, opencode.json)
   --copilot    GitHub Copilot CLI ($COPILOT_HOME/settings.json, default ~/.copilot)
   --cline      Cline CLI (~/.cline/plugins/omni.js)
-  --all        all six`
+  --cursor     Cursor (~/.cursor/hooks.json, ~/.cursor/mcp.json)
+  --droid      Factory Droid (~/.factory/settings.json)
+  --all        every host above`
 
 func newInitCmd(s streams) *cobra.Command {
-	var claude, codex, gemini, opencode, copilot, cline, all, uninstall, hookOnly, mcpOnly, dry, project, rewrite, asJSON, embedded bool
+	var claude, codex, gemini, opencode, copilot, cline, cursor, droid, all, uninstall, hookOnly, mcpOnly, dry, project, rewrite, asJSON, embedded bool
 	var bin string
 	var cs daemon.ClusterSetup
 	cmd := &cobra.Command{
-		Use:   "init [--claude|--codex|--gemini|--opencode|--copilot|--cline|--all] [flags]",
+		Use:   "init [--claude|--codex|--gemini|--opencode|--copilot|--cline|--cursor|--droid|--all] [flags]",
 		Short: "Register omni's hooks and MCP server with agent hosts",
 		Long: `Writes omni's registration where each host reads it:
 
@@ -58,10 +60,20 @@ func newInitCmd(s streams) *cobra.Command {
                and assigns the shortened text; MCP in opencode.json "mcp".
   Copilot CLI  postToolUse and preCompact command hooks in
                $COPILOT_HOME/settings.json (default ~/.copilot; --project:
-               .github/copilot/settings.json); no MCP server.
+               .github/hooks/omni.json, which the Copilot cloud agent reads
+               too, running 'omni hook' from PATH); no MCP server.
   Cline CLI    a plugin, ~/.cline/plugins/omni.js ($CLINE_DIR; --project:
                .cline/plugins/), that runs 'omni hook' after each run_commands
                call and puts the shortened text in each command's result.
+  Cursor       postToolUse (MCP tools only: Cursor cannot replace a Shell or
+               Read output) and preCompact in ~/.cursor/hooks.json
+               (--project: .cursor/hooks.json), running 'omni-hook cursor';
+               MCP server in ~/.cursor/mcp.json (--project: .cursor/mcp.json).
+               Cursor also runs ~/.claude/settings.json's hooks: omni's
+               Claude Code hooks stay silent there.
+  Droid        the MCP server with omni_run in ~/.factory/mcp.json (--project:
+               .factory/mcp.json); no hook: Droid's PostToolUse cannot
+               replace a tool's output.
 
 Only omni's own entries are inserted or removed; other keys, hooks and the
 file's formatting stay as they were. Omni's entries are recognised by program
@@ -122,7 +134,7 @@ error, or the host could not be told.`,
 				return usageErr("omni init: the --nats-* settings go with --nats-url, and --embedded without them")
 			}
 			if cs.Set { // the backend first: refused settings leave every file as it was
-				if err := initCluster(s, cs, asJSON); err != nil || !(claude || codex || gemini || opencode || copilot || cline || all || uninstall) {
+				if err := initCluster(s, cs, asJSON); err != nil || !(claude || codex || gemini || opencode || copilot || cline || cursor || droid || all || uninstall) {
 					return err
 				}
 			}
@@ -153,7 +165,7 @@ error, or the host could not be told.`,
 				o.Project = projectOf(wd)
 			}
 			var hosts []hostsetup.Host
-			sel := map[hostsetup.Host]bool{hostsetup.Claude: claude, hostsetup.Codex: codex, hostsetup.Gemini: gemini, hostsetup.OpenCode: opencode, hostsetup.Copilot: copilot, hostsetup.Cline: cline}
+			sel := map[hostsetup.Host]bool{hostsetup.Claude: claude, hostsetup.Codex: codex, hostsetup.Gemini: gemini, hostsetup.OpenCode: opencode, hostsetup.Copilot: copilot, hostsetup.Cline: cline, hostsetup.Cursor: cursor, hostsetup.Droid: droid}
 			for _, h := range hostsetup.AllHosts {
 				if all || sel[h] {
 					hosts = append(hosts, h)
@@ -203,6 +215,8 @@ error, or the host could not be told.`,
 	f.BoolVar(&opencode, "opencode", false, "set up OpenCode")
 	f.BoolVar(&copilot, "copilot", false, "set up GitHub Copilot CLI")
 	f.BoolVar(&cline, "cline", false, "set up Cline CLI")
+	f.BoolVar(&cursor, "cursor", false, "set up Cursor (MCP tool outputs and compaction)")
+	f.BoolVar(&droid, "droid", false, "set up Factory Droid")
 	f.BoolVar(&all, "all", false, "set up every host")
 	f.BoolVar(&uninstall, "uninstall", false, "remove omni's registration (restores the original bytes when nothing else changed)")
 	f.BoolVar(&hookOnly, "hook-only", false, "hooks (or the OpenCode plugin) only, no MCP server")

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omnictx/omni/hooks"
+	"github.com/omnictx/omni/internal/daemon/wire"
 	"github.com/omnictx/omni/internal/rewrite"
 )
 
@@ -52,8 +53,8 @@ the command as written.`,
 				return nil
 			}
 			stdin, err := io.ReadAll(io.LimitReader(s.In, hooks.MaxInput+1))
-			if err != nil || len(stdin) > hooks.MaxInput {
-				return nil
+			if err != nil || len(stdin) > hooks.MaxInput || wire.CursorDuplicate(false, stdin) {
+				return nil // Cursor runs Claude Code's hooks too: never a permission reply there
 			}
 			self, err := os.Executable()
 			if err != nil {

@@ -119,6 +119,10 @@ const environmentHelp = `Environment variables omni reads:
   OMNI_REPORT_RSS       any value: hooks write their peak memory to stderr
   GOMEMLIMIT            when set, the daemon keeps Go's limit instead of its
                         own soft memory limit
+  CURSOR_VERSION        set by Cursor in every hook process: a Cursor payload
+                        reaching omni's Claude Code hooks (Cursor runs
+                        ~/.claude/settings.json's hooks too) is answered with
+                        nothing; 'omni init --cursor' registers its own
   CODEX_HOME            Codex's config directory for 'omni init --codex'
                         (default ~/.codex)
   COPILOT_HOME          Copilot CLI's config directory for 'omni init --copilot'

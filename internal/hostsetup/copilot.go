@@ -31,13 +31,12 @@ func copilotHome(o Options) string {
 	return filepath.Join(o.Home, ".copilot")
 }
 
-// copilotSettings is the settings.json Copilot reads hooks from: the
-// user's ($COPILOT_HOME/settings.json) or, in a project,
-// .github/copilot/settings.json (loaded only in a folder the user
-// trusts).
+// copilotSettings is the file Copilot reads omni's hooks from: the
+// user's $COPILOT_HOME/settings.json or, in a project, the repository's
+// .github/hooks/omni.json (copilotproject.go).
 func copilotSettings(o Options) string {
 	if o.Project != "" {
-		return filepath.Join(o.Project, ".github", "copilot", "settings.json")
+		return copilotProjectHooks(o.Project)
 	}
 	return filepath.Join(copilotHome(o), "settings.json")
 }

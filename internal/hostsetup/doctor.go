@@ -136,6 +136,12 @@ func inspectPart(h Host, o Options, kind string) (string, string) {
 				}
 				out, del, err := q.apply(src, true, true)
 				if err == nil && !del && bytes.Equal(out, src) {
+					if !filepath.IsAbs(bin) {
+						// A bare name (a committed hooks file runs omni from PATH).
+						if p, err := exec.LookPath(bin); err == nil {
+							bin = p
+						}
+					}
 					if fi, err := os.Stat(bin); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
 						return "missing-binary", p.path
 					}

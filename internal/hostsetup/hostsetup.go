@@ -164,6 +164,9 @@ type part struct {
 // hostPaths returns where a host reads omni's hook (or plugin) and MCP
 // registration, user or project scope.
 func hostPaths(h Host, o Options) (hookPath, mcpPath string) {
+	if s, ok := specs[h]; ok {
+		return s.paths(o)
+	}
 	p := o.Project
 	switch h {
 	case Claude:
@@ -204,6 +207,9 @@ func hostPaths(h Host, o Options) (hookPath, mcpPath string) {
 
 // partsFor lists the registrations of host h under o.
 func partsFor(h Host, o Options) []part {
+	if s, ok := specs[h]; ok {
+		return specParts(s, o)
+	}
 	hookPath, mcpPath := hostPaths(h, o)
 	omni := o.Omni
 	var ps []part
@@ -231,6 +237,10 @@ func partsFor(h Host, o Options) []part {
 				return applyPlugin(src, exists, install, omni, hookPath)
 			}})
 		case Copilot:
+			if o.Project != "" {
+				ps = append(ps, copilotProjectPart(hookPath))
+				break
+			}
 			ps = append(ps, part{"hooks", hookPath, jsonApply(func(src []byte, install bool) ([]byte, error) {
 				return applyCopilotHooks(src, omni, install)
 			})})

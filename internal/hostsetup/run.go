@@ -17,6 +17,9 @@ import (
 
 // hostDirs are the directories whose presence says a host is installed.
 func hostDirs(h Host, o Options) []string {
+	if s, ok := specs[h]; ok {
+		return s.dirs(o)
+	}
 	if o.Project != "" {
 		switch h {
 		case Claude:
@@ -28,7 +31,7 @@ func hostDirs(h Host, o Options) []string {
 		case OpenCode:
 			return []string{filepath.Join(o.Project, ".opencode"), filepath.Join(o.Project, "opencode.json")}
 		case Copilot:
-			return []string{filepath.Join(o.Project, ".github", "copilot")}
+			return []string{filepath.Join(o.Project, ".github", "copilot"), filepath.Join(o.Project, ".github", "hooks")}
 		case Cline:
 			return []string{filepath.Join(o.Project, ".cline")}
 		}
@@ -294,6 +297,9 @@ func binariesIn(src []byte) []string {
 
 // hostNotes are the steps a host needs beyond its files.
 func hostNotes(h Host, o Options) []string {
+	if s, ok := specs[h]; ok && s.notes != nil {
+		return s.notes(o)
+	}
 	var n []string
 	switch h {
 	case Claude:
@@ -318,7 +324,10 @@ func hostNotes(h Host, o Options) []string {
 		}
 	case Copilot:
 		if !o.MCPOnly {
-			n = append(n, "Copilot CLI runs hooks from a project's .github/copilot/settings.json only in a folder you trust; omni registers no MCP server with it")
+			if o.Project != "" {
+				n = append(n, "Copilot CLI runs a repository's hooks only in a folder you trust; .github/hooks/omni.json runs 'omni hook' from PATH, so whoever runs the agent (the Copilot cloud agent too, through its setup steps) needs omni installed")
+			}
+			n = append(n, "omni registers no MCP server with Copilot CLI")
 		}
 	case Cline:
 		if !o.MCPOnly {

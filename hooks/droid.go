@@ -1,0 +1,25 @@
+package hooks
+
+// Factory Droid (read from its 0.225.2 binary; docs/HOSTS.md "Factory
+// Droid"): its hook payloads take Claude Code's keys (session_id,
+// transcript_path, cwd, permission_mode, hook_event_name, tool_name,
+// tool_input, tool_response), its shell tool is "Execute", and its session
+// transcripts live under ~/.factory/sessions. Its PostToolUse cannot
+// replace a tool's output (a reply may stop the run, add a message the
+// model reads besides the output, or warn the user): a Claude Code reply
+// would be dropped while omni recorded a fold the model never got. So a
+// Droid payload, told by its transcript path, is never answered on a tool
+// event, and nothing of its output is recorded as shown; omni init
+// --droid registers no hook (the PreToolUse rewrite of Execute commands
+// waits for the rewrite's design common to every host).
+
+import "strings"
+
+// HostDroid is Factory Droid.
+const HostDroid = "droid"
+
+// isDroidTranscript reports a transcript under a Factory home's sessions
+// directory (~/.factory/sessions/…).
+func isDroidTranscript(path string) bool {
+	return strings.Contains(path, "/.factory/sessions/")
+}
