@@ -132,7 +132,13 @@ func runFilter(ctx context.Context, s streams, args []string) error {
 			}
 			return redact.NewWriter(w)
 		},
-		Deliver: func(text string) string {
+		Deliver: func(text string) (out string) {
+			defer func() {
+				if p := recover(); p != nil {
+					homeLogf(omniHome())("pipe: panic: %v", p)
+					out = redactLocal(text, keepSecrets) // fail open, still masked
+				}
+			}()
 			if bad != nil {
 				return redactLocal(text, keepSecrets)
 			}
