@@ -2,7 +2,6 @@ package hooks
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"runtime/debug"
 	"strconv"
@@ -43,6 +42,10 @@ type CallInput struct {
 	// not show whole (HostShows) is still distilled, but nothing of it is
 	// recorded as shown and nothing in it folds.
 	Host string `json:"host,omitempty"`
+	// Origin says where the input came from, recorded with the invocation
+	// (keys OriginPrefix*; omni bench: the corpus call a rewrite replays);
+	// the decision never reads it.
+	Origin map[string]string `json:"origin,omitempty"`
 	// priorRedacted is the recorded redaction count a replay reruns with.
 	priorRedacted int
 	// priorGrew is the recorded growth flag of the redaction.
@@ -88,10 +91,14 @@ func (e *Engine) callAt(ctx context.Context, in CallInput, now time.Time, projec
 		params["env_passthrough"] = "1"
 	}
 	if e.opt.LedgerOnly {
-		params["ledger_only"] = "1"
+		params[ParamLedgerOnly] = "1"
 	}
+	if e.opt.FoldFloor > 0 {
+		params[ParamFoldFloor] = strconv.Itoa(e.opt.FoldFloor)
+	}
+	params = withOrigin(params, in.Origin)
 	if in.KeepSecrets {
-		params["keep_secrets"] = "1"
+		params[paramKeepSecrets] = "1"
 	}
 	if in.Host != "" {
 		params["host"] = in.Host
@@ -106,36 +113,25 @@ func (e *Engine) callAt(ctx context.Context, in CallInput, now time.Time, projec
 	d.shorten = &pipeline.ShortenRequest{Command: in.Command, Tool: "Bash", ExitCode: in.ExitCode}
 	d.redacted, d.doorGrew = red.visible, red.grew
 	d.noLedger = in.Session == ""
-	var dec pipeline.Decision
-	var evs []events.Event
-	for round := 0; ; round++ {
-		dec, evs = e.decide(d, inv.ID)
-		if in.Host == HostClaudeCode && !d.unshown && !HostShows(dec.Text, in.ExitCode) {
-			d.unshown = true
-			dec, evs = e.decide(d, inv.ID)
-		}
-		evs[len(evs)-1].Emitted.Output = sha([]byte(dec.Text))
-		if red.visible > 0 {
-			evs[len(evs)-1].Emitted.Replied = true // the door changed the text: redaction
-		}
-		e.stamp(evs, t0)
-		// On a shared log, another machine may append first: decide again
-		// with its batches folded (appendDecision).
-		if err = e.appendDecision(ctx, &inv, evs); !errors.Is(err, errStale) || round == maxRedecide {
-			break
-		}
-	}
+	dec, evs, _, fellBack, err := e.commit(ctx, &inv, &d, t0, doorStep{
+		decide: func(d *delivery) (pipeline.Decision, []events.Event) {
+			dec, evs := e.decide(*d, inv.ID)
+			if in.Host == HostClaudeCode && !d.unshown && !HostShows(dec.Text, in.ExitCode) {
+				d.unshown = true
+				dec, evs = e.decide(*d, inv.ID)
+			}
+			return dec, evs
+		},
+		print: func(dec pipeline.Decision) ([]byte, bool, error) {
+			return []byte(dec.Text), red.visible > 0, nil
+		},
+		cut:       func(dec pipeline.Decision) bool { return dec.Text != in.Text },
+		unchanged: []byte(in.Text),
+	})
 	if err != nil {
-		if dec.Text == in.Text || errors.Is(err, errStale) {
-			return res, fmt.Errorf("append: %w", err)
-		}
-		params["nofold"] = "archive-failed"
-		d.req.NoFold = "archive-failed"
-		_, evs = e.decide(d, inv.ID)
-		evs[len(evs)-1].Emitted.Output = sha([]byte(in.Text))
-		if err2 := e.appendDecision(ctx, &inv, evs); err2 != nil {
-			return res, fmt.Errorf("append: %w", err2)
-		}
+		return res, err
+	}
+	if fellBack {
 		res.Recorded, res.Reason = true, "archive-failed"
 		return res, nil
 	}
