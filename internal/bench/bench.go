@@ -404,8 +404,7 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 	// The available repetition, computed here independently of the ledger:
 	// per reader, the trimmed lines it received (not folded away), emptied
 	// on compaction.
-	received := map[string]map[string]struct{}{}
-	readersOf := map[string][]string{}
+	t := newTally(rep, outW, o.Out)
 	epoch := map[string]int{}
 	durs := make([]time.Duration, 0, len(recs))
 	start := time.Now()
@@ -420,9 +419,7 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 			if _, err := eng.HookResult(ctx, hooks.HookInput{Stdin: pc}); err != nil {
 				rep.HookFailures++
 			}
-			for _, rd := range readersOf[r.Session] {
-				delete(received, rd)
-			}
+			t.compact(r.Session)
 		}
 		payload, hostTool := Payload(r, project)
 		hostRaw := RawOf(payload) // before the over-cap cut below
@@ -452,151 +449,21 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 		if o.Rewrite != "" && hostTool == "Bash" && payload["hook_event_name"] == "PostToolUseFailure" && Rewritable(r.Input, o.Rewrite) {
 			rewritten = true
 			line, body, code := SplitExitLine(r.Output, r.ExitCode)
+			origin := originOf(r)
+			origin[OriginExitLine] = line
 			res, err = eng.Call(ctx, hooks.CallInput{Door: events.DoorExec, Command: r.Input, Text: body, ExitCode: code,
-				Session: r.Session, Agent: agentOf(payload), Cwd: project, Host: hooks.HostClaudeCode})
+				Session: r.Session, Agent: agentOf(payload), Cwd: project, Host: hooks.HostClaudeCode, Origin: origin})
 			res.Raw, res.Delivered, res.Event = line+res.Raw, line+res.Delivered, "rewrite:exec"
 			if err != nil {
 				res.Delivered = res.Raw
 			}
 		} else {
-			res, err = eng.HookResult(ctx, hooks.HookInput{Stdin: stdin})
+			res, err = eng.HookResult(ctx, hooks.HookInput{Stdin: stdin, Origin: originOf(r)})
 		}
 		durs = append(durs, time.Since(t0))
-		if err != nil {
-			rep.HookFailures++
-			res.Raw, res.Delivered = r.Output, r.Output
-		}
-		if res.Raw == "" && res.Delivered == "" {
-			res.Raw, res.Delivered = RawOf(payload), RawOf(payload)
-		}
-		rk := r.Session + "\x00" + r.Agent
-		set := received[rk]
-		if set == nil {
-			set = map[string]struct{}{}
-			received[rk] = set
-			readersOf[r.Session] = append(readersOf[r.Session], rk)
-		}
-		lines := pipeline.SplitLines(nil, res.Raw)
-		var repeat int64
-		var repeatFail int64
-		for _, ln := range lines {
-			t := strings.TrimSpace(res.Raw[ln.Start:ln.End])
-			if t == "" {
-				continue
-			}
-			if _, ok := set[t]; ok {
-				repeat += int64(ln.End - ln.Start)
-				if pipeline.IsFailureLine(t) {
-					repeatFail += int64(ln.End - ln.Start)
-				}
-			}
-		}
-		if res.Reason == "failed" || res.Reason == "host-cap" || res.Reason == hooks.ReasonHostCapReply {
-			rep.UnrewritableRepeat += repeat
-			rep.UnrewritableByReason[res.Reason] += repeat
-		}
-		var handles []string
-		var sessSaved, projSaved int64
-		for _, f := range res.Folds {
-			if f.Scope == pipeline.ScopeSession {
-				sessSaved += int64(f.Bytes - len(f.Marker))
-			} else {
-				projSaved += int64(f.Bytes - len(f.Marker))
-			}
-			handles = append(handles, f.Handle)
-			rep.FoldsByKind[string(f.Kind)]++
-		}
-		if res.Reason != "host-cap" {
-			// What the reader received: the delivered lines, markers and
-			// fillers excluded (folded and distilled-away lines were not).
-			issued := map[string]bool{}
-			for _, f := range res.Folds {
-				issued[strings.TrimSpace(strings.SplitN(f.Marker, "\n", 2)[0])] = true
-			}
-			for _, ln := range pipeline.SplitLines(nil, res.Delivered) {
-				t := strings.TrimSpace(res.Delivered[ln.Start:ln.End])
-				if t == "" || t == pipeline.Filler || issued[t] || (strings.HasPrefix(t, "[OMNI: ") && !strings.Contains(res.Raw, t)) {
-					continue
-				}
-				set[t] = struct{}{}
-			}
-		}
-		rep.SessionFoldSaved += sessSaved
-		rep.ProjectFoldSaved += projSaved
-		raw, del := int64(len(res.Raw)), int64(len(res.Delivered))
-		rep.All.add(raw, del, repeat, len(res.Folds))
-		if rewritten {
-			rep.Rewritten.add(raw, del, repeat, len(res.Folds))
-			if res.Unshown {
-				rep.RewrittenUnshown++
-			}
-		}
-		if overCap {
-			rep.OverCap.add(raw, del, repeat, len(res.Folds))
-			if res.Reply != nil {
-				rep.OverCapInline++
-			}
-		}
-		bucketOf := func(m map[string]*Bucket, k string) *Bucket {
-			b := m[k]
-			if b == nil {
-				b = &Bucket{}
-				m[k] = b
-			}
-			return b
-		}
-		fam := res.Distiller
-		if fam == "" {
-			fam = "none"
-		}
-		bucketOf(rep.ByFamily, fam).add(raw, del, repeat, len(res.Folds))
-		bucketOf(rep.ByDoor, strings.TrimSpace(res.Event+" "+hostTool)).add(raw, del, repeat, len(res.Folds))
-		bucketOf(rep.ByReason, reasonOf(res, raw, del)).add(raw, del, repeat, len(res.Folds))
-		tb := rep.ByTool[r.Tool]
-		if tb == nil {
-			tb = &Bucket{}
-			rep.ByTool[r.Tool] = tb
-		}
-		tb.add(raw, del, repeat, len(res.Folds))
-		tb.SessionFoldSaved += sessSaved
-		tb.ProjectFoldSaved += projSaved
-		sb := rep.BySource[project]
-		if sb == nil {
-			sb = &Bucket{}
-			rep.BySource[project] = sb
-		}
-		sb.add(raw, del, repeat, len(res.Folds))
-		sb.SessionFoldSaved += sessSaved
-		sb.ProjectFoldSaved += projSaved
-		if miss := repeat - (raw - del); miss > 0 {
-			reason := res.Reason
-			if len(res.Folds) > 0 {
-				reason = "partial: runs under their bar, failure lines, split sources"
-			}
-			if reason == "" {
-				reason = "unknown"
-			}
-			if repeatFail > 0 && len(res.Folds) > 0 {
-				rep.Uncaptured["failure lines"] += min(repeatFail, miss)
-				miss -= min(repeatFail, miss)
-			}
-			rep.Uncaptured[reason] += miss
-		}
-		if outW != nil {
-			// What the model read: on the failure path the host applies no
-			// reply, so a hook that printed none leaves the host's own text
-			// (the door's redaction never reached the model there).
-			seen := res.Delivered
-			if !rewritten && err == nil && res.Reply == nil && payload["hook_event_name"] == "PostToolUseFailure" {
-				seen = hostRaw
-			}
-			b, _ := json.Marshal(OutLine{Session: r.Session, Agent: r.Agent, Seq: r.Seq, Tool: r.Tool, Input: r.Input,
-				HostTool: hostTool, Event: res.Event, Project: project, Epoch: r.CompactionEpoch,
-				Raw: hostRaw, Delivered: seen, Handles: handles, Reason: res.Reason, Why: reasonOf(res, raw, del)})
-			outW.Write(b)
-			if err := outW.WriteByte('\n'); err != nil {
-				return nil, fmt.Errorf("write %s: %w", o.Out, err)
-			}
+		if err := t.call(callOf{rec: r, project: project, payload: payload, hostTool: hostTool, hostRaw: hostRaw,
+			res: res, err: err, rewritten: rewritten, overCap: overCap}); err != nil {
+			return nil, err
 		}
 		if bar != nil {
 			bar.Add(1)
@@ -627,6 +494,187 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 		rep.PipelineP99 = float64(durs[len(durs)*99/100].Microseconds()) / 1000
 	}
 	return rep, nil
+}
+
+// tally adds calls up into a Report the way omni bench counts them (the
+// available repetition computed from the texts, per reader, emptied on
+// compaction) and writes their --out lines: one tally for bench --corpus
+// and bench --store alike.
+type tally struct {
+	rep *Report
+	// received: per reader, the trimmed lines it received (not folded
+	// away), emptied on compaction.
+	received  map[string]map[string]struct{}
+	readersOf map[string][]string
+	outW      *bufio.Writer
+	outName   string
+}
+
+func newTally(rep *Report, outW *bufio.Writer, outName string) *tally {
+	return &tally{rep: rep, received: map[string]map[string]struct{}{}, readersOf: map[string][]string{}, outW: outW, outName: outName}
+}
+
+// compact empties the received lines of every reader of a session.
+func (t *tally) compact(session string) {
+	for _, rd := range t.readersOf[session] {
+		delete(t.received, rd)
+	}
+}
+
+// callOf is one call as the tally counts it: the corpus record it stands
+// for, its project, the hook payload built for it (nil for none), the host
+// tool and the text the host showed, and what the engine did.
+type callOf struct {
+	rec                Record
+	project            string
+	payload            map[string]any
+	hostTool, hostRaw  string
+	res                hooks.Result
+	err                error
+	rewritten, overCap bool
+}
+
+// call adds one call. Errors: the --out file's.
+func (t *tally) call(c callOf) error {
+	rep, r, res, err, payload, project := t.rep, c.rec, c.res, c.err, c.payload, c.project
+	hostTool, hostRaw, rewritten, overCap := c.hostTool, c.hostRaw, c.rewritten, c.overCap
+	if err != nil {
+		rep.HookFailures++
+		res.Raw, res.Delivered = r.Output, r.Output
+	}
+	if res.Raw == "" && res.Delivered == "" {
+		res.Raw, res.Delivered = RawOf(payload), RawOf(payload)
+	}
+	rk := r.Session + "\x00" + r.Agent
+	set := t.received[rk]
+	if set == nil {
+		set = map[string]struct{}{}
+		t.received[rk] = set
+		t.readersOf[r.Session] = append(t.readersOf[r.Session], rk)
+	}
+	lines := pipeline.SplitLines(nil, res.Raw)
+	var repeat int64
+	var repeatFail int64
+	for _, ln := range lines {
+		t := strings.TrimSpace(res.Raw[ln.Start:ln.End])
+		if t == "" {
+			continue
+		}
+		if _, ok := set[t]; ok {
+			repeat += int64(ln.End - ln.Start)
+			if pipeline.IsFailureLine(t) {
+				repeatFail += int64(ln.End - ln.Start)
+			}
+		}
+	}
+	if res.Reason == "failed" || res.Reason == "host-cap" || res.Reason == hooks.ReasonHostCapReply {
+		rep.UnrewritableRepeat += repeat
+		rep.UnrewritableByReason[res.Reason] += repeat
+	}
+	var handles []string
+	var sessSaved, projSaved int64
+	for _, f := range res.Folds {
+		if f.Scope == pipeline.ScopeSession {
+			sessSaved += int64(f.Bytes - len(f.Marker))
+		} else {
+			projSaved += int64(f.Bytes - len(f.Marker))
+		}
+		handles = append(handles, f.Handle)
+		rep.FoldsByKind[string(f.Kind)]++
+	}
+	if res.Reason != "host-cap" {
+		// What the reader received: the delivered lines, markers and
+		// fillers excluded (folded and distilled-away lines were not).
+		issued := map[string]bool{}
+		for _, f := range res.Folds {
+			issued[strings.TrimSpace(strings.SplitN(f.Marker, "\n", 2)[0])] = true
+		}
+		for _, ln := range pipeline.SplitLines(nil, res.Delivered) {
+			t := strings.TrimSpace(res.Delivered[ln.Start:ln.End])
+			if t == "" || t == pipeline.Filler || issued[t] || (strings.HasPrefix(t, "[OMNI: ") && !strings.Contains(res.Raw, t)) {
+				continue
+			}
+			set[t] = struct{}{}
+		}
+	}
+	rep.SessionFoldSaved += sessSaved
+	rep.ProjectFoldSaved += projSaved
+	raw, del := int64(len(res.Raw)), int64(len(res.Delivered))
+	rep.All.add(raw, del, repeat, len(res.Folds))
+	if rewritten {
+		rep.Rewritten.add(raw, del, repeat, len(res.Folds))
+		if res.Unshown {
+			rep.RewrittenUnshown++
+		}
+	}
+	if overCap {
+		rep.OverCap.add(raw, del, repeat, len(res.Folds))
+		if res.Reply != nil {
+			rep.OverCapInline++
+		}
+	}
+	bucketOf := func(m map[string]*Bucket, k string) *Bucket {
+		b := m[k]
+		if b == nil {
+			b = &Bucket{}
+			m[k] = b
+		}
+		return b
+	}
+	fam := res.Distiller
+	if fam == "" {
+		fam = "none"
+	}
+	bucketOf(rep.ByFamily, fam).add(raw, del, repeat, len(res.Folds))
+	bucketOf(rep.ByDoor, strings.TrimSpace(res.Event+" "+hostTool)).add(raw, del, repeat, len(res.Folds))
+	bucketOf(rep.ByReason, reasonOf(res, raw, del)).add(raw, del, repeat, len(res.Folds))
+	tb := rep.ByTool[r.Tool]
+	if tb == nil {
+		tb = &Bucket{}
+		rep.ByTool[r.Tool] = tb
+	}
+	tb.add(raw, del, repeat, len(res.Folds))
+	tb.SessionFoldSaved += sessSaved
+	tb.ProjectFoldSaved += projSaved
+	sb := rep.BySource[project]
+	if sb == nil {
+		sb = &Bucket{}
+		rep.BySource[project] = sb
+	}
+	sb.add(raw, del, repeat, len(res.Folds))
+	sb.SessionFoldSaved += sessSaved
+	sb.ProjectFoldSaved += projSaved
+	if miss := repeat - (raw - del); miss > 0 {
+		reason := res.Reason
+		if len(res.Folds) > 0 {
+			reason = "partial: runs under their bar, failure lines, split sources"
+		}
+		if reason == "" {
+			reason = "unknown"
+		}
+		if repeatFail > 0 && len(res.Folds) > 0 {
+			rep.Uncaptured["failure lines"] += min(repeatFail, miss)
+			miss -= min(repeatFail, miss)
+		}
+		rep.Uncaptured[reason] += miss
+	}
+	if t.outW != nil {
+		// What the model read: on the failure path the host applies no
+		// reply, so a hook that printed none leaves the host's own text
+		// (the door's redaction never reached the model there).
+		seen := res.Delivered
+		if !rewritten && err == nil && res.Reply == nil && payload["hook_event_name"] == "PostToolUseFailure" {
+			seen = hostRaw
+		}
+		b, _ := json.Marshal(OutLine{Session: r.Session, Agent: r.Agent, Seq: r.Seq, Tool: r.Tool, Input: r.Input,
+			HostTool: hostTool, Event: res.Event, Project: project, Epoch: r.CompactionEpoch,
+			Raw: hostRaw, Delivered: seen, Handles: handles, Reason: res.Reason, Why: reasonOf(res, raw, del)})
+		t.outW.Write(b)
+		if err := t.outW.WriteByte('\n'); err != nil {
+			return fmt.Errorf("write %s: %w", t.outName, err)
+		}
+	}
+	return nil
 }
 
 // RawOf is the text the host shows for a payload (for calls the engine did
@@ -784,6 +832,35 @@ func SplitExitLine(out string, exitCode *int) (line, body string, code int) {
 		nl++
 	}
 	return out[:nl], out[nl:], n
+}
+
+// The origin bench records with each replayed call
+// (hooks.HookInput.Origin, hooks.CallInput.Origin), so a stream it wrote
+// says which corpus call each invocation stands for: omni bench --store
+// and omni log --corpus read them back.
+const (
+	OriginSeq      = "seq"       // the call's seq in its session
+	OriginTool     = "tool"      // the corpus tool kind (Read, Bash, Grep, ...)
+	OriginAgent    = "agent"     // the corpus agent ("main", "subagent-...")
+	OriginEpoch    = "epoch"     // its compaction_epoch
+	OriginExitCode = "exit_code" // the corpus exit_code, when it has one
+	// OriginExitLine is the host's "Exit code N" line (with its newline)
+	// before a failing call's output that the PreToolUse rewrite ran
+	// through the exec door ("" when the output had none): the exec door
+	// records the output after it.
+	OriginExitLine = "exit_line"
+)
+
+// originOf returns the origin bench records for a corpus call.
+func originOf(r Record) map[string]string {
+	o := map[string]string{OriginSeq: strconv.Itoa(r.Seq), OriginTool: r.Tool, OriginAgent: r.Agent}
+	if r.CompactionEpoch != 0 {
+		o[OriginEpoch] = strconv.Itoa(r.CompactionEpoch)
+	}
+	if r.ExitCode != nil {
+		o[OriginExitCode] = strconv.Itoa(*r.ExitCode)
+	}
+	return o
 }
 
 func agentOf(payload map[string]any) string {
