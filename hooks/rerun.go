@@ -6,7 +6,10 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/omnictx/omni/events"
 )
@@ -92,7 +95,16 @@ func HasInvocation(batch []events.Event) bool { return hasInvoked(batch) }
 // Recorded reads the invocation a batch records: its Invoked event (the
 // input decompressed) and its delivery. Errors: a batch without an Invoked
 // event, an input that does not decompress.
-func (e *Engine) Recorded(batch []events.Event) (Recorded, error) {
+func (e *Engine) Recorded(batch []events.Event) (Recorded, error) { return RecordedOf(batch) }
+
+// recordedDecoder decompresses stored inputs for RecordedOf.
+var recordedDecoder = sync.OnceValue(func() *zstd.Decoder {
+	d, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
+	return d
+})
+
+// RecordedOf is Engine.Recorded without an Engine (omni log --corpus).
+func RecordedOf(batch []events.Event) (Recorded, error) {
 	var inv *events.Event
 	var r Recorded
 	for i := range batch {
@@ -124,7 +136,7 @@ func (e *Engine) Recorded(batch []events.Event) (Recorded, error) {
 	r.Input = inv.Invoked.Input
 	if inv.Invoked.Codec == events.CodecZstd {
 		var err error
-		if r.Input, err = e.decompress(inv.Invoked.Input); err != nil {
+		if r.Input, err = recordedDecoder().DecodeAll(inv.Invoked.Input, nil); err != nil {
 			return r, fmt.Errorf("batch %d: decompress input: %w", inv.Seq, err)
 		}
 	}

@@ -359,12 +359,18 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 		defer os.RemoveAll(home)
 	} else if err := os.MkdirAll(home, 0o700); err != nil {
 		return nil, err
+	} else if err := RefuseHeld(home); err != nil {
+		// A second run would append to the first and report both as one.
+		return nil, err
 	}
 	st, closeStore, err := o.OpenStore(ctx, home)
 	if err != nil {
 		return nil, fmt.Errorf("open store in %s: %w", home, err)
 	}
 	defer closeStore()
+	if last, err := st.Last(ctx); err != nil || last > 0 {
+		return nil, refuseErr(home, err)
+	}
 	// Hooks of this home fail open at once while the bench holds the store,
 	// instead of each waiting out its deadline.
 	if o.MarkBusy != nil {
