@@ -183,7 +183,9 @@ func TestBenchHomeHoldingLogRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = Run(context.Background(), Options{Corpus: []string{writeStoreCorpus(t)}, Home: t.TempDir(),
-		OpenStore: func(context.Context, string) (events.Log, func() error, error) { return full, func() error { return nil }, nil }}, io.Discard)
+		OpenStore: func(context.Context, string) (events.Log, func() error, error) {
+			return full, func() error { return nil }, nil
+		}}, io.Discard)
 	if !errors.Is(err, ErrHomeHoldsLog) {
 		t.Fatalf("bench --home over a store with batches: %v", err)
 	}
