@@ -179,6 +179,9 @@ type Options struct {
 	Out string
 	// LedgerOnly runs the guard and the ledger only.
 	LedgerOnly bool
+	// FoldFloor, above 0, replaces the ledger's 264-byte fold floor: an
+	// output under FoldFloor bytes never folds (hooks.Options.FoldFloor).
+	FoldFloor int
 	// Persisted replays a Bash output of 30,000 characters or more as
 	// Claude Code delivers it: stdout cut at 30,000 characters, the whole
 	// output in a file under the home named by persistedOutputPath.
@@ -386,6 +389,7 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 		ProjectOf:  func(cwd string) string { return cwd },
 		Logf:       logf,
 		LedgerOnly: o.LedgerOnly,
+		FoldFloor:  o.FoldFloor,
 	})
 	if err != nil {
 		return nil, err

@@ -370,7 +370,7 @@ func RunStore(ctx context.Context, o StoreOptions, progress io.Writer) (*StoreRe
 						text = string(printed)
 					}
 					sr.Changes = append(sr.Changes, Change{Seq: seq, Reader: rec.Reader.String(), Door: string(rec.Door), Tool: rec.Emitted.Tool,
-						Source: rec.Emitted.Source, RecordedBytes: rec.Emitted.DeliveredBytes, RerunBytes: len(text), Rerun: text})
+						Source: oneLine(rec.Emitted.Source, 100), RecordedBytes: rec.Emitted.DeliveredBytes, RerunBytes: len(text), Rerun: text})
 				}
 			}
 		}
@@ -813,4 +813,19 @@ func sortedIntKeys(m map[string]int) []string {
 func writeDiff(w io.Writer, recorded, rerun string) {
 	fmt.Fprintln(w, "--- recorded\n+++ rerun")
 	linediff.Write(w, linediff.SplitKeepEnds(recorded), linediff.SplitKeepEnds(rerun), 2, false)
+}
+
+// oneLine returns the first line of s, cut to n bytes with "…" when longer.
+func oneLine(s string, n int) string {
+	cut := false
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s, cut = s[:i], true
+	}
+	if len(s) > n {
+		s, cut = strings.ToValidUTF8(s[:n], ""), true
+	}
+	if cut {
+		s += "…"
+	}
+	return s
 }
