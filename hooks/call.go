@@ -46,10 +46,13 @@ type CallInput struct {
 	// (keys OriginPrefix*; omni bench: the corpus call a rewrite replays);
 	// the decision never reads it.
 	Origin map[string]string `json:"origin,omitempty"`
-	// priorRedacted is the recorded redaction count a replay reruns with.
-	priorRedacted int
-	// priorGrew is the recorded growth flag of the redaction.
-	priorGrew bool
+	// Masked counts credential values a redaction before this door already
+	// replaced in Text (a replay of a recorded input, an export of a
+	// stored stream: omni log --corpus); MaskedGrew says those masks made
+	// it longer. The larger of Masked and this door's own count is
+	// reported and recorded.
+	Masked     int  `json:"masked,omitempty"`
+	MaskedGrew bool `json:"masked_grew,omitempty"`
 }
 
 // Call decides one exec/pipe output and returns what to print in Result.Delivered.
@@ -105,7 +108,7 @@ func (e *Engine) callAt(ctx context.Context, in CallInput, now time.Time, projec
 	}
 	inv.Invoked = &events.Invoked{Door: in.Door, Codec: events.CodecZstd, Input: e.compress([]byte(in.Text)),
 		InputBytes: len(in.Text), Params: params}
-	red.record(&inv, in.priorRedacted, in.priorGrew)
+	red.record(&inv, in.Masked, in.MaskedGrew)
 	ls := shellcmd.FileRead(in.Command) // a plain file read: the file is the lines' source
 	d := delivery{reader: reader, project: project, now: now, tool: "Bash", source: in.Command, lineSource: ls,
 		req: pipeline.Request{Text: in.Text, Source: lineSourceOr(ls, in.Command), Failed: in.ExitCode != 0}}

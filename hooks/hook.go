@@ -51,6 +51,13 @@ type HookInput struct {
 	// (keys OriginPrefix*; omni bench: the corpus call it replays); the
 	// decision never reads it.
 	Origin map[string]string `json:"origin,omitempty"`
+	// Masked counts credential values a redaction before omni already
+	// replaced in the payload's tool_response (an export of a stored
+	// stream: omni log --corpus); MaskedGrew says those masks made it
+	// longer. The larger of Masked and the door's own count is reported
+	// and recorded.
+	Masked     int  `json:"masked,omitempty"`
+	MaskedGrew bool `json:"masked_grew,omitempty"`
 }
 
 // Result is everything one invocation produced.
@@ -261,7 +268,7 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 		inv.Invoked.Params = map[string]string{"env_passthrough": "1"}
 	}
 	inv.Invoked.Params = withOrigin(inv.Invoked.Params, in.Origin)
-	prior, priorGrew := 0, false
+	prior, priorGrew := in.Masked, in.MaskedGrew
 	if rc != nil {
 		prior, _ = strconv.Atoi(rc.params[paramRedacted])
 		priorGrew = rc.params[paramRedactedGrew] == "1"

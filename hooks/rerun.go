@@ -195,8 +195,8 @@ func (e *Engine) rerunRecorded(ctx context.Context, r Recorded) (Result, []byte,
 		ci := CallInput{Door: r.Door, Command: p["command"], Text: string(r.Input), ExitCode: code,
 			Session: r.Reader.Session, Agent: r.Reader.Agent, Passthrough: passthrough,
 			KeepSecrets: p[paramKeepSecrets] == "1", Host: p["host"], Origin: r.Origin()}
-		ci.priorRedacted, _ = strconv.Atoi(p[paramRedacted])
-		ci.priorGrew = p[paramRedactedGrew] == "1"
+		ci.Masked, _ = strconv.Atoi(p[paramRedacted])
+		ci.MaskedGrew = p[paramRedactedGrew] == "1"
 		res, err := e.callAt(ctx, ci, r.Time, r.Project)
 		if err != nil {
 			return res, nil, fmt.Errorf("batch %d: rerun call: %w", r.Seq, err)

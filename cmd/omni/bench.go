@@ -236,7 +236,7 @@ func runBenchStore(cmd *cobra.Command, s streams, o benchFlags) error {
 	if err := requireHome("bench --store", store); err != nil {
 		return err
 	}
-	so := bench.StoreOptions{Source: clientSource{daemon.NewClient(configOf(store))}, Store: store, Home: o.home, Out: o.out,
+	so := bench.StoreOptions{Source: clientSource{c: daemon.NewClient(configOf(store))}, Store: store, Home: o.home, Out: o.out,
 		LedgerOnly: o.ledgerOnly, FoldFloor: o.foldFloor, Changes: o.changes,
 		OpenStore: openBenchStore, MarkBusy: daemon.MarkBusy, Logf: homeLogf}
 	if cmd.Flags().Changed("rewrite") {
@@ -279,7 +279,12 @@ func runBenchStore(cmd *cobra.Command, s streams, o benchFlags) error {
 // log at a time (Archived events left out: the rerun archives its own),
 // up to the newest batch when the read began: bench --store never opens
 // the store itself.
-type clientSource struct{ c *daemon.Client }
+type clientSource struct {
+	c *daemon.Client
+	// q narrows the read (omni log --corpus: --session, --since, --seq);
+	// its Kinds are set by Batches.
+	q eventlog.Query
+}
 
 // Batches implements bench.StoreSource.
 func (s clientSource) Batches(ctx context.Context, fn func([]events.Event, events.Seq) error) error {
@@ -289,7 +294,8 @@ func (s clientSource) Batches(ctx context.Context, fn func([]events.Event, event
 			kinds = append(kinds, k)
 		}
 	}
-	q := eventlog.Query{Kinds: kinds}
+	q := s.q
+	q.Kinds = kinds
 	var cur []events.Event
 	var last events.Seq
 	flush := func() error {
@@ -308,7 +314,10 @@ func (s clientSource) Batches(ctx context.Context, fn func([]events.Event, event
 			return fmt.Errorf("read the log from %d: %w", from, err)
 		}
 		if last == 0 {
-			last, q.To = p.Last, p.Last // the log as it was when the read began
+			last = p.Last
+			if q.To == 0 || q.To > p.Last {
+				q.To = p.Last // the log as it was when the read began
+			}
 		}
 		for _, e := range p.Entries {
 			if q.To != 0 && e.Seq > q.To {

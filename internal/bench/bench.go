@@ -43,6 +43,12 @@ type Record struct {
 	RawTool         string `json:"raw_tool"`
 	IsError         bool   `json:"is_error"`
 	CompactionEpoch int    `json:"compaction_epoch"`
+	// Masked and MaskedGrew are omni's own fields (omni log --corpus): the
+	// credential values already masked in Output when it was recorded,
+	// and whether the masks made it longer; bench hands them to the door,
+	// which reports the redaction as the recording did.
+	Masked     int  `json:"masked,omitempty"`
+	MaskedGrew bool `json:"masked_grew,omitempty"`
 }
 
 // OutLine is one line of --out: one call, in corpus order.
@@ -462,13 +468,14 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 			origin := originOf(r)
 			origin[OriginExitLine] = line
 			res, err = eng.Call(ctx, hooks.CallInput{Door: events.DoorExec, Command: r.Input, Text: body, ExitCode: code,
-				Session: r.Session, Agent: agentOf(payload), Cwd: project, Host: hooks.HostClaudeCode, Origin: origin})
+				Session: r.Session, Agent: agentOf(payload), Cwd: project, Host: hooks.HostClaudeCode, Origin: origin,
+				Masked: r.Masked, MaskedGrew: r.MaskedGrew})
 			res.Raw, res.Delivered, res.Event = line+res.Raw, line+res.Delivered, "rewrite:exec"
 			if err != nil {
 				res.Delivered = res.Raw
 			}
 		} else {
-			res, err = eng.HookResult(ctx, hooks.HookInput{Stdin: stdin, Origin: originOf(r)})
+			res, err = eng.HookResult(ctx, hooks.HookInput{Stdin: stdin, Origin: originOf(r), Masked: r.Masked, MaskedGrew: r.MaskedGrew})
 		}
 		durs = append(durs, time.Since(t0))
 		if err := t.call(callOf{rec: r, project: project, payload: payload, hostTool: hostTool, hostRaw: hostRaw,
