@@ -65,4 +65,3 @@ func TestExportRoundTrip(t *testing.T) {
 		t.Fatal("the round trip exercises no rewritten call")
 	}
 }
-
