@@ -286,7 +286,8 @@ type clientSource struct {
 	q eventlog.Query
 }
 
-// Batches implements bench.StoreSource.
+// Batches implements bench.StoreSource. The next page is read while the
+// caller works on the current one.
 func (s clientSource) Batches(ctx context.Context, fn func([]events.Event, events.Seq) error) error {
 	var kinds []events.Kind
 	for _, k := range eventlog.Kinds {
@@ -296,6 +297,36 @@ func (s clientSource) Batches(ctx context.Context, fn func([]events.Event, event
 	}
 	q := s.q
 	q.Kinds = kinds
+	type page struct {
+		p   eventlog.Page
+		err error
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	pages := make(chan page, 2)
+	go func() {
+		defer close(pages)
+		for from := events.Seq(1); ; {
+			pctx, pcancel := context.WithTimeout(ctx, 2*time.Minute)
+			p, err := s.c.ReadLog(pctx, daemon.LogRequest{Query: q, From: from})
+			pcancel()
+			if err != nil {
+				err = fmt.Errorf("read the log from %d: %w", from, err)
+			}
+			if err == nil && from == 1 && (q.To == 0 || q.To > p.Last) {
+				q.To = p.Last // the log as it was when the read began
+			}
+			select {
+			case pages <- page{p, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil || p.Done(q) || p.Next <= from {
+				return
+			}
+			from = p.Next
+		}
+	}()
 	var cur []events.Event
 	var last events.Seq
 	flush := func() error {
@@ -306,21 +337,15 @@ func (s clientSource) Batches(ctx context.Context, fn func([]events.Event, event
 		cur = nil
 		return fn(b, last)
 	}
-	for from := events.Seq(1); ; {
-		pctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-		p, err := s.c.ReadLog(pctx, daemon.LogRequest{Query: q, From: from})
-		cancel()
-		if err != nil {
-			return fmt.Errorf("read the log from %d: %w", from, err)
+	for pg := range pages {
+		if pg.err != nil {
+			return pg.err
 		}
 		if last == 0 {
-			last = p.Last
-			if q.To == 0 || q.To > p.Last {
-				q.To = p.Last // the log as it was when the read began
-			}
+			last = pg.p.Last
 		}
-		for _, e := range p.Entries {
-			if q.To != 0 && e.Seq > q.To {
+		for _, e := range pg.p.Entries {
+			if e.Seq > last {
 				break
 			}
 			ev := e.Event
@@ -332,10 +357,9 @@ func (s clientSource) Batches(ctx context.Context, fn func([]events.Event, event
 			}
 			cur = append(cur, ev)
 		}
-		if p.Done(q) || p.Next <= from {
-			break
-		}
-		from = p.Next
+	}
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	return flush()
 }

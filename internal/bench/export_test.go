@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,6 +53,10 @@ func TestExportRoundTrip(t *testing.T) {
 	}
 	if strings.Contains(buf.String(), token) || !strings.Contains(buf.String(), `"masked":1`) {
 		t.Fatalf("export leaks the token or lost its mask count:\n%s", buf.String())
+	}
+	sr, err := RunStore(context.Background(), StoreOptions{Source: LogSource{Log: log}}, io.Discard)
+	if err != nil || sr.MaskedCount != 2 || sr.Changed != 0 {
+		t.Fatalf("bench --store: masked %d, changed %d, %v", sr.MaskedCount, sr.Changed, err)
 	}
 	exported := filepath.Join(t.TempDir(), "export.jsonl")
 	if err := os.WriteFile(exported, buf.Bytes(), 0o600); err != nil {

@@ -158,6 +158,13 @@ type StoreReport struct {
 	// WithheldCount counts them all).
 	Withheld      []Skipped `json:"withheld,omitempty"`
 	WithheldCount int       `json:"withheld_count"`
+	// Masked names the invocations whose stored input had credentials
+	// masked when it was recorded (at most 100; MaskedCount counts them
+	// all): they are rerun on the masked text, so a what-if without the
+	// redaction stage (LedgerOnly) reads the masks where the recording's
+	// host had the values.
+	Masked      []Skipped `json:"masked,omitempty"`
+	MaskedCount int       `json:"masked_count"`
 	// RemovedBefore: omni gc removed the batches before this sequence
 	// (0: none); their inputs cannot be rerun and the rerun starts with
 	// an empty ledger.
@@ -329,6 +336,12 @@ func RunStore(ctx context.Context, o StoreOptions, progress io.Writer) (*StoreRe
 				sr.Withheld = append(sr.Withheld, Skipped{Seq: seq, Reader: rec.Reader.String(), Reason: rec.Withheld})
 			}
 			return nil
+		}
+		if n, _ := strconv.Atoi(rec.Params["redacted_total"]); n > 0 {
+			sr.MaskedCount++
+			if len(sr.Masked) < 100 {
+				sr.Masked = append(sr.Masked, Skipped{Seq: seq, Reader: rec.Reader.String(), Reason: rec.Params["redacted_total"] + " masked"})
+			}
 		}
 		recorded := callFromRecorded(rec, seqOf, epochOf)
 		if recorded.compact != "" {
@@ -770,6 +783,16 @@ func PrintStore(w io.Writer, r *StoreReport) {
 		fmt.Fprintf(w, "withheld, not rerun: %d (their input held credentials and was not stored, or omni forget erased it):", r.WithheldCount)
 		for _, s := range r.Withheld {
 			fmt.Fprintf(w, " %d (%s)", s.Seq, s.Reason)
+		}
+		fmt.Fprintln(w)
+	}
+	if r.MaskedCount > 0 {
+		fmt.Fprintf(w, "stored masked (credentials), rerun on the masked text: %d:", r.MaskedCount)
+		for _, s := range r.Masked {
+			fmt.Fprintf(w, " %d", s.Seq)
+		}
+		if r.MaskedCount > len(r.Masked) {
+			fmt.Fprint(w, " …")
 		}
 		fmt.Fprintln(w)
 	}

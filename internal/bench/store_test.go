@@ -190,3 +190,47 @@ func TestBenchHomeHoldingLogRefused(t *testing.T) {
 		t.Fatalf("bench --home over a store with batches: %v", err)
 	}
 }
+
+// editedSource is a recorded stream with its first batches removed (omni
+// gc), one missing (a damaged file) and one withheld (omni forget).
+type editedSource struct {
+	LogSource
+	removed, missing, withheld events.Seq
+}
+
+func (s editedSource) Batches(ctx context.Context, fn func([]events.Event, events.Seq) error) error {
+	return s.LogSource.Batches(ctx, func(b []events.Event, last events.Seq) error {
+		switch q := b[0].Seq; {
+		case q < s.removed || q == s.missing:
+			return nil
+		case q == s.withheld:
+			b = append([]events.Event(nil), b...)
+			inv := *b[0].Invoked
+			inv.Input, inv.Params = nil, map[string]string{"input": "withheld:forgotten"}
+			b[0].Invoked = &inv
+		}
+		return fn(b, last)
+	})
+}
+
+// Inputs the rerun cannot take are counted and named: batches removed by
+// omni gc, a batch missing inside the log, a withheld input, masked ones.
+func TestRunStoreNamesWhatItCannotRerun(t *testing.T) {
+	_, log, _ := corpusRun(t, writeStoreCorpus(t), Options{Rewrite: rewrite.Narrow})
+	src := editedSource{LogSource: LogSource{Log: log}, removed: 3, missing: 5, withheld: 7}
+	sr, err := RunStore(context.Background(), StoreOptions{Source: src}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sr.RemovedBefore != 3 || sr.MissingCount != 1 || sr.Missing[0] != 5 || sr.WithheldCount != 1 || sr.Withheld[0].Seq != 7 ||
+		sr.Withheld[0].Reason != "withheld:forgotten" {
+		t.Fatalf("removed before %d, missing %v, withheld %+v", sr.RemovedBefore, sr.Missing, sr.Withheld)
+	}
+	var w bytes.Buffer
+	PrintStore(&w, sr)
+	for _, want := range []string{"removed by omni gc: batches 1..2", "missing inside the log: 1", "withheld, not rerun: 1", " 7 (withheld:forgotten)"} {
+		if !strings.Contains(w.String(), want) {
+			t.Fatalf("report lacks %q:\n%s", want, w.String())
+		}
+	}
+}
