@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omnictx/omni/events"
+	"github.com/omnictx/omni/events/jetstream"
 	"github.com/omnictx/omni/hooks"
 	"github.com/omnictx/omni/internal/bench"
 	"github.com/omnictx/omni/internal/daemon"
@@ -236,7 +238,12 @@ func runBenchStore(cmd *cobra.Command, s streams, o benchFlags) error {
 	if err := requireHome("bench --store", store); err != nil {
 		return err
 	}
-	so := bench.StoreOptions{Source: clientSource{c: daemon.NewClient(configOf(store))}, Store: store, Home: o.home, Out: o.out,
+	src, closeSrc, err := benchStoreSource(store, eventlog.Query{})
+	if err != nil {
+		return failErr(err, "omni bench --store: "+errMsg(err))
+	}
+	defer closeSrc()
+	so := bench.StoreOptions{Source: src, Store: store, Home: o.home, Out: o.out,
 		LedgerOnly: o.ledgerOnly, FoldFloor: o.foldFloor, Changes: o.changes,
 		OpenStore: openBenchStore, MarkBusy: daemon.MarkBusy, Logf: homeLogf}
 	if cmd.Flags().Changed("rewrite") {
@@ -273,6 +280,49 @@ func runBenchStore(cmd *cobra.Command, s streams, o benchFlags) error {
 	}
 	bench.PrintStore(s.Out, rep)
 	return nil
+}
+
+// benchStoreSource returns how bench --store reads the log of home: the
+// store opened in this process when no daemon holds it (marked busy
+// meanwhile, so hooks of that home pass through at once), else through the
+// daemon (clientSource). Either way the log is only read.
+func benchStoreSource(home string, q eventlog.Query) (bench.StoreSource, func(), error) {
+	cfg := configOf(home)
+	log, base, closeStore, err := daemon.OpenReadLocal(context.Background(), cfg)
+	if errors.Is(err, jetstream.ErrLocked) {
+		return clientSource{c: daemon.NewClient(cfg), q: q}, func() {}, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	release := daemon.MarkBusy(home, "omni bench --store")
+	return querySource{bench.LogSource{Log: log, Base: base}, q}, func() { release(); closeStore() }, nil
+}
+
+// querySource is a LogSource narrowed by an omni log query (session,
+// time and sequence bounds), as the daemon's pages are.
+type querySource struct {
+	bench.LogSource
+	q eventlog.Query
+}
+
+// Batches implements bench.StoreSource.
+func (s querySource) Batches(ctx context.Context, fn func([]events.Event, events.Seq) error) error {
+	return s.LogSource.Batches(ctx, func(b []events.Event, last events.Seq) error {
+		if q := b[0].Seq; q < s.q.From || (s.q.To != 0 && q > s.q.To) {
+			return nil
+		}
+		kept := b[:0:0]
+		for _, e := range b {
+			if s.q.Match(e) {
+				kept = append(kept, e)
+			}
+		}
+		if len(kept) == 0 {
+			return nil
+		}
+		return fn(kept, last)
+	})
 }
 
 // clientSource reads a home's log through its daemon, one page of omni

@@ -110,7 +110,12 @@ flag, the store could not be read, or the home ($OMNI_HOME, default
 func exportCorpus(s streams, q eventlog.Query) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	sum, err := bench.Export(ctx, clientSource{c: newClient(), q: q}, s.Out)
+	src, closeSrc, err := benchStoreSource(omniHome(), q)
+	if err != nil {
+		return failErr(err, "omni log --corpus: "+errMsg(err))
+	}
+	defer closeSrc()
+	sum, err := bench.Export(ctx, src, s.Out)
 	if ctx.Err() != nil {
 		return failErr(errInterrupted, "omni log --corpus: interrupted")
 	}
