@@ -238,7 +238,7 @@ func runBenchStore(cmd *cobra.Command, s streams, o benchFlags) error {
 	if err := requireHome("bench --store", store); err != nil {
 		return err
 	}
-	src, closeSrc, err := benchStoreSource(store, eventlog.Query{})
+	src, closeSrc, err := benchStoreSource(store, "omni bench --store", eventlog.Query{})
 	if err != nil {
 		return failErr(err, "omni bench --store: "+errMsg(err))
 	}
@@ -286,7 +286,7 @@ func runBenchStore(cmd *cobra.Command, s streams, o benchFlags) error {
 // store opened in this process when no daemon holds it (marked busy
 // meanwhile, so hooks of that home pass through at once), else through the
 // daemon (clientSource). Either way the log is only read.
-func benchStoreSource(home string, q eventlog.Query) (bench.StoreSource, func(), error) {
+func benchStoreSource(home, what string, q eventlog.Query) (bench.StoreSource, func(), error) {
 	cfg := configOf(home)
 	log, base, closeStore, err := daemon.OpenReadLocal(context.Background(), cfg)
 	if errors.Is(err, jetstream.ErrLocked) {
@@ -295,7 +295,7 @@ func benchStoreSource(home string, q eventlog.Query) (bench.StoreSource, func(),
 	if err != nil {
 		return nil, nil, err
 	}
-	release := daemon.MarkBusy(home, "omni bench --store")
+	release := daemon.MarkBusy(home, what)
 	return querySource{bench.LogSource{Log: log, Base: base}, q}, func() { release(); closeStore() }, nil
 }
 

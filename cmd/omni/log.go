@@ -110,7 +110,7 @@ flag, the store could not be read, or the home ($OMNI_HOME, default
 func exportCorpus(s streams, q eventlog.Query) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	src, closeSrc, err := benchStoreSource(omniHome(), q)
+	src, closeSrc, err := benchStoreSource(omniHome(), "omni log --corpus", q)
 	if err != nil {
 		return failErr(err, "omni log --corpus: "+errMsg(err))
 	}

@@ -413,6 +413,9 @@ func RunStore(ctx context.Context, o StoreOptions, progress io.Writer) (*StoreRe
 		c.Recorded, c.RecordedExact = d.Delivered, d.Match
 	}
 	sr.Seconds = time.Since(start).Seconds()
+	if !o.RewriteSet && sr.Rerun.Rewritten.Calls > 0 {
+		sr.Rerun.Rewrite = rewriteName // the recording's rewrites, as recorded
+	}
 	finish(sr.Rerun, durs, sr.Seconds)
 	finish(sr.Recorded, nil, 0)
 	sr.Difference = difference(sr.Rerun, sr.Recorded)
