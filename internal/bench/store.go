@@ -51,14 +51,44 @@ type LogSource struct {
 	Base hooks.BaseLoader
 }
 
-// Batches implements StoreSource.
+// Batches implements StoreSource. The log is read ahead (up to
+// readAhead batches) while fn works, so a store's read latency and the
+// rerun's work overlap.
 func (s LogSource) Batches(ctx context.Context, fn func([]events.Event, events.Seq) error) error {
 	last, err := s.Log.Last(ctx)
 	if err != nil {
 		return err
 	}
-	return replay.Batches(ctx, s.Log, 1, 0, func(b []events.Event) error { return fn(b, last) })
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	batches := make(chan []events.Event, readAhead)
+	errc := make(chan error, 1)
+	go func() {
+		defer close(batches)
+		errc <- replay.Batches(ctx, s.Log, 1, last+1, func(b []events.Event) error {
+			select {
+			case batches <- b:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		})
+	}()
+	for b := range batches {
+		if err := fn(b, last); err != nil {
+			cancel()
+			for range batches {
+			}
+			<-errc
+			return err
+		}
+	}
+	return <-errc
 }
+
+// readAhead is how many batches LogSource reads ahead of the rerun: a
+// few MiB of compressed inputs at the shared corpus's sizes.
+const readAhead = 1024
 
 // Diff implements StoreSource.
 func (s LogSource) Diff(ctx context.Context, seq events.Seq) (hooks.DiffResult, error) {
