@@ -2,7 +2,6 @@ package hooks
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"runtime/debug"
 	"strconv"
@@ -51,10 +50,17 @@ type CallInput struct {
 	// the post-tool hook decides and records it once; a text this door
 	// shortened is recorded here, and the post-tool hook leaves it alone.
 	Deferred bool `json:"deferred,omitempty"`
-	// priorRedacted is the recorded redaction count a replay reruns with.
-	priorRedacted int
-	// priorGrew is the recorded growth flag of the redaction.
-	priorGrew bool
+	// Origin says where the input came from, recorded with the invocation
+	// (keys OriginPrefix*; omni bench: the corpus call a rewrite replays);
+	// the decision never reads it.
+	Origin map[string]string `json:"origin,omitempty"`
+	// Masked counts credential values a redaction before this door already
+	// replaced in Text (a replay of a recorded input, an export of a
+	// stored stream: omni log --corpus); MaskedGrew says those masks made
+	// it longer. The larger of Masked and this door's own count is
+	// reported and recorded.
+	Masked     int  `json:"masked,omitempty"`
+	MaskedGrew bool `json:"masked_grew,omitempty"`
 }
 
 // Call decides one exec/pipe output and returns what to print in Result.Delivered.
@@ -96,17 +102,21 @@ func (e *Engine) callAt(ctx context.Context, in CallInput, now time.Time, projec
 		params["env_passthrough"] = "1"
 	}
 	if e.opt.LedgerOnly {
-		params["ledger_only"] = "1"
+		params[ParamLedgerOnly] = "1"
 	}
+	if e.opt.FoldFloor > 0 {
+		params[ParamFoldFloor] = strconv.Itoa(e.opt.FoldFloor)
+	}
+	params = withOrigin(params, in.Origin)
 	if in.KeepSecrets {
-		params["keep_secrets"] = "1"
+		params[paramKeepSecrets] = "1"
 	}
 	if in.Host != "" {
 		params["host"] = in.Host
 	}
 	inv.Invoked = &events.Invoked{Door: in.Door, Codec: events.CodecZstd, Input: e.compress([]byte(in.Text)),
 		InputBytes: len(in.Text), Params: params}
-	red.record(&inv, in.priorRedacted, in.priorGrew)
+	red.record(&inv, in.Masked, in.MaskedGrew)
 	ls := shellcmd.FileRead(in.Command) // a plain file read: the file is the lines' source
 	d := delivery{reader: reader, project: project, now: now, tool: "Bash", source: in.Command, lineSource: ls,
 		req: pipeline.Request{Text: in.Text, Source: lineSourceOr(ls, in.Command), Failed: in.ExitCode != 0}}
@@ -114,42 +124,31 @@ func (e *Engine) callAt(ctx context.Context, in CallInput, now time.Time, projec
 	d.shorten = &pipeline.ShortenRequest{Command: in.Command, Tool: "Bash", ExitCode: in.ExitCode}
 	d.redacted, d.doorGrew = red.visible, red.grew
 	d.noLedger = in.Session == ""
-	var dec pipeline.Decision
-	var evs []events.Event
 	if in.Deferred {
-		if dec, _ = e.decide(d, inv.ID); dec.Text == in.Text {
+		if dec, _ := e.decide(d, inv.ID); dec.Text == in.Text {
 			res.Reason = ReasonDeferred
 			return res, nil
 		}
 	}
-	for round := 0; ; round++ {
-		dec, evs = e.decide(d, inv.ID)
-		if in.Host == HostClaudeCode && !d.unshown && !HostShows(dec.Text, in.ExitCode) {
-			d.unshown = true
-			dec, evs = e.decide(d, inv.ID)
-		}
-		evs[len(evs)-1].Emitted.Output = sha([]byte(dec.Text))
-		if red.visible > 0 {
-			evs[len(evs)-1].Emitted.Replied = true // the door changed the text: redaction
-		}
-		e.stamp(evs, t0)
-		// On a shared log, another machine may append first: decide again
-		// with its batches folded (appendDecision).
-		if err = e.appendDecision(ctx, &inv, evs); !errors.Is(err, errStale) || round == maxRedecide {
-			break
-		}
-	}
+	dec, evs, _, fellBack, err := e.commit(ctx, &inv, &d, t0, doorStep{
+		decide: func(d *delivery) (pipeline.Decision, []events.Event) {
+			dec, evs := e.decide(*d, inv.ID)
+			if in.Host == HostClaudeCode && !d.unshown && !HostShows(dec.Text, in.ExitCode) {
+				d.unshown = true
+				dec, evs = e.decide(*d, inv.ID)
+			}
+			return dec, evs
+		},
+		print: func(dec pipeline.Decision) ([]byte, bool, error) {
+			return []byte(dec.Text), red.visible > 0, nil
+		},
+		cut:       func(dec pipeline.Decision) bool { return dec.Text != in.Text },
+		unchanged: []byte(in.Text),
+	})
 	if err != nil {
-		if dec.Text == in.Text || errors.Is(err, errStale) {
-			return res, fmt.Errorf("append: %w", err)
-		}
-		params["nofold"] = "archive-failed"
-		d.req.NoFold = "archive-failed"
-		_, evs = e.decide(d, inv.ID)
-		evs[len(evs)-1].Emitted.Output = sha([]byte(in.Text))
-		if err2 := e.appendDecision(ctx, &inv, evs); err2 != nil {
-			return res, fmt.Errorf("append: %w", err2)
-		}
+		return res, err
+	}
+	if fellBack {
 		res.Recorded, res.Reason = true, "archive-failed"
 		return res, nil
 	}

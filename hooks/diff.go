@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/omnictx/omni/events"
@@ -105,30 +104,16 @@ func Diff(ctx context.Context, log events.Log, seq events.Seq, base BaseLoader) 
 	if err := e.foldAll(ctx, seq, base); err != nil {
 		return r, fmt.Errorf("diff: fold before %d: %w", seq, err)
 	}
-	input := inv.Invoked.Input
-	if inv.Invoked.Codec == events.CodecZstd {
-		if input, err = e.decompress(input); err != nil {
-			return r, fmt.Errorf("diff: batch %d: decompress input: %w", seq, err)
-		}
+	rec, err := e.Recorded(batch)
+	if err != nil {
+		return r, fmt.Errorf("diff: %w", err)
 	}
-	p := inv.Invoked.Params
-	var res Result
-	var printed []byte
-	switch inv.Invoked.Door {
-	case events.DoorHook, events.DoorBench:
-		hi := HookInput{Stdin: input, Passthrough: p["env_passthrough"] == "1" || p["nofold"] != ""}
-		if res, err = e.hookAt(ctx, hi, inv.Time, &replayCtx{project: inv.Project, params: p}); err != nil {
-			return r, fmt.Errorf("diff: rerun hook %d: %w", seq, err)
-		}
-		r.Event, printed = res.Event, res.Reply
-	default:
-		code, _ := strconv.Atoi(p["exit_code"])
-		ci := CallInput{Door: inv.Invoked.Door, Command: p["command"], Text: string(input), ExitCode: code,
-			Session: inv.Session, Agent: inv.Agent, Passthrough: p["env_passthrough"] == "1" || p["nofold"] != "", Host: p["host"]}
-		if res, err = e.callAt(ctx, ci, inv.Time, inv.Project); err != nil {
-			return r, fmt.Errorf("diff: rerun call %d: %w", seq, err)
-		}
-		printed = []byte(res.Delivered)
+	res, printed, err := e.rerunRecorded(ctx, rec)
+	if err != nil {
+		return r, fmt.Errorf("diff: %w", err)
+	}
+	if rec.Door == events.DoorHook || rec.Door == events.DoorBench {
+		r.Event = res.Event
 	}
 	r.Raw, r.Delivered = res.Raw, res.Delivered
 	if res.Raw == "" && res.Delivered == "" {

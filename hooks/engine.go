@@ -54,6 +54,11 @@ type Options struct {
 	// collapse, final cut): guard and ledger only (omni bench --ledger-only).
 	// Recorded in each Invoked event so replay reruns the same stages.
 	LedgerOnly bool
+	// FoldFloor, when above 0, replaces the ledger's 264-byte floor: an
+	// output under FoldFloor bytes never folds (pipeline.Request.Floor). A
+	// what-if setting of omni bench; recorded in each Invoked event
+	// (fold_floor) so replay reruns the same decision.
+	FoldFloor int
 	// Base loads the base snapshot omni gc saved, for a log that no longer
 	// starts at batch 1 (nil: none is stored).
 	Base BaseLoader
@@ -320,6 +325,7 @@ type delivery struct {
 // output is filled in by the caller once the door's printed bytes are known.
 func (e *Engine) decide(d delivery, call string) (pipeline.Decision, []events.Event) {
 	v := view{l: e.ledger, r: d.reader, project: d.project, now: d.now}
+	d.req.Floor = e.opt.FoldFloor
 	raw := d.req.Text
 	var dec pipeline.Decision
 	var sr *pipeline.ShortenResult

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"github.com/omnictx/omni/internal/rewrite"
 	"os"
@@ -49,6 +48,17 @@ type HookInput struct {
 	Stdin []byte `json:"stdin"`
 	// Passthrough reports OMNI_PASSTHROUGH set in the hook's environment.
 	Passthrough bool `json:"passthrough,omitempty"`
+	// Origin says where the input came from, recorded with the invocation
+	// (keys OriginPrefix*; omni bench: the corpus call it replays); the
+	// decision never reads it.
+	Origin map[string]string `json:"origin,omitempty"`
+	// Masked counts credential values a redaction before omni already
+	// replaced in the payload's tool_response (an export of a stored
+	// stream: omni log --corpus); MaskedGrew says those masks made it
+	// longer. The larger of Masked and the door's own count is reported
+	// and recorded.
+	Masked     int  `json:"masked,omitempty"`
+	MaskedGrew bool `json:"masked_grew,omitempty"`
 }
 
 // Result is everything one invocation produced.
@@ -261,7 +271,8 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 	if in.Passthrough {
 		inv.Invoked.Params = map[string]string{"env_passthrough": "1"}
 	}
-	prior, priorGrew := 0, false
+	inv.Invoked.Params = withOrigin(inv.Invoked.Params, in.Origin)
+	prior, priorGrew := in.Masked, in.MaskedGrew
 	if rc != nil {
 		prior, _ = strconv.Atoi(rc.params[paramRedacted])
 		priorGrew = rc.params[paramRedactedGrew] == "1"
@@ -405,77 +416,60 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 	}
 	res.Raw = d.req.Text
 	if e.opt.LedgerOnly {
-		inv.Invoked.Params = withParam(inv.Invoked.Params, "ledger_only", "1")
+		inv.Invoked.Params = withParam(inv.Invoked.Params, ParamLedgerOnly, "1")
+	}
+	if e.opt.FoldFloor > 0 {
+		inv.Invoked.Params = withParam(inv.Invoked.Params, ParamFoldFloor, strconv.Itoa(e.opt.FoldFloor))
 	}
 	if d.persisted {
 		// The stats count this call against the whole output, which the
 		// model would otherwise have read from the host's file (issue 15 §4).
 		inv.Invoked.Params = withParam(inv.Invoked.Params, events.ParamPersisted, "1")
 	}
-	var dec pipeline.Decision
-	var evs []events.Event
-	var reply []byte
-	var changed bool
-	for round := 0; ; round++ {
-		dec, evs = e.decide(d, inv.ID)
-		if d.persisted && utf8.RuneCountInString(dec.Text) >= HostOutputCap {
-			// Even shortened, the host would persist it again: leave the
-			// preview and its file alone, and record nothing as delivered.
-			// Unless the door masked a credential: then the redacted text
-			// is the reply, which the host persists in its turn and
-			// previews, so the preview the model reads holds no secret.
-			d.unrecorded, d.reason = true, "host-cap"
-			if red.visible == 0 {
-				render = nil
-			}
-			dec, evs = e.decide(d, inv.ID)
-		} else if host == HostClaudeCode && dec.Text != res.Raw && render != nil && d.req.NoFold == "" && utf8.RuneCountInString(dec.Text) >= HostOutputCap {
-			d.req.NoFold = ReasonHostCapReply
-			dec, evs = e.decide(d, inv.ID)
-			if red.visible > 0 && utf8.RuneCountInString(dec.Text) >= HostOutputCap {
-				// The redacted reply is sent (below) and the host persists
-				// it: the model reads a preview, so nothing of it counts as
-				// shown.
+	dec, evs, reply, fellBack, err := e.commit(ctx, &inv, &d, t0, doorStep{
+		decide: func(d *delivery) (pipeline.Decision, []events.Event) {
+			dec, evs := e.decide(*d, inv.ID)
+			if d.persisted && utf8.RuneCountInString(dec.Text) >= HostOutputCap {
+				// Even shortened, the host would persist it again: leave the
+				// preview and its file alone, and record nothing as delivered.
+				// Unless the door masked a credential: then the redacted text
+				// is the reply, which the host persists in its turn and
+				// previews, so the preview the model reads holds no secret.
 				d.unrecorded, d.reason = true, "host-cap"
-				dec, evs = e.decide(d, inv.ID)
+				if red.visible == 0 {
+					render = nil
+				}
+				dec, evs = e.decide(*d, inv.ID)
+			} else if host == HostClaudeCode && dec.Text != res.Raw && render != nil && d.req.NoFold == "" && utf8.RuneCountInString(dec.Text) >= HostOutputCap {
+				d.req.NoFold = ReasonHostCapReply
+				dec, evs = e.decide(*d, inv.ID)
+				if red.visible > 0 && utf8.RuneCountInString(dec.Text) >= HostOutputCap {
+					// The redacted reply is sent (below) and the host persists
+					// it: the model reads a preview, so nothing of it counts as
+					// shown.
+					d.unrecorded, d.reason = true, "host-cap"
+					dec, evs = e.decide(*d, inv.ID)
+				}
 			}
-		}
+			return dec, evs
+		},
 		// A redacted output is rewritten even when nothing else changed,
 		// past the host's cap too: the host persists a reply of
 		// HostOutputCap characters or more and shows its preview, so no
 		// reply at all would show the model the unredacted original.
-		changed = dec.Text != res.Raw || red.visible > 0
-		reply = nil
-		if changed && render != nil {
-			if reply, err = render(dec.Text); err != nil {
-				return res, fmt.Errorf("render reply: %w", err)
+		cut: func(dec pipeline.Decision) bool { return dec.Text != res.Raw || red.visible > 0 },
+		print: func(dec pipeline.Decision) ([]byte, bool, error) {
+			if (dec.Text == res.Raw && red.visible == 0) || render == nil {
+				return nil, false, nil
 			}
-		}
-		evs[len(evs)-1].Emitted.Output = sha(reply)
-		if red.visible > 0 && reply != nil {
-			evs[len(evs)-1].Emitted.Replied = true // the door changed the text: redaction
-		}
-		e.stamp(evs, t0)
-		// On a shared log, another machine may append first: decide again
-		// with its batches folded (appendDecision).
-		if err = e.appendDecision(ctx, &inv, evs); !errors.Is(err, errStale) || round == maxRedecide {
-			break
-		}
-	}
+			reply, err := render(dec.Text)
+			return reply, red.visible > 0 && reply != nil, err
+		},
+	})
 	if err != nil {
-		if !changed || errors.Is(err, errStale) {
-			return res, fmt.Errorf("append: %w", err)
-		}
-		// Archive first: the archive could not be written, so nothing is
-		// cut. Record the plain delivery if the store takes it; print nothing.
-		e.opt.Logf("hook: append with archive: %v; delivering unchanged", err)
-		inv.Invoked.Params = withParam(inv.Invoked.Params, "nofold", "archive-failed")
-		d.req.NoFold = "archive-failed"
-		_, evs = e.decide(d, inv.ID)
-		evs[len(evs)-1].Emitted.Output = sha(nil)
-		if err2 := e.appendDecision(ctx, &inv, evs); err2 != nil {
-			return res, fmt.Errorf("append: %w", err2)
-		}
+		return res, err
+	}
+	if fellBack {
 		res.Recorded, res.Delivered, res.Reason = true, res.Raw, "archive-failed"
 		return res, nil
 	}

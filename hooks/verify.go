@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/replay"
@@ -201,64 +199,27 @@ func hasInvoked(batch []events.Event) bool {
 }
 
 // rerun decides an invocation batch again (dry) against the engine's
-// current state.
+// current state (rerunRecorded) and compares what it printed with what
+// was delivered.
 func (e *Engine) rerun(ctx context.Context, batch []events.Event) (Replayed, error) {
-	var inv *events.Event
-	var em *events.Emitted
-	for i := range batch {
-		switch batch[i].Kind {
-		case events.KindInvoked:
-			inv = &batch[i]
-		case events.KindEmitted:
-			em = batch[i].Emitted
-		}
+	rec, err := e.Recorded(batch)
+	if err != nil {
+		return Replayed{}, err
 	}
-	if inv == nil || inv.Invoked == nil {
-		return Replayed{}, fmt.Errorf("batch %d holds no invocation", batch[0].Seq)
-	}
-	r := Replayed{Seq: inv.Seq, Door: inv.Invoked.Door}
-	if strings.HasPrefix(inv.Invoked.Params["input"], "withheld") {
+	r := Replayed{Seq: rec.Seq, Door: rec.Door}
+	if rec.Withheld != "" {
 		r.Withheld = true
 		return r, nil
 	}
-	input := inv.Invoked.Input
-	if inv.Invoked.Codec == events.CodecZstd {
-		var err error
-		if input, err = e.decompress(input); err != nil {
-			return r, fmt.Errorf("batch %d: decompress input: %w", inv.Seq, err)
-		}
+	res, out, err := e.rerunRecorded(ctx, rec)
+	if err != nil {
+		return r, err
 	}
-	p := inv.Invoked.Params
-	now := inv.Time
-	e.opt.LedgerOnly = p["ledger_only"] == "1"
-	switch inv.Invoked.Door {
-	case events.DoorHook, events.DoorBench:
-		hi := HookInput{Stdin: input, Passthrough: p["env_passthrough"] == "1"}
-		if p["nofold"] != "" {
-			hi.Passthrough = true // the recorded delivery was unfolded
-		}
-		res, err := e.hookAt(ctx, hi, now, &replayCtx{project: inv.Project, params: p})
-		if err != nil {
-			return r, fmt.Errorf("batch %d: rerun hook: %w", inv.Seq, err)
-		}
-		r.Event, r.Tool, r.Output = res.Event, res.Tool, res.Reply
-	default:
-		code, _ := strconv.Atoi(p["exit_code"])
-		ci := CallInput{Door: inv.Invoked.Door, Command: p["command"], Text: string(input), ExitCode: code,
-			Session: inv.Session, Agent: inv.Agent, Passthrough: p["env_passthrough"] == "1" || p["nofold"] != "",
-			KeepSecrets: p["keep_secrets"] == "1", Host: p["host"]}
-		ci.priorRedacted, _ = strconv.Atoi(p[paramRedacted])
-		ci.priorGrew = p[paramRedactedGrew] == "1"
-		res, err := e.callAt(ctx, ci, now, inv.Project)
-		if err != nil {
-			return r, fmt.Errorf("batch %d: rerun call: %w", inv.Seq, err)
-		}
-		r.Tool, r.Output = "Bash", []byte(res.Delivered)
-	}
+	r.Event, r.Tool, r.Output = res.Event, res.Tool, out
 	r.Got = sha(r.Output)
-	if em != nil {
+	if rec.Emitted != nil {
 		r.Compared = true
-		r.Want = em.Output
+		r.Want = rec.Emitted.Output
 		r.Match = r.Want == r.Got
 	}
 	return r, nil

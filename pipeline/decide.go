@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/omnictx/omni/pipeline/internal/textline"
@@ -99,6 +100,11 @@ type Request struct {
 	// NoFold forces delivery unchanged (e.g. the archive cannot be written,
 	// or the command is omni's own recovery command) with this reason.
 	NoFold string
+	// Floor, when above 0, replaces the 264-byte floor (minLedgerInput):
+	// an output under Floor bytes never folds (reason "floor:<Floor>").
+	// It is a what-if setting (omni bench --fold-floor); 0 keeps the
+	// floor's derived value.
+	Floor int
 }
 
 // Fold is one run the decision replaced.
@@ -208,7 +214,9 @@ func Decide(req Request, v View) Decision {
 		return unchanged(req.NoFold)
 	case req.Failed:
 		return unchanged(reasonFailed)
-	case len(text) < minLedgerInput:
+	case req.Floor > 0 && len(text) < req.Floor:
+		return unchanged("floor:" + strconv.Itoa(req.Floor))
+	case req.Floor <= 0 && len(text) < minLedgerInput:
 		return unchanged(reasonFloor264)
 	}
 	if k := Sniff(text); k != KindNone {

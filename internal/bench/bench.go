@@ -43,6 +43,12 @@ type Record struct {
 	RawTool         string `json:"raw_tool"`
 	IsError         bool   `json:"is_error"`
 	CompactionEpoch int    `json:"compaction_epoch"`
+	// Masked and MaskedGrew are omni's own fields (omni log --corpus): the
+	// credential values already masked in Output when it was recorded,
+	// and whether the masks made it longer; bench hands them to the door,
+	// which reports the redaction as the recording did.
+	Masked     int  `json:"masked,omitempty"`
+	MaskedGrew bool `json:"masked_grew,omitempty"`
 }
 
 // OutLine is one line of --out: one call, in corpus order.
@@ -179,6 +185,9 @@ type Options struct {
 	Out string
 	// LedgerOnly runs the guard and the ledger only.
 	LedgerOnly bool
+	// FoldFloor, above 0, replaces the ledger's 264-byte fold floor: an
+	// output under FoldFloor bytes never folds (hooks.Options.FoldFloor).
+	FoldFloor int
 	// Persisted replays a Bash output of 30,000 characters or more as
 	// Claude Code delivers it: stdout cut at 30,000 characters, the whole
 	// output in a file under the home named by persistedOutputPath.
@@ -362,12 +371,18 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 		defer os.RemoveAll(home)
 	} else if err := os.MkdirAll(home, 0o700); err != nil {
 		return nil, err
+	} else if err := RefuseHeld(home); err != nil {
+		// A second run would append to the first and report both as one.
+		return nil, err
 	}
 	st, closeStore, err := o.OpenStore(ctx, home)
 	if err != nil {
 		return nil, fmt.Errorf("open store in %s: %w", home, err)
 	}
 	defer closeStore()
+	if last, err := st.Last(ctx); err != nil || last > 0 {
+		return nil, refuseErr(home, err)
+	}
 	// Hooks of this home fail open at once while the bench holds the store,
 	// instead of each waiting out its deadline.
 	if o.MarkBusy != nil {
@@ -383,6 +398,7 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 		ProjectOf:  func(cwd string) string { return cwd },
 		Logf:       logf,
 		LedgerOnly: o.LedgerOnly,
+		FoldFloor:  o.FoldFloor,
 	})
 	if err != nil {
 		return nil, err
@@ -410,8 +426,7 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 	// The available repetition, computed here independently of the ledger:
 	// per reader, the trimmed lines it received (not folded away), emptied
 	// on compaction.
-	received := map[string]map[string]struct{}{}
-	readersOf := map[string][]string{}
+	t := newTally(rep, outW, o.Out)
 	epoch := map[string]int{}
 	durs := make([]time.Duration, 0, len(recs))
 	start := time.Now()
@@ -426,9 +441,7 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 			if _, err := eng.HookResult(ctx, hooks.HookInput{Stdin: pc}); err != nil {
 				rep.HookFailures++
 			}
-			for _, rd := range readersOf[r.Session] {
-				delete(received, rd)
-			}
+			t.compact(r.Session)
 		}
 		payload, hostTool := Payload(r, project)
 		hostRaw := RawOf(payload) // before the over-cap cut below
@@ -461,152 +474,23 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 			if payload["hook_event_name"] == "PostToolUseFailure" {
 				line, body, _ = SplitExitLine(r.Output, r.ExitCode)
 			}
+			origin := originOf(r)
+			origin[OriginExitLine], origin[OriginInput] = line, r.Input
 			res, err = eng.Call(ctx, hooks.CallInput{Door: events.DoorPipe, Command: tk.Runner, Text: body, ExitCode: hooks.ExitUnknown,
-				Session: r.Session, Agent: agentOf(payload), Cwd: project, Host: hooks.HostClaudeCode, Deferred: true})
+				Session: r.Session, Agent: agentOf(payload), Cwd: project, Host: hooks.HostClaudeCode, Deferred: true,
+				Origin: origin, Masked: r.Masked, MaskedGrew: r.MaskedGrew})
 			if err == nil && res.Recorded {
 				rewritten = true
 				res.Raw, res.Delivered, res.Event = line+res.Raw, line+res.Delivered, "rewrite:pipe"
 			}
 		}
 		if !rewritten {
-			res, err = eng.HookResult(ctx, hooks.HookInput{Stdin: stdin})
+			res, err = eng.HookResult(ctx, hooks.HookInput{Stdin: stdin, Origin: originOf(r), Masked: r.Masked, MaskedGrew: r.MaskedGrew})
 		}
 		durs = append(durs, time.Since(t0))
-		if err != nil {
-			rep.HookFailures++
-			res.Raw, res.Delivered = r.Output, r.Output
-		}
-		if res.Raw == "" && res.Delivered == "" {
-			res.Raw, res.Delivered = RawOf(payload), RawOf(payload)
-		}
-		rk := r.Session + "\x00" + r.Agent
-		set := received[rk]
-		if set == nil {
-			set = map[string]struct{}{}
-			received[rk] = set
-			readersOf[r.Session] = append(readersOf[r.Session], rk)
-		}
-		lines := pipeline.SplitLines(nil, res.Raw)
-		var repeat int64
-		var repeatFail int64
-		for _, ln := range lines {
-			t := strings.TrimSpace(res.Raw[ln.Start:ln.End])
-			if t == "" {
-				continue
-			}
-			if _, ok := set[t]; ok {
-				repeat += int64(ln.End - ln.Start)
-				if pipeline.IsFailureLine(t) {
-					repeatFail += int64(ln.End - ln.Start)
-				}
-			}
-		}
-		if res.Reason == "failed" || res.Reason == "host-cap" || res.Reason == hooks.ReasonHostCapReply {
-			rep.UnrewritableRepeat += repeat
-			rep.UnrewritableByReason[res.Reason] += repeat
-		}
-		var handles []string
-		var sessSaved, projSaved int64
-		for _, f := range res.Folds {
-			if f.Scope == pipeline.ScopeSession {
-				sessSaved += int64(f.Bytes - len(f.Marker))
-			} else {
-				projSaved += int64(f.Bytes - len(f.Marker))
-			}
-			handles = append(handles, f.Handle)
-			rep.FoldsByKind[string(f.Kind)]++
-		}
-		if res.Reason != "host-cap" {
-			// What the reader received: the delivered lines, markers and
-			// fillers excluded (folded and distilled-away lines were not).
-			issued := map[string]bool{}
-			for _, f := range res.Folds {
-				issued[strings.TrimSpace(strings.SplitN(f.Marker, "\n", 2)[0])] = true
-			}
-			for _, ln := range pipeline.SplitLines(nil, res.Delivered) {
-				t := strings.TrimSpace(res.Delivered[ln.Start:ln.End])
-				if t == "" || t == pipeline.Filler || issued[t] || (strings.HasPrefix(t, "[OMNI: ") && !strings.Contains(res.Raw, t)) {
-					continue
-				}
-				set[t] = struct{}{}
-			}
-		}
-		rep.SessionFoldSaved += sessSaved
-		rep.ProjectFoldSaved += projSaved
-		raw, del := int64(len(res.Raw)), int64(len(res.Delivered))
-		rep.All.add(raw, del, repeat, len(res.Folds))
-		if rewritten {
-			rep.Rewritten.add(raw, del, repeat, len(res.Folds))
-			if res.Unshown {
-				rep.RewrittenUnshown++
-			}
-		}
-		if overCap {
-			rep.OverCap.add(raw, del, repeat, len(res.Folds))
-			if res.Reply != nil {
-				rep.OverCapInline++
-			}
-		}
-		bucketOf := func(m map[string]*Bucket, k string) *Bucket {
-			b := m[k]
-			if b == nil {
-				b = &Bucket{}
-				m[k] = b
-			}
-			return b
-		}
-		fam := res.Distiller
-		if fam == "" {
-			fam = "none"
-		}
-		bucketOf(rep.ByFamily, fam).add(raw, del, repeat, len(res.Folds))
-		bucketOf(rep.ByDoor, strings.TrimSpace(res.Event+" "+hostTool)).add(raw, del, repeat, len(res.Folds))
-		bucketOf(rep.ByReason, reasonOf(res, raw, del)).add(raw, del, repeat, len(res.Folds))
-		tb := rep.ByTool[r.Tool]
-		if tb == nil {
-			tb = &Bucket{}
-			rep.ByTool[r.Tool] = tb
-		}
-		tb.add(raw, del, repeat, len(res.Folds))
-		tb.SessionFoldSaved += sessSaved
-		tb.ProjectFoldSaved += projSaved
-		sb := rep.BySource[project]
-		if sb == nil {
-			sb = &Bucket{}
-			rep.BySource[project] = sb
-		}
-		sb.add(raw, del, repeat, len(res.Folds))
-		sb.SessionFoldSaved += sessSaved
-		sb.ProjectFoldSaved += projSaved
-		if miss := repeat - (raw - del); miss > 0 {
-			reason := res.Reason
-			if len(res.Folds) > 0 {
-				reason = "partial: runs under their bar, failure lines, split sources"
-			}
-			if reason == "" {
-				reason = "unknown"
-			}
-			if repeatFail > 0 && len(res.Folds) > 0 {
-				rep.Uncaptured["failure lines"] += min(repeatFail, miss)
-				miss -= min(repeatFail, miss)
-			}
-			rep.Uncaptured[reason] += miss
-		}
-		if outW != nil {
-			// What the model read: on the failure path the host applies no
-			// reply, so a hook that printed none leaves the host's own text
-			// (the door's redaction never reached the model there).
-			seen := res.Delivered
-			if !rewritten && err == nil && res.Reply == nil && payload["hook_event_name"] == "PostToolUseFailure" {
-				seen = hostRaw
-			}
-			b, _ := json.Marshal(OutLine{Session: r.Session, Agent: r.Agent, Seq: r.Seq, Tool: r.Tool, Input: r.Input,
-				HostTool: hostTool, Event: res.Event, Project: project, Epoch: r.CompactionEpoch,
-				Raw: hostRaw, Delivered: seen, Handles: handles, Reason: res.Reason, Why: reasonOf(res, raw, del)})
-			outW.Write(b)
-			if err := outW.WriteByte('\n'); err != nil {
-				return nil, fmt.Errorf("write %s: %w", o.Out, err)
-			}
+		if err := t.call(callOf{rec: r, project: project, payload: payload, hostTool: hostTool, hostRaw: hostRaw,
+			res: res, err: err, rewritten: rewritten, overCap: overCap}); err != nil {
+			return nil, err
 		}
 		if bar != nil {
 			bar.Add(1)
@@ -637,6 +521,187 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 		rep.PipelineP99 = float64(durs[len(durs)*99/100].Microseconds()) / 1000
 	}
 	return rep, nil
+}
+
+// tally adds calls up into a Report the way omni bench counts them (the
+// available repetition computed from the texts, per reader, emptied on
+// compaction) and writes their --out lines: one tally for bench --corpus
+// and bench --store alike.
+type tally struct {
+	rep *Report
+	// received: per reader, the trimmed lines it received (not folded
+	// away), emptied on compaction.
+	received  map[string]map[string]struct{}
+	readersOf map[string][]string
+	outW      *bufio.Writer
+	outName   string
+}
+
+func newTally(rep *Report, outW *bufio.Writer, outName string) *tally {
+	return &tally{rep: rep, received: map[string]map[string]struct{}{}, readersOf: map[string][]string{}, outW: outW, outName: outName}
+}
+
+// compact empties the received lines of every reader of a session.
+func (t *tally) compact(session string) {
+	for _, rd := range t.readersOf[session] {
+		delete(t.received, rd)
+	}
+}
+
+// callOf is one call as the tally counts it: the corpus record it stands
+// for, its project, the hook payload built for it (nil for none), the host
+// tool and the text the host showed, and what the engine did.
+type callOf struct {
+	rec                Record
+	project            string
+	payload            map[string]any
+	hostTool, hostRaw  string
+	res                hooks.Result
+	err                error
+	rewritten, overCap bool
+}
+
+// call adds one call. Errors: the --out file's.
+func (t *tally) call(c callOf) error {
+	rep, r, res, err, payload, project := t.rep, c.rec, c.res, c.err, c.payload, c.project
+	hostTool, hostRaw, rewritten, overCap := c.hostTool, c.hostRaw, c.rewritten, c.overCap
+	if err != nil {
+		rep.HookFailures++
+		res.Raw, res.Delivered = r.Output, r.Output
+	}
+	if res.Raw == "" && res.Delivered == "" {
+		res.Raw, res.Delivered = RawOf(payload), RawOf(payload)
+	}
+	rk := r.Session + "\x00" + r.Agent
+	set := t.received[rk]
+	if set == nil {
+		set = map[string]struct{}{}
+		t.received[rk] = set
+		t.readersOf[r.Session] = append(t.readersOf[r.Session], rk)
+	}
+	lines := pipeline.SplitLines(nil, res.Raw)
+	var repeat int64
+	var repeatFail int64
+	for _, ln := range lines {
+		t := strings.TrimSpace(res.Raw[ln.Start:ln.End])
+		if t == "" {
+			continue
+		}
+		if _, ok := set[t]; ok {
+			repeat += int64(ln.End - ln.Start)
+			if pipeline.IsFailureLine(t) {
+				repeatFail += int64(ln.End - ln.Start)
+			}
+		}
+	}
+	if res.Reason == "failed" || res.Reason == "host-cap" || res.Reason == hooks.ReasonHostCapReply {
+		rep.UnrewritableRepeat += repeat
+		rep.UnrewritableByReason[res.Reason] += repeat
+	}
+	var handles []string
+	var sessSaved, projSaved int64
+	for _, f := range res.Folds {
+		if f.Scope == pipeline.ScopeSession {
+			sessSaved += int64(f.Bytes - len(f.Marker))
+		} else {
+			projSaved += int64(f.Bytes - len(f.Marker))
+		}
+		handles = append(handles, f.Handle)
+		rep.FoldsByKind[string(f.Kind)]++
+	}
+	if res.Reason != "host-cap" {
+		// What the reader received: the delivered lines, markers and
+		// fillers excluded (folded and distilled-away lines were not).
+		issued := map[string]bool{}
+		for _, f := range res.Folds {
+			issued[strings.TrimSpace(strings.SplitN(f.Marker, "\n", 2)[0])] = true
+		}
+		for _, ln := range pipeline.SplitLines(nil, res.Delivered) {
+			t := strings.TrimSpace(res.Delivered[ln.Start:ln.End])
+			if t == "" || t == pipeline.Filler || issued[t] || (strings.HasPrefix(t, "[OMNI: ") && !strings.Contains(res.Raw, t)) {
+				continue
+			}
+			set[t] = struct{}{}
+		}
+	}
+	rep.SessionFoldSaved += sessSaved
+	rep.ProjectFoldSaved += projSaved
+	raw, del := int64(len(res.Raw)), int64(len(res.Delivered))
+	rep.All.add(raw, del, repeat, len(res.Folds))
+	if rewritten {
+		rep.Rewritten.add(raw, del, repeat, len(res.Folds))
+		if res.Unshown {
+			rep.RewrittenUnshown++
+		}
+	}
+	if overCap {
+		rep.OverCap.add(raw, del, repeat, len(res.Folds))
+		if res.Reply != nil {
+			rep.OverCapInline++
+		}
+	}
+	bucketOf := func(m map[string]*Bucket, k string) *Bucket {
+		b := m[k]
+		if b == nil {
+			b = &Bucket{}
+			m[k] = b
+		}
+		return b
+	}
+	fam := res.Distiller
+	if fam == "" {
+		fam = "none"
+	}
+	bucketOf(rep.ByFamily, fam).add(raw, del, repeat, len(res.Folds))
+	bucketOf(rep.ByDoor, strings.TrimSpace(res.Event+" "+hostTool)).add(raw, del, repeat, len(res.Folds))
+	bucketOf(rep.ByReason, reasonOf(res, raw, del)).add(raw, del, repeat, len(res.Folds))
+	tb := rep.ByTool[r.Tool]
+	if tb == nil {
+		tb = &Bucket{}
+		rep.ByTool[r.Tool] = tb
+	}
+	tb.add(raw, del, repeat, len(res.Folds))
+	tb.SessionFoldSaved += sessSaved
+	tb.ProjectFoldSaved += projSaved
+	sb := rep.BySource[project]
+	if sb == nil {
+		sb = &Bucket{}
+		rep.BySource[project] = sb
+	}
+	sb.add(raw, del, repeat, len(res.Folds))
+	sb.SessionFoldSaved += sessSaved
+	sb.ProjectFoldSaved += projSaved
+	if miss := repeat - (raw - del); miss > 0 {
+		reason := res.Reason
+		if len(res.Folds) > 0 {
+			reason = "partial: runs under their bar, failure lines, split sources"
+		}
+		if reason == "" {
+			reason = "unknown"
+		}
+		if repeatFail > 0 && len(res.Folds) > 0 {
+			rep.Uncaptured["failure lines"] += min(repeatFail, miss)
+			miss -= min(repeatFail, miss)
+		}
+		rep.Uncaptured[reason] += miss
+	}
+	if t.outW != nil {
+		// What the model read: on the failure path the host applies no
+		// reply, so a hook that printed none leaves the host's own text
+		// (the door's redaction never reached the model there).
+		seen := res.Delivered
+		if !rewritten && err == nil && res.Reply == nil && payload["hook_event_name"] == "PostToolUseFailure" {
+			seen = hostRaw
+		}
+		b, _ := json.Marshal(OutLine{Session: r.Session, Agent: r.Agent, Seq: r.Seq, Tool: r.Tool, Input: r.Input,
+			HostTool: hostTool, Event: res.Event, Project: project, Epoch: r.CompactionEpoch,
+			Raw: hostRaw, Delivered: seen, Handles: handles, Reason: res.Reason, Why: reasonOf(res, raw, del)})
+		t.outW.Write(b)
+		if err := t.outW.WriteByte('\n'); err != nil {
+			return fmt.Errorf("write %s: %w", t.outName, err)
+		}
+	}
+	return nil
 }
 
 // RawOf is the text the host shows for a payload (for calls the engine did
@@ -784,6 +849,38 @@ func SplitExitLine(out string, exitCode *int) (line, body string, code int) {
 		nl++
 	}
 	return out[:nl], out[nl:], n
+}
+
+// The origin bench records with each replayed call
+// (hooks.HookInput.Origin, hooks.CallInput.Origin), so a stream it wrote
+// says which corpus call each invocation stands for: omni bench --store
+// and omni log --corpus read them back.
+const (
+	OriginSeq      = "seq"       // the call's seq in its session
+	OriginTool     = "tool"      // the corpus tool kind (Read, Bash, Grep, ...)
+	OriginAgent    = "agent"     // the corpus agent ("main", "subagent-...")
+	OriginEpoch    = "epoch"     // its compaction_epoch
+	OriginExitCode = "exit_code" // the corpus exit_code, when it has one
+	// OriginExitLine is the host's "Exit code N" line (with its newline)
+	// before a failing call's output that the PreToolUse rewrite's filter
+	// shortened ("" when the output had none): the pipe door records the
+	// output after it.
+	OriginExitLine = "exit_line"
+	// OriginInput is the agent's whole command line of a call the
+	// rewrite's filter shortened (the pipe door records the runner alone).
+	OriginInput = "input"
+)
+
+// originOf returns the origin bench records for a corpus call.
+func originOf(r Record) map[string]string {
+	o := map[string]string{OriginSeq: strconv.Itoa(r.Seq), OriginTool: r.Tool, OriginAgent: r.Agent}
+	if r.CompactionEpoch != 0 {
+		o[OriginEpoch] = strconv.Itoa(r.CompactionEpoch)
+	}
+	if r.ExitCode != nil {
+		o[OriginExitCode] = strconv.Itoa(*r.ExitCode)
+	}
+	return o
 }
 
 func agentOf(payload map[string]any) string {
