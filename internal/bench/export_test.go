@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/omnictx/omni/internal/rewrite"
 )
 
 // token is a generated GitHub-token-shaped credential (not an example).
@@ -42,7 +41,7 @@ func TestExportRoundTrip(t *testing.T) {
 	}
 	f.Close()
 
-	rep, log, _ := corpusRun(t, corpus, Options{Rewrite: rewrite.Narrow})
+	rep, log, _ := corpusRun(t, corpus, Options{Rewrite: true})
 	var buf bytes.Buffer
 	sum, err := Export(context.Background(), LogSource{Log: log}, &buf)
 	if err != nil {
@@ -62,7 +61,7 @@ func TestExportRoundTrip(t *testing.T) {
 	if err := os.WriteFile(exported, buf.Bytes(), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	again, _, _ := corpusRun(t, exported, Options{Rewrite: rewrite.Narrow})
+	again, _, _ := corpusRun(t, exported, Options{Rewrite: true})
 	if got, want := figures(t, again), figures(t, rep); got != want {
 		t.Fatalf("bench of the export differs:\n%s\nwant\n%s", got, want)
 	}

@@ -14,7 +14,6 @@ import (
 
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/events/memlog"
-	"github.com/omnictx/omni/internal/rewrite"
 )
 
 // writeStoreCorpus writes a corpus with what a stream holds: repeats in a
@@ -97,7 +96,7 @@ func figures(t *testing.T, r *Report) string {
 // bench --corpus --ledger-only.
 func TestRunStoreReproduces(t *testing.T) {
 	corpus := writeStoreCorpus(t)
-	rep, log, out := corpusRun(t, corpus, Options{Rewrite: rewrite.Narrow})
+	rep, log, out := corpusRun(t, corpus, Options{Rewrite: true})
 	if rep.Rewritten.Calls == 0 || rep.All.Folds == 0 {
 		t.Fatalf("the corpus exercises no rewrite or fold: %+v", rep.All)
 	}
@@ -138,7 +137,7 @@ func TestRunStoreReproduces(t *testing.T) {
 // and the recorded and rerun texts of a change.
 func TestRunStoreFoldFloor(t *testing.T) {
 	corpus := writeStoreCorpus(t)
-	rep, log, _ := corpusRun(t, corpus, Options{Rewrite: rewrite.Narrow})
+	rep, log, _ := corpusRun(t, corpus, Options{Rewrite: true})
 	sr, err := RunStore(context.Background(), StoreOptions{Source: LogSource{Log: log}, FoldFloor: 1 << 20, Changes: 2}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -216,7 +215,7 @@ func (s editedSource) Batches(ctx context.Context, fn func([]events.Event, event
 // Inputs the rerun cannot take are counted and named: batches removed by
 // omni gc, a batch missing inside the log, a withheld input, masked ones.
 func TestRunStoreNamesWhatItCannotRerun(t *testing.T) {
-	_, log, _ := corpusRun(t, writeStoreCorpus(t), Options{Rewrite: rewrite.Narrow})
+	_, log, _ := corpusRun(t, writeStoreCorpus(t), Options{Rewrite: true})
 	src := editedSource{LogSource: LogSource{Log: log}, removed: 3, missing: 5, withheld: 7}
 	sr, err := RunStore(context.Background(), StoreOptions{Source: src}, io.Discard)
 	if err != nil {
