@@ -34,13 +34,29 @@ func (rw *Writer) Write(p []byte) (int, error) {
 			if len(rw.buf) < writerMaxLine {
 				return len(p), nil
 			}
-			i = len(rw.buf) - 1
+			i = pieceEnd(rw.buf)
 		}
 		if err := rw.line(rw.buf[:i+1]); err != nil {
 			return 0, err
 		}
 		rw.buf = rw.buf[i+1:]
 	}
+}
+
+// pieceEnd returns the index of the last byte of the piece a line longer
+// than writerMaxLine is cut into: after the last byte in its final 64 KiB
+// that no credential can hold (a blank, a quote, a comma, a semicolon,
+// brackets), so a token is never cut in two; the whole buffer when its
+// tail is one run of token characters (no credential is that long).
+func pieceEnd(b []byte) int {
+	const window = 64 << 10
+	for k := len(b) - 1; k >= 0 && k >= len(b)-window; k-- {
+		switch b[k] {
+		case ' ', '\t', '\r', '"', '\'', ',', ';', '(', ')', '[', ']', '{', '}', '<', '>', '|':
+			return k
+		}
+	}
+	return len(b) - 1
 }
 
 // Close writes the buffered last line (it does not close w).

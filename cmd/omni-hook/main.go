@@ -278,7 +278,7 @@ func pretool(args []string, stdin io.Reader, stdout io.Writer) {
 	if abs, err := filepath.Abs(bin); err == nil {
 		bin = abs
 	}
-	if reply := rewrite.Reply(in, rewrite.PreTool{Omni: bin}); reply != nil {
+	if reply := rewrite.Reply(in, rewrite.PreTool{Omni: bin, Home: wire.Home()}); reply != nil {
 		_, _ = stdout.Write(reply)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -496,7 +497,7 @@ func TestPretoolCommand(t *testing.T) {
 	h := r.HookSpecificOutput
 	if h.HookEventName != "PreToolUse" || h.PermissionDecision != nil || h.UpdatedInput["description"] != "d" ||
 		!strings.HasPrefix(h.UpdatedInput["command"], "set -o pipefail; go test ./... 2>&1 | ") ||
-		!strings.HasSuffix(h.UpdatedInput["command"], " pipe --host claude-code --session s1 --timeout-ms 120000 --command 'go test ./...'") {
+		!regexp.MustCompile(` pipe --call [0-9a-f]{32}$`).MatchString(h.UpdatedInput["command"]) {
 		t.Fatalf("reply %s", out.String())
 	}
 	out.Reset()

@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -18,6 +19,7 @@ import (
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/hooks"
 	"github.com/omnictx/omni/internal/pipefilter"
+	"github.com/omnictx/omni/internal/rewrite"
 	"github.com/omnictx/omni/redact"
 )
 
@@ -57,31 +59,37 @@ func runPipe(ctx context.Context, s streams, session, agent string, keepSecrets 
 // (redacted) and exits 0.
 func newPipeCmd(s streams) *cobra.Command {
 	return &cobra.Command{
-		Use:   "pipe [--session S] [--agent A] [--host claude-code] [--timeout-ms T] [--command CMD]",
-		Short: "Read a command's output on stdin and print it as the reader should read it (the rewrite's filter)",
-		Long: `Reads the output of a command on stdin until its end and prints it through the
-same pipeline as 'omni exec': redaction, the command's distiller (chosen
-from --command), the collapse fallback, the final cut and, with --session,
-the ledger. The exit status is unknown here, so the run is decided as a
-failing one: a distiller claims it only by its runner's own failing
-verdict, and nothing folds. Every cut is archived first (see 'omni
-retrieve').
+		Use:   "pipe --call TOKEN",
+		Short: "The PreToolUse rewrite's filter: read a runner's output on stdin and print it as the reader should read it",
+		Long: `The PreToolUse rewrite ('omni pretool') runs the agent's command in the host's
+own shell as 'set -o pipefail; COMMAND 2>&1 | omni pipe --call TOKEN'. The
+token names a ticket the hook wrote under $OMNI_HOME/pretool: the reader
+(session, agent), the runner whose output this is, the host's timeout. A
+ticket is good once.
 
-The PreToolUse rewrite ('omni pretool') runs it as
-'set -o pipefail; CMD 2>&1 | omni pipe --host claude-code …', so the host's
-shell runs CMD and the pipeline's status stays CMD's. With --host, an
-output this filter leaves as it came is not recorded here: the host's
-post-tool hook decides and records it; one it shortened is recorded here.
+omni pipe reads the runner's output until its end and prints it through the
+same pipeline as 'omni exec': redaction, the runner's distiller, the
+collapse fallback, the final cut and the reader's ledger. The exit status
+is unknown here, so the run is decided as a failing one: a distiller claims
+it only by its runner's own failing verdict, and nothing folds. Every cut is
+archived first (see 'omni retrieve'). An output it shortened is recorded
+here and the host's post-tool hook leaves it alone; one it left as it came
+is not recorded here: the post-tool hook decides and records it.
 
-It never stops its input early. It prints what it holds and passes the rest
-through as it comes (redacted, in whole lines) when --timeout-ms (the
-host's tool timeout) is near, on SIGINT, SIGTERM or SIGHUP, when the
-output is over 16 MiB, or when the command has exited but a process it left
-behind still holds the pipe (then the output so far is taken as complete).
+It never stops reading its input. It prints what it holds and passes the
+rest through as it comes (redacted, in whole lines) when the host's timeout
+is near, on SIGINT, SIGTERM or SIGHUP, when the output is over 16 MiB, or on
+any error. When the runner has exited but a process it left behind still
+holds the pipe, the output so far is taken as complete and the pipe is kept
+drained by a detached copy, so the process never meets a broken pipe.
+
+Without a ticket (run by hand, or by a model through the allow rule omni
+init writes) there is no reader: the text is redacted and distilled,
+nothing is recorded as shown.
 
 Exit codes: always 0 (a usage problem is reported on stderr and the input
 passes through).`,
-		Example:            `  go test ./... 2>&1 | omni pipe --session demo --command 'go test ./...'`,
+		Example:            `  omni pipe --call 0123456789abcdef0123456789abcdef < output.txt`,
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			for _, a := range args {
@@ -89,10 +97,19 @@ passes through).`,
 					return cmd.Help()
 				}
 			}
+			if len(args) == 1 && args[0] == drainArg {
+				_, _ = io.Copy(io.Discard, s.In)
+				return nil
+			}
 			return runFilter(cmd.Context(), s, args)
 		},
 	}
 }
+
+// drainArg runs omni pipe as the detached reader that keeps a pipe drained
+// after the filter printed its text (a helper the runner left still
+// writes).
+const drainArg = "--drain"
 
 // nopCloser is a writer whose Close does nothing.
 type nopCloser struct{ io.Writer }
@@ -104,30 +121,42 @@ func runFilter(ctx context.Context, s streams, args []string) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	// First: a signal from here on prints what was read (the host's
+	// timeout, an interrupt).
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
 	fs := pflag.NewFlagSet("omni pipe", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	session := fs.String("session", os.Getenv("OMNI_SESSION"), "")
-	agent := fs.String("agent", "", "")
-	host := fs.String("host", "", "")
-	command := fs.String("command", "", "")
-	timeoutMS := fs.Int("timeout-ms", 0, "")
-	keep := fs.Bool("keep-secrets", false, "")
+	call := fs.String("call", "", "")
 	bad := fs.Parse(args)
 	if bad == nil && fs.NArg() > 0 {
 		bad = fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	if bad == nil && *host != "" && *host != hooks.HostClaudeCode {
-		bad = fmt.Errorf("--host %q: only %s is known", *host, hooks.HostClaudeCode)
-	}
 	if bad != nil {
 		fmt.Fprintf(s.Err, "omni pipe: %v; the input passes through\n", bad)
-		*session, *host = "", ""
 	}
-	keepSecrets := *keep
+	var tk rewrite.Ticket
+	var haveTicket bool
+	if bad == nil && *call != "" {
+		var err error
+		if tk, err = rewrite.Redeem(omniHome(), *call, time.Now()); err == nil {
+			haveTicket = true
+		} else {
+			homeLogf(omniHome())("pipe: %v: no reader", err)
+		}
+	}
+	keep := haveTicket && tk.KeepSecrets
+	mask := func(t string) string {
+		if keep || t == "" {
+			return t
+		}
+		return redactOrRaw(t)
+	}
 	opt := pipefilter.Options{
 		In: s.In, Out: s.Out, MaxHold: hooks.MaxInput,
 		Through: func(w io.Writer) io.WriteCloser {
-			if keepSecrets || os.Getenv("OMNI_KEEP_SECRETS") == "1" {
+			if keep {
 				return nopCloser{w}
 			}
 			return redact.NewWriter(w)
@@ -136,34 +165,60 @@ func runFilter(ctx context.Context, s streams, args []string) error {
 			defer func() {
 				if p := recover(); p != nil {
 					homeLogf(omniHome())("pipe: panic: %v", p)
-					out = redactLocal(text, keepSecrets) // fail open, still masked
+					out = mask(text) // fail open, still masked
 				}
 			}()
 			if bad != nil {
-				return redactLocal(text, keepSecrets)
+				return mask(text)
 			}
-			return deliverCall(ctx, hooks.CallInput{Door: events.DoorPipe, Command: *command, Text: text,
-				ExitCode: hooks.ExitUnknown, Session: *session, Agent: *agent, Cwd: cwd(), Host: *host,
-				Deferred: *host != "", KeepSecrets: keepSecrets, Passthrough: os.Getenv("OMNI_PASSTHROUGH") != ""})
+			in := hooks.CallInput{Door: events.DoorPipe, Text: text, ExitCode: hooks.ExitUnknown, Cwd: cwd(),
+				Passthrough: os.Getenv("OMNI_PASSTHROUGH") != ""}
+			if haveTicket {
+				in.Command, in.Session, in.Agent, in.Host, in.Deferred, in.KeepSecrets =
+					tk.Runner, tk.Session, tk.Agent, hooks.HostClaudeCode, true, tk.KeepSecrets
+			}
+			if in.Text == "" || !utf8.ValidString(in.Text) {
+				return mask(in.Text)
+			}
+			cctx, cancel := context.WithTimeout(ctx, hookDeadline)
+			defer cancel()
+			r, err := newClient().Call(cctx, in)
+			if err != nil {
+				homeLogf(omniHome())("pipe: %v", err)
+				return mask(in.Text)
+			}
+			return r.Delivered
 		},
 		WriterGone: pipefilter.WriterGoneFunc(),
 	}
-	if *timeoutMS > 0 {
-		t := time.Duration(*timeoutMS) * time.Millisecond
+	if haveTicket && tk.TimeoutMS > 0 {
+		t := time.Duration(tk.TimeoutMS) * time.Millisecond
 		margin := t / 10
 		if margin > 5*time.Second {
 			margin = 5 * time.Second
 		}
-		opt.Until = time.Now().Add(t - margin)
+		opt.Until = tk.Issued.Add(t - margin)
 	}
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(sigs)
 	opt.Signals = sigs
-	_, why, err := pipefilter.Run(opt)
-	if why != "" && why != "timeout" {
+	_, why, _ := pipefilter.Run(opt) // a write error: the host stopped reading
+	switch why {
+	case "", "timeout":
+	case "gone":
+		keepDrained(s.In)
+	default:
 		homeLogf(omniHome())("pipe: passed through (%s)", why)
 	}
-	_ = err // the host stopped reading: nothing to tell it
 	return nil
+}
+
+// redactOrRaw masks credentials in t; a panic in redaction leaves it
+// whole (fail open for the reader).
+func redactOrRaw(t string) (out string) {
+	defer func() {
+		if recover() != nil {
+			out = t
+		}
+	}()
+	out, _ = redact.Text(t)
+	return out
 }

@@ -60,7 +60,7 @@ the command as written.`,
 			if err != nil {
 				return nil
 			}
-			if reply := rewrite.Reply(stdin, rewrite.PreTool{Omni: self}); reply != nil {
+			if reply := rewrite.Reply(stdin, rewrite.PreTool{Omni: self, Home: omniHome()}); reply != nil {
 				_, _ = s.Out.Write(reply)
 			}
 			return nil

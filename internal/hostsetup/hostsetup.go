@@ -24,6 +24,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"github.com/omnictx/omni/internal/rewrite"
 	"os"
 	"path/filepath"
 )
@@ -216,6 +217,9 @@ func partsFor(h Host, o Options) []part {
 	if !o.MCPOnly {
 		switch h {
 		case Claude:
+			// The rewrite names the omni binary in a command and an allow
+			// rule: a path it cannot name leaves the rewrite out.
+			o.Rewrite = o.Rewrite && rewrite.PathNameOK(omni)
 			es := claudeEntries(o.Rewrite)
 			ps = append(ps, part{"hooks", hookPath, jsonApply(func(src []byte, install bool) ([]byte, error) {
 				return applyHookEntries(src, es, omni, install)

@@ -62,8 +62,10 @@ const (
 
 // Run reads opt.In to its end (or until the runner's side is gone) and
 // writes the reader's text to opt.Out. The string names why it passed
-// through ("size", "timeout", "signal", "read"), "" when Delivered. The
-// error is a write error on opt.Out (the host stopped reading).
+// through ("size", "timeout", "signal", "read"), or, when Delivered, "gone"
+// if the input was still open (a helper holds it: the caller should keep
+// it drained, so the helper never meets a broken pipe) and "" at its end.
+// The error is a write error on opt.Out (the host stopped reading).
 func Run(opt Options) (Outcome, string, error) {
 	if opt.Poll <= 0 {
 		opt.Poll = 50 * time.Millisecond
@@ -132,7 +134,8 @@ func Run(opt Options) (Outcome, string, error) {
 				goneAt = now
 			}
 			if now.Sub(goneAt) >= opt.Grace && now.Sub(lastData) >= opt.Grace {
-				return deliver(opt, held.String())
+				o, _, err := deliver(opt, held.String())
+				return o, "gone", err
 			}
 		}
 	}

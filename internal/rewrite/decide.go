@@ -1,17 +1,19 @@
 // Package rewrite builds the PreToolUse rewrite of a Claude Code Bash call:
-// the user's command text is kept whole and runs in the host's own shell,
-// under the host's own permission check, cwd, shell set-up, timeout and
-// stdin; omni only adds `set -o pipefail;` in front and `2>&1 | omni pipe
-// …` behind, so the output of the runner passes through omni's filter and
-// the exit status stays the runner's. The rewrite never answers a
+// the agent's command text runs in the host's own shell, under the host's
+// own permission check, cwd, shell set-up, timeout and stdin; omni only
+// puts `set -o pipefail` just before the runner and `2>&1 | omni pipe
+// --call T` behind it, so the runner's output passes through omni's filter
+// and the exit status stays the runner's. The rewrite never answers a
 // permission decision: the host judges the whole rewritten text, every
 // part of it, exactly as bash will run it.
 //
 // Only a strict grammar is taken (Take), so that the added text binds to the
-// runner's own output and nothing else: an optional `cd WORD &&` and one
-// test or build runner of plain words. Anything else passes untouched.
-// Standard library and internal/shellcmd only, so the thin hook client
-// (cmd/omni-hook) answers without starting the omni binary.
+// runner's own output and nothing else. Anything else passes untouched. The
+// filter learns who reads (session, agent), which runner it reads and the
+// host's settings from a ticket the hook leaves under the omni home
+// (Issue, Redeem), never from its command line. Standard library and
+// internal/shellcmd only, so the thin hook client (cmd/omni-hook) answers
+// without starting the omni binary.
 package rewrite
 
 import (
@@ -28,6 +30,11 @@ type Taken struct {
 	// output the filter reads, and the text omni's distillers are chosen
 	// from.
 	Runner string
+	// At is the byte offset in Line where the runner starts; Op is the list
+	// operator before it ("&&" or ";"; "" when the runner is the whole
+	// line).
+	At int
+	Op string
 }
 
 // Take reports whether a command line is in the rewrite's grammar and, if
@@ -42,15 +49,18 @@ type Taken struct {
 //	double-quoted = DQUOTE *( any byte but DQUOTE, \ $ ` ! and control characters ) DQUOTE
 //
 // The last simple command is a test or build runner (Runner), its first
-// word (after NAME=value assignments) the runner itself: never a shell
-// builtin, keyword or exec-like word, so that running it in the
-// pipeline's subshell changes nothing. No earlier simple command may touch
-// the shell's options or run text as commands (set, shopt, source, ., eval,
-// exec, trap): the pipefail the rewrite sets must hold. Nothing else: no
-// pipe, redirection other than 2>&1, expansion, substitution, escape,
-// group, comment, newline or background job, since any of them could make
-// the added text bind to something other than the runner or change what a
-// part of the line means. Such a line is left as written.
+// word (after NAME=value assignments) the runner itself, and the operator
+// before it, if any, is && or ; (after ||, the pipefail put before the
+// runner would change which commands run). No simple command may start
+// with a shell builtin or keyword but cd, true, false, echo, printf, test,
+// [, pwd and : — a builtin could act on the shell the rest runs in (set,
+// shopt, ulimit, umask, export, eval, source, trap, builtin, command, …),
+// and the runner must be a program, so running it in the pipeline's
+// subshell changes nothing. Nothing else: no pipe, redirection other than
+// 2>&1, expansion, substitution, escape, group, comment, newline or
+// background job, since any of them could make the added text bind to
+// something other than the runner or change what a part of the line
+// means. Such a line is left as written.
 func Take(line string) (Taken, bool) {
 	if strings.Trim(line, " \t") == "" || len(line) > maxLine {
 		return Taken{}, false
@@ -68,11 +78,17 @@ func Take(line string) (Taken, bool) {
 		if j == len(words) {
 			return Taken{}, false // a bare assignment changes the shell
 		}
-		if notRunnable[words[j]] && (i == len(cmds)-1 || shellState[words[j]]) {
+		if shellWord[words[j]] && (i == len(cmds)-1 || !harmless[words[j]]) {
 			return Taken{}, false
+		}
+		if prog, _ := shellcmd.Program(words[j:]); prog == "omni" || prog == "omni-hook" {
+			return Taken{}, false // omni itself: its output is omni's already
 		}
 	}
 	last := cmds[len(cmds)-1]
+	if last.op == "||" {
+		return Taken{}, false
+	}
 	var words []string
 	for _, w := range last.words {
 		if w != "2>&1" {
@@ -82,40 +98,44 @@ func Take(line string) (Taken, bool) {
 	if !Runner(words) {
 		return Taken{}, false
 	}
-	return Taken{Line: line, Runner: strings.Trim(line[last.start:last.end], " \t")}, true
+	at := last.start
+	for at < len(line) && isBlank(line[at]) {
+		at++
+	}
+	return Taken{Line: line, Runner: strings.Trim(line[last.start:last.end], " \t"), At: at, Op: last.op}, true
 }
 
 // maxLine is the longest command line taken, in bytes: a runner line is
 // short; a longer one is left to the host as written.
 const maxLine = 4096
 
-// notRunnable are first words the runner may not have: they would change
-// what the line does when run in a pipeline's subshell, or wrap the whole
-// pipeline.
-var notRunnable = map[string]bool{
-	"exec": true, "eval": true, "source": true, ".": true, "time": true, "command": true, "builtin": true,
-	"cd": true, "pushd": true, "popd": true, "set": true, "shopt": true, "export": true, "unset": true,
-	"alias": true, "trap": true, "ulimit": true, "umask": true, "exit": true, "return": true,
-	"omni": true, "omni-hook": true, "coproc": true, "declare": true, "typeset": true, "local": true,
-	"readonly": true, "wait": true, "read": true, "hash": true, "enable": true, "let": true,
-	"if": true, "then": true, "else": true, "elif": true, "fi": true, "for": true, "while": true, "until": true,
-	"do": true, "done": true, "case": true, "esac": true, "function": true, "select": true, "in": true,
-}
+// shellWord are bash's builtins and reserved words: no simple command of a
+// taken line may start with one, but for the harmless ones before the
+// runner.
+var shellWord = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`alias bg bind break builtin caller cd command compgen complete compopt
+		continue declare dirs disown echo enable eval exec exit export false fc fg getopts hash help history
+		jobs kill let local logout mapfile popd printf pushd pwd read readarray readonly return set shift
+		shopt source suspend test times trap true type typeset ulimit umask unalias unset wait . : [ [[ ]]
+		if then else elif fi case esac for select while until do done in function time { } ! coproc`) {
+		m[w] = true
+	}
+	return m
+}()
 
-// shellState are first words no simple command of the line may have: they
-// can turn pipefail off or run text as commands.
-var shellState = map[string]bool{
-	"set": true, "shopt": true, "source": true, ".": true, "eval": true, "exec": true, "trap": true,
-	"omni": true, "omni-hook": true, "coproc": true, "function": true,
-	"if": true, "then": true, "else": true, "elif": true, "fi": true, "for": true, "while": true, "until": true,
-	"do": true, "done": true, "case": true, "esac": true, "select": true, "in": true,
-}
+// harmless are the builtins an earlier simple command may start with: they
+// change nothing in the shell the runner and the filter run in but the
+// working directory, which is the point of a cd.
+var harmless = map[string]bool{"cd": true, "true": true, "false": true, "echo": true, "printf": true,
+	"test": true, "[": true, "pwd": true, ":": true}
 
-// simple is one simple command of a line: its words (quotes removed) and
-// its span in the line.
+// simple is one simple command of a line: its words (quotes removed), its
+// span in the line and the list operator before it ("" for the first).
 type simple struct {
 	words      []string
 	start, end int
+	op         string
 }
 
 // split reads a line in the grammar into its simple commands; ok is false
@@ -131,14 +151,14 @@ func split(line string) (cmds []simple, ok bool) {
 			inWord = false
 		}
 	}
-	endCmd := func(at, next int) bool {
+	endCmd := func(at, next int, op string) bool {
 		endWord()
 		if len(cur.words) == 0 {
 			return false
 		}
 		cur.end = at
 		cmds = append(cmds, cur)
-		cur = simple{start: next}
+		cur = simple{start: next, op: op}
 		return true
 	}
 	for i := 0; i < len(line); i++ {
@@ -147,12 +167,12 @@ func split(line string) (cmds []simple, ok bool) {
 		case c == ' ' || c == '\t':
 			endWord()
 		case c == '&' && i+1 < len(line) && line[i+1] == '&', c == '|' && i+1 < len(line) && line[i+1] == '|':
-			if !endCmd(i, i+2) {
+			if !endCmd(i, i+2, line[i:i+2]) {
 				return nil, false
 			}
 			i++
 		case c == ';':
-			if !endCmd(i, i+1) {
+			if !endCmd(i, i+1, ";") {
 				return nil, false
 			}
 		case c == '2' && !inWord && strings.HasPrefix(line[i:], "2>&1") &&
@@ -192,7 +212,7 @@ func split(line string) (cmds []simple, ok bool) {
 			return nil, false
 		}
 	}
-	if !endCmd(len(line), len(line)) {
+	if !endCmd(len(line), len(line), "") {
 		return nil, false
 	}
 	return cmds, true
@@ -283,4 +303,18 @@ func restArgs(args []string) []string {
 		}
 	}
 	return nil
+}
+
+// simpleTexts returns the text of each simple command of a line in the
+// grammar, trimmed (nil for another line).
+func simpleTexts(line string) []string {
+	cmds, ok := split(line)
+	if !ok {
+		return nil
+	}
+	out := make([]string, 0, len(cmds))
+	for _, c := range cmds {
+		out = append(out, strings.Trim(line[c.start:c.end], " \t"))
+	}
+	return out
 }

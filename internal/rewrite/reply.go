@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -19,9 +20,12 @@ type PreTool struct {
 	// names cwd (nil: SourcesFor with Getenv).
 	Sources func(cwd string) Sources
 	// Getenv reads the hook's environment (nil: os.Getenv):
-	// BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS and, for SourcesFor,
-	// CLAUDE_CONFIG_DIR, CLAUDE_PROJECT_DIR and HOME.
+	// BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS, OMNI_KEEP_SECRETS and,
+	// for SourcesFor, CLAUDE_CONFIG_DIR, CLAUDE_PROJECT_DIR and HOME.
 	Getenv func(string) string
+	// Home is the omni home the call's ticket is written under (Issue);
+	// "" rewrites nothing.
+	Home string
 }
 
 // DefaultBashTimeoutMS is Claude Code's Bash timeout when neither the call
@@ -78,27 +82,30 @@ func (p *prePayload) claudeCode(getenv func(string) string) bool {
 }
 
 // Reply answers a Claude Code PreToolUse payload for Bash (stdin, JSON)
-// with the command rewritten as
+// with the command rewritten, or nil when the call is left alone. The
+// agent's line L, whose runner starts at Take's At after the operator Op,
+// becomes
 //
-//	set -o pipefail; LINE 2>&1 | OMNI pipe --host claude-code --session S [--agent A] --timeout-ms T --command 'RUNNER'
+//	L[:At] + "set -o pipefail; " + L[At:] + " 2>&1 | OMNI pipe --call TOKEN"       (Op "" or ";")
+//	L[:At] + "set -o pipefail && " + L[At:] + " 2>&1 | OMNI pipe --call TOKEN"     (Op "&&")
 //
-// or nil when the call is left alone. LINE is the agent's command text,
-// untouched (Take says which lines are taken); the host's own shell runs
-// it, and the host's permission check judges every part of the rewritten
-// text. The reply never carries a permission decision. T is the call's
-// timeout as the host applies it (tool_input.timeout, else
-// BASH_DEFAULT_TIMEOUT_MS, else DefaultBashTimeoutMS; at most
-// BASH_MAX_TIMEOUT_MS, else MaxBashTimeoutMS): the filter stops holding
-// output back before it, so the host's move to the background finds the
-// output so far. The host replaces the whole input, so every original
-// tool_input key is echoed.
+// so everything the agent wrote runs as written in the host's shell, the
+// pipefail holds for the runner's pipeline alone, and the host's
+// permission check judges every part. The reply never carries a
+// permission decision. TOKEN names a Ticket written under o.Home (the
+// reader, the line, the host's timeout: the call's tool_input.timeout,
+// else BASH_DEFAULT_TIMEOUT_MS, else DefaultBashTimeoutMS, at most
+// BASH_MAX_TIMEOUT_MS, else MaxBashTimeoutMS). The host replaces the whole
+// input, so every original tool_input key is echoed.
 //
 // Left alone: another host's payload, a background call, plan mode, a line
-// outside the grammar, and any call whose added parts the host would not
-// let run as the original would: a deny or ask rule that could match
-// `set -o pipefail` or the filter, and outside bypassPermissions mode a
-// missing allow rule for either (PipefailRule, FilterRule; omni init
-// writes both). A settings file that cannot be read stops the rewrite.
+// outside the grammar, a timeout of an unknown shape, and any call the
+// rewrite could change the host's judgment of: a Bash deny or ask rule
+// that could match the line, one of its simple commands, `set -o
+// pipefail` or the filter; an allow rule naming a whole compound line; and
+// outside bypassPermissions mode a missing allow rule for either added part
+// (PipefailRule, FilterRule; omni init writes both). A settings file that
+// cannot be read, or a ticket that cannot be written, stops the rewrite.
 func Reply(stdin []byte, o PreTool) []byte {
 	getenv := o.Getenv
 	if getenv == nil {
@@ -106,7 +113,7 @@ func Reply(stdin []byte, o PreTool) []byte {
 	}
 	var p prePayload
 	if json.Unmarshal(stdin, &p) != nil || p.HookEventName != "PreToolUse" || p.ToolName != "Bash" ||
-		p.SessionID == "" || !p.claudeCode(getenv) || o.Omni == "" || !filepath.IsAbs(o.Omni) || !isWord(o.Omni, false) {
+		p.SessionID == "" || !p.claudeCode(getenv) || o.Home == "" || !OmniPathOK(o.Omni) {
 		return nil
 	}
 	var cmd string
@@ -127,34 +134,24 @@ func Reply(stdin []byte, o PreTool) []byte {
 	if !ok {
 		return nil
 	}
-	var f strings.Builder
-	f.WriteString(o.Omni)
-	f.WriteString(" pipe --host claude-code --session ")
-	f.WriteString(quote(p.SessionID))
-	if p.AgentID != "" {
-		f.WriteString(" --agent ")
-		f.WriteString(quote(p.AgentID))
-	}
-	f.WriteString(" --timeout-ms ")
-	f.WriteString(strconv.Itoa(timeout))
-	f.WriteString(" --command ")
-	f.WriteString(quote(tk.Runner))
-	filter := f.String()
-
 	sources := o.Sources
 	if sources == nil {
 		sources = func(cwd string) Sources { return SourcesFor(cwd, getenv) }
 	}
 	rules, err := Load(sources(p.Cwd))
-	if err != nil || !partsRun(rules, p.PermissionMode, o.Omni, filter) {
+	if err != nil || !partsRun(rules, p.PermissionMode, tk, o.Omni) {
 		return nil
 	}
-
+	token, err := Issue(o.Home, Ticket{Session: p.SessionID, Agent: p.AgentID, Line: cmd, Runner: tk.Runner, Cwd: p.Cwd,
+		TimeoutMS: timeout, KeepSecrets: getenv("OMNI_KEEP_SECRETS") == "1"})
+	if err != nil {
+		return nil
+	}
 	out := make(map[string]json.RawMessage, len(p.ToolInput))
 	for k, v := range p.ToolInput {
 		out[k] = v
 	}
-	if out["command"], err = marshal(Pipefail + "; " + cmd + " 2>&1 | " + filter); err != nil {
+	if out["command"], err = marshal(wrap(tk, o.Omni, token)); err != nil {
 		return nil
 	}
 	type hso struct {
@@ -170,28 +167,65 @@ func Reply(stdin []byte, o PreTool) []byte {
 	return append(reply, '\n')
 }
 
-// partsRun reports whether the host would let the two parts omni adds run
-// where the original line runs: no deny or ask rule could match either
-// (read as loosely as any reading of the rule syntax allows), and outside
-// bypassPermissions mode an allow rule permits each.
-func partsRun(r *Rules, mode, omni, filter string) bool {
-	parts := []string{Pipefail, filter}
+// pipefailBefore is the text put before the runner for the operator that
+// precedes it.
+func pipefailBefore(op string) string {
+	if op == "&&" {
+		return Pipefail + " && "
+	}
+	return Pipefail + "; "
+}
+
+// wrap writes the rewritten command of a taken line.
+func wrap(tk Taken, omni, token string) string {
+	return tk.Line[:tk.At] + pipefailBefore(tk.Op) + tk.Line[tk.At:] + " 2>&1 | " + omni + " pipe --call " + token
+}
+
+// PathNameOK reports an omni binary path the rewrite can name in a
+// command and an allow rule: absolute, of the grammar's word characters
+// only (no space, no quote).
+func PathNameOK(omni string) bool { return omni != "" && filepath.IsAbs(omni) && isWord(omni, false) }
+
+// OmniPathOK reports an omni binary path the rewrite can run: PathNameOK,
+// and an executable regular file.
+func OmniPathOK(omni string) bool {
+	if !PathNameOK(omni) {
+		return false
+	}
+	fi, err := os.Stat(omni)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
+}
+
+// partsRun reports whether the rewrite leaves the host's judgment of the
+// call as it was: no Bash deny or ask rule could match (read as loosely as
+// any reading of the rule syntax allows) the whole line, any of its simple
+// commands, `set -o pipefail` or the filter; no allow rule names a whole
+// compound line that the rewritten text would no longer match; and outside
+// bypassPermissions mode an allow rule permits each added part.
+func partsRun(r *Rules, mode string, tk Taken, omni string) bool {
+	filter := omni + " pipe --call 00000000000000000000000000000000"
+	concerned := append([]string{tk.Line, Pipefail, filter}, simpleTexts(tk.Line)...)
 	for _, list := range [][]Rule{r.Deny, r.Ask} {
 		for _, rl := range list {
 			if rl.Tool != "Bash" {
 				continue
 			}
-			for _, c := range parts {
+			for _, c := range concerned {
 				if bashCouldMatch(rl.Content, c) {
 					return false
 				}
 			}
 		}
 	}
+	for _, rl := range r.Allow {
+		if rl.Tool == "Bash" && strings.ContainsAny(rl.Content, ";&|<>") && bashCouldMatch(rl.Content, tk.Line) {
+			return false
+		}
+	}
 	if mode == BypassMode {
 		return true
 	}
-	for _, c := range parts {
+	for _, c := range []string{Pipefail, filter} {
 		allowed := false
 		for _, rl := range r.Allow {
 			if rl.Tool == "Bash" && rl.Content != "" && bashAllows(rl.Content, c) {
@@ -224,8 +258,11 @@ func timeoutMS(raw json.RawMessage, getenv func(string) string) (int, bool) {
 	}
 	if len(raw) > 0 && string(raw) != "null" {
 		var f float64
-		if json.Unmarshal(raw, &f) != nil || f <= 0 {
+		if json.Unmarshal(raw, &f) != nil || f < 1 {
 			return 0, false
+		}
+		if f > float64(max) {
+			f = float64(max)
 		}
 		t = int(f)
 	}
@@ -257,27 +294,31 @@ func marshal(v any) (json.RawMessage, error) {
 }
 
 // Unwrap returns the agent's command line inside a command Reply wrote
-// for the omni binary at any path, and the runner the filter read; ok is
-// false for any other command. The post-tool hooks use it to read a
-// rewritten call as the call the agent made.
+// (for an omni binary at any absolute path), and the runner the filter
+// read; ok is false for any other command. The post-tool hooks use it to
+// read a rewritten call as the call the agent made.
 func Unwrap(cmd string) (line, runner string, ok bool) {
-	rest, found := strings.CutPrefix(cmd, Pipefail+"; ")
-	if !found {
+	m := wrappedRe.FindStringSubmatchIndex(cmd)
+	if m == nil {
 		return "", "", false
 	}
-	i := strings.LastIndex(rest, " 2>&1 | ")
-	if i < 0 {
-		return "", "", false
+	rest := cmd[:m[0]]
+	for _, ins := range []string{Pipefail + "; ", Pipefail + " && "} {
+		for from := 0; ; {
+			i := strings.Index(rest[from:], ins)
+			if i < 0 {
+				break
+			}
+			i += from
+			cand := rest[:i] + rest[i+len(ins):]
+			if tk, taken := Take(cand); taken && tk.At == i && pipefailBefore(tk.Op) == ins {
+				return cand, tk.Runner, true
+			}
+			from = i + 1
+		}
 	}
-	line, filter := rest[:i], rest[i+len(" 2>&1 | "):]
-	tk, taken := Take(line)
-	if !taken {
-		return "", "", false
-	}
-	sp := strings.IndexByte(filter, ' ')
-	if sp <= 0 || !filepath.IsAbs(filter[:sp]) || !strings.HasPrefix(filter[sp:], " pipe --host claude-code ") ||
-		!(strings.HasSuffix(filter, " --command "+quote(tk.Runner)) || strings.HasSuffix(filter, " --command '"+tk.Runner+"'")) {
-		return "", "", false
-	}
-	return line, tk.Runner, true
+	return "", "", false
 }
+
+// wrappedRe is the filter Reply puts behind the runner.
+var wrappedRe = regexp.MustCompile(` 2>&1 \| /[^ ]*/omni pipe --call [0-9a-f]{32}$`)

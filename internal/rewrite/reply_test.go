@@ -4,11 +4,29 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
-const testOmni = "/opt/omni/bin/omni"
+// testOmni is an executable stand-in for the omni binary (TestMain).
+var testOmni string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "rewrite-test-")
+	if err != nil {
+		panic(err)
+	}
+	testOmni = filepath.Join(dir, "omni")
+	if err := os.WriteFile(testOmni, []byte("#!/bin/sh\ncat\n"), 0o755); err != nil {
+		panic(err)
+	}
+	omniRules = []string{PipefailRule, FilterRule(testOmni)}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
 
 // payload is a Claude Code PreToolUse payload for Bash.
 func payload(cmd, mode string, extra map[string]any) []byte {
@@ -31,12 +49,12 @@ func settings(t *testing.T, perms map[string][]string, env map[string]string) Pr
 	if err := os.WriteFile(filepath.Join(dir, "settings.json"), b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return PreTool{Omni: testOmni, Sources: func(string) Sources { return Sources{User: filepath.Join(dir, "settings.json")} },
+	return PreTool{Omni: testOmni, Home: t.TempDir(), Sources: func(string) Sources { return Sources{User: filepath.Join(dir, "settings.json")} },
 		Getenv: func(k string) string { return env[k] }}
 }
 
-// omniRules are the allow rules omni init writes.
-var omniRules = []string{PipefailRule, FilterRule(testOmni)}
+// omniRules are the allow rules omni init writes (set in TestMain).
+var omniRules []string
 
 // rewritten returns the rewritten command of a reply ("" for none) and
 // fails on a reply carrying anything but hookEventName and updatedInput.
@@ -76,7 +94,7 @@ func TestTakeGrammar(t *testing.T) {
 		`pytest -k "a and b"`:              `pytest -k "a and b"`, "pytest -k 'a|b; c'": "pytest -k 'a|b; c'",
 		"cd a && cd b && make": "make", "cd a; make": "make", "cd && make": "make",
 		"go build ./... && go test ./...": "go test ./...", "cd /p/sub && pytest -v 2>&1": "pytest -v 2>&1",
-		"make clean || make test": "make test", "source venv/bin/activate": "",
+		"source venv/bin/activate": "",
 	}
 	delete(take, "source venv/bin/activate")
 	for c, runner := range take {
@@ -95,7 +113,9 @@ func TestTakeGrammar(t *testing.T) {
 		"make \\", "cat <<EOF\nx\nEOF", "echo $(go test)", "go test `x`", "(go test)", "{ make; }", "! make",
 		"for i in 1; do make; done", "make $TARGET", "source venv/bin/activate && pytest", ". ./env; make",
 		"set +o pipefail; make", "eval x && make", "X=1; make", "make ;", "; make", "make &&", "pytest 2>&1x",
-		"make test || true", "pytest 2>&1 | tail", "make ~user/$x",
+		"make test || true", "pytest 2>&1 | tail", "make clean || make test", "ulimit -v 100000; make",
+		"umask 077 && make", "builtin set +o pipefail; make", "command set +o pipefail; make", "export OMNI_HOME=/tmp && make",
+		"builtin make", "command make", "make ~user/$x",
 		// builtins, keywords and exec-like words that would act differently in a pipeline
 		"exec make", "time make", "command make", "eval make", "source x", ". ./env && make", "set -e && make",
 		"omni exec go test", "cd x && exec make", "make\r", "go test ./...\x00",
@@ -107,29 +127,48 @@ func TestTakeGrammar(t *testing.T) {
 	}
 }
 
-// The rewritten command is the agent's text, whole and first, with only
-// `set -o pipefail; ` in front and the filter behind; no permission
-// decision ever; every tool_input key echoed.
+// The rewritten command is the agent's text with only `set -o pipefail`
+// put before the runner and the filter behind it; no permission decision
+// ever; every tool_input key echoed; the ticket holds the reader, the line
+// and the host's timeout, good once.
 func TestReplyKeepsTheCommand(t *testing.T) {
-	pt := settings(t, map[string][]string{"allow": append([]string{"Bash(cargo test:*)"}, omniRules...)}, nil)
-	for _, mode := range []string{"default", "acceptEdits", "bypassPermissions", "dontAsk", "auto"} {
-		cmd, in := rewritten(t, Reply(payload("cd crates/m && cargo test --lib", mode, map[string]any{"timeout": 300000}), pt))
-		want := "set -o pipefail; cd crates/m && cargo test --lib 2>&1 | " + testOmni +
-			" pipe --host claude-code --session s-1 --timeout-ms 300000 --command 'cargo test --lib'"
-		if cmd != want {
-			t.Fatalf("%s:\n got %q\nwant %q", mode, cmd, want)
-		}
-		if in["description"] != "run it" || in["timeout"] != float64(300000) {
-			t.Fatalf("%s: tool_input keys not echoed: %v", mode, in)
-		}
-		line, runner, ok := Unwrap(cmd)
-		if !ok || line != "cd crates/m && cargo test --lib" || runner != "cargo test --lib" {
-			t.Fatalf("Unwrap(%q) = %q %q %v", cmd, line, runner, ok)
+	pt := settings(t, map[string][]string{"allow": append([]string{"Bash(cargo test:*)"}, omniRules...)}, map[string]string{"OMNI_KEEP_SECRETS": "1"})
+	tokenRe := regexp.MustCompile(` pipe --call ([0-9a-f]{32})$`)
+	for _, c := range []struct{ line, want string }{
+		{"cd crates/m && cargo test --lib", "cd crates/m && set -o pipefail && cargo test --lib"},
+		{"cargo test", "set -o pipefail; cargo test"},
+		{"cd a;  cargo test", "cd a;  set -o pipefail; cargo test"},
+	} {
+		for _, mode := range []string{"default", "acceptEdits", "bypassPermissions", "dontAsk", "auto"} {
+			cmd, in := rewritten(t, Reply(payload(c.line, mode, map[string]any{"timeout": 300000}), pt))
+			if !strings.HasPrefix(cmd, c.want+" 2>&1 | "+testOmni+" pipe --call ") {
+				t.Fatalf("%s: %q became %q", mode, c.line, cmd)
+			}
+			if in["description"] != "run it" || in["timeout"] != float64(300000) {
+				t.Fatalf("%s: tool_input keys not echoed: %v", mode, in)
+			}
+			line, _, ok := Unwrap(cmd)
+			if !ok || line != c.line {
+				t.Fatalf("Unwrap(%q) = %q %v", cmd, line, ok)
+			}
+			m := tokenRe.FindStringSubmatch(cmd)
+			tk, err := Redeem(pt.Home, m[1], time.Now())
+			if err != nil || tk.Session != "s-1" || tk.Line != c.line || tk.TimeoutMS != 300000 || !tk.KeepSecrets || tk.Cwd != "/p" {
+				t.Fatalf("ticket %+v, %v", tk, err)
+			}
+			if _, err := Redeem(pt.Home, m[1], time.Now()); err != ErrNoTicket {
+				t.Fatalf("a ticket was good twice: %v", err)
+			}
 		}
 	}
 	cmd, _ := rewritten(t, Reply(withAgent(payload("make", "default", nil), "a'1 b"), pt))
-	if !strings.Contains(cmd, ` --agent 'a'\''1 b' `) {
-		t.Fatalf("agent id not quoted as one word: %q", cmd)
+	if m := tokenRe.FindStringSubmatch(cmd); m == nil {
+		t.Fatalf("no token: %q", cmd)
+	} else if tk, _ := Redeem(pt.Home, m[1], time.Now()); tk.Agent != "a'1 b" {
+		t.Fatalf("agent id: %+v", tk)
+	}
+	if _, err := Redeem(pt.Home, "not-a-token", time.Now()); err != ErrNoTicket {
+		t.Fatal("a malformed token was taken")
 	}
 }
 
@@ -150,7 +189,7 @@ func FuzzReplyNeverJudges(f *testing.F) {
 	dir := f.TempDir()
 	b, _ := json.Marshal(map[string]any{"permissions": map[string]any{"allow": append([]string{"Bash"}, omniRules...)}})
 	_ = os.WriteFile(filepath.Join(dir, "s.json"), b, 0o600)
-	pt := PreTool{Omni: testOmni, Sources: func(string) Sources { return Sources{User: filepath.Join(dir, "s.json")} },
+	pt := PreTool{Omni: testOmni, Home: f.TempDir(), Sources: func(string) Sources { return Sources{User: filepath.Join(dir, "s.json")} },
 		Getenv: func(string) string { return "" }}
 	f.Fuzz(func(t *testing.T, c string) {
 		reply := Reply(payload(c, "default", nil), pt)
@@ -161,8 +200,12 @@ func FuzzReplyNeverJudges(f *testing.F) {
 			t.Fatalf("a permission decision for %q: %s", c, reply)
 		}
 		cmd, _ := rewritten(t, reply)
-		if !strings.HasPrefix(cmd, Pipefail+"; "+c+" 2>&1 | "+testOmni+" pipe ") {
-			t.Fatalf("%q became %q", c, cmd)
+		if line, _, ok := Unwrap(cmd); !ok || line != c {
+			t.Fatalf("%q became %q (read back as %q)", c, cmd, line)
+		}
+		tk, _ := Take(c)
+		if cmd != c[:tk.At]+pipefailBefore(tk.Op)+c[tk.At:]+" 2>&1 | "+testOmni+" pipe --call "+cmd[len(cmd)-32:] {
+			t.Fatalf("%q became %q: more than the two added parts changed", c, cmd)
 		}
 		if _, ok := Take(c); !ok {
 			t.Fatalf("rewrote %q outside the grammar", c)
@@ -188,7 +231,9 @@ func TestReplyOnlyWhereTheAddedPartsRun(t *testing.T) {
 		{"filter rule missing", map[string][]string{"allow": {PipefailRule}}, "acceptEdits", false},
 		{"filter rule of another binary", map[string][]string{"allow": {PipefailRule, FilterRule("/usr/bin/omni")}}, "default", false},
 		{"deny set", map[string][]string{"allow": omniRules, "deny": {"Bash(set:*)"}}, "bypassPermissions", false},
-		{"ask omni", map[string][]string{"allow": omniRules, "ask": {"Bash(/opt/omni/bin/omni:*)"}}, "default", false},
+		{"ask omni", map[string][]string{"allow": omniRules, "ask": {"Bash(" + testOmni + ":*)"}}, "default", false},
+		{"deny the whole line", map[string][]string{"allow": omniRules, "deny": {"Bash(go test ./...)"}}, "bypassPermissions", false},
+		{"deny go", map[string][]string{"allow": omniRules, "deny": {"Bash(go:*)"}}, "bypassPermissions", false},
 		{"deny all Bash", map[string][]string{"allow": omniRules, "deny": {"Bash"}}, "bypassPermissions", false},
 		{"deny curl", map[string][]string{"allow": omniRules, "deny": {"Bash(curl:*)"}}, "default", true},
 		{"plan", map[string][]string{"allow": omniRules}, "plan", false},
@@ -202,7 +247,7 @@ func TestReplyOnlyWhereTheAddedPartsRun(t *testing.T) {
 	}
 	dir := t.TempDir()
 	_ = os.WriteFile(filepath.Join(dir, "settings.json"), []byte("{not json"), 0o600)
-	pt := PreTool{Omni: testOmni, Sources: func(string) Sources { return Sources{User: filepath.Join(dir, "settings.json")} },
+	pt := PreTool{Omni: testOmni, Home: t.TempDir(), Sources: func(string) Sources { return Sources{User: filepath.Join(dir, "settings.json")} },
 		Getenv: func(string) string { return "" }}
 	if r := Reply(withMode(p, "bypassPermissions"), pt); r != nil {
 		t.Errorf("rewrote under an unreadable settings file: %s", r)
@@ -248,6 +293,15 @@ func TestReplyLeavesAlone(t *testing.T) {
 	if r := Reply(base, bad); r != nil {
 		t.Errorf("an omni path with a space was used: %s", r)
 	}
+	bad.Omni = testOmni + ".missing"
+	if r := Reply(base, bad); r != nil {
+		t.Errorf("a missing omni binary was named: %s", r)
+	}
+	bad = pt
+	bad.Home = ""
+	if r := Reply(base, bad); r != nil {
+		t.Errorf("rewrote with no home for the ticket: %s", r)
+	}
 	cursor := pt
 	cursor.Getenv = func(k string) string {
 		if k == "CURSOR_VERSION" {
@@ -260,19 +314,21 @@ func TestReplyLeavesAlone(t *testing.T) {
 	}
 }
 
-// The filter is told the host's own timeout: the call's, else
+// The ticket holds the host's own timeout: the call's, else
 // BASH_DEFAULT_TIMEOUT_MS, else two minutes; never over the maximum.
 func TestReplyTimeout(t *testing.T) {
+	tokenRe := regexp.MustCompile(` pipe --call ([0-9a-f]{32})$`)
 	for _, c := range []struct {
 		env  map[string]string
 		call any
-		want string
+		want int
 	}{
-		{nil, nil, "--timeout-ms 120000 "},
-		{map[string]string{"BASH_DEFAULT_TIMEOUT_MS": "30000"}, nil, "--timeout-ms 30000 "},
-		{nil, 900000, "--timeout-ms 600000 "},
-		{map[string]string{"BASH_MAX_TIMEOUT_MS": "1200000"}, 900000, "--timeout-ms 900000 "},
-		{map[string]string{"BASH_DEFAULT_TIMEOUT_MS": "30000"}, 5000, "--timeout-ms 5000 "},
+		{nil, nil, 120000},
+		{map[string]string{"BASH_DEFAULT_TIMEOUT_MS": "30000"}, nil, 30000},
+		{nil, 900000, 600000},
+		{nil, 1e20, 600000},
+		{map[string]string{"BASH_MAX_TIMEOUT_MS": "1200000"}, 900000, 900000},
+		{map[string]string{"BASH_DEFAULT_TIMEOUT_MS": "30000"}, 5000, 5000},
 	} {
 		extra := map[string]any{}
 		if c.call != nil {
@@ -280,21 +336,40 @@ func TestReplyTimeout(t *testing.T) {
 		}
 		pt := settings(t, map[string][]string{"allow": omniRules}, c.env)
 		cmd, _ := rewritten(t, Reply(payload("make", "default", extra), pt))
-		if !strings.Contains(cmd, c.want) {
-			t.Errorf("env %v call %v: %q lacks %q", c.env, c.call, cmd, c.want)
+		m := tokenRe.FindStringSubmatch(cmd)
+		if m == nil {
+			t.Fatalf("env %v call %v: not rewritten: %q", c.env, c.call, cmd)
 		}
+		if tk, _ := Redeem(pt.Home, m[1], time.Now()); tk.TimeoutMS != c.want {
+			t.Errorf("env %v call %v: timeout %d, want %d", c.env, c.call, tk.TimeoutMS, c.want)
+		}
+	}
+	pt := settings(t, map[string][]string{"allow": omniRules}, nil)
+	if r := Reply(payload("make", "default", map[string]any{"timeout": 0.5}), pt); r != nil {
+		t.Errorf("a timeout under a millisecond was taken: %s", r)
 	}
 }
 
 func TestUnwrapRejectsLookalikes(t *testing.T) {
+	tok := "0123456789abcdef0123456789abcdef"
 	for _, c := range []string{
 		"go test ./...",
 		"set -o pipefail; go test ./... 2>&1 | tail -5",
-		"set -o pipefail; go test 2>&1 | omni pipe --host claude-code --session s --command 'go test'",
-		"set -o pipefail; go test 2>&1 | /opt/omni pipe --host claude-code --session s --command 'make'",
+		"set -o pipefail; go test 2>&1 | omni pipe --call " + tok,
+		"set -o pipefail; go test 2>&1 | /usr/bin/tee pipe --call " + tok,
+		"set -o pipefail; go test 2>&1 | /opt/omni pipe --call " + tok + "0",
+		"go test 2>&1 | /opt/omni pipe --call " + tok,
+		"cd a && set -o pipefail; make 2>&1 | /opt/omni pipe --call " + tok,
+		"set -o pipefail; cd a && make 2>&1 | /opt/omni pipe --call " + tok,
 	} {
 		if l, r, ok := Unwrap(c); ok {
 			t.Errorf("Unwrap(%q) = %q %q", c, l, r)
 		}
+	}
+	// A runner whose own quoted words hold what the rewrite adds.
+	line := "pytest -k 'set -o pipefail; x 2>&1 | y'"
+	tk, _ := Take(line)
+	if l, r, ok := Unwrap(wrap(tk, "/opt/omni", tok)); !ok || l != line || r != line {
+		t.Errorf("Unwrap of a quoted look-alike: %q %q %v", l, r, ok)
 	}
 }

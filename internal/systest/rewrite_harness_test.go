@@ -37,9 +37,9 @@ const harnessMake = `#!/bin/bash
 case "$1" in
 fail) echo "make: *** [all] Error $2"; echo "to stderr" >&2; exit "$2" ;;
 segv) echo "before the crash"; kill -SEGV $$ ;;
-helper) echo "helper started"; sleep 30 & echo "make: done" ;;
+helper) echo "helper started"; (sleep 2; echo late; touch "$PWD/helper-lived") & echo "make: done" ;;
 stdin) read -r line; echo "read: $line" ;;
-slow) echo one; sleep 1; echo two ;;
+slow) echo one; sleep 3; echo two ;;
 big) head -c 20000000 /dev/zero | tr '\0' 'x' | fold -w 100 ;;
 env) echo "FOO=$FOO" ;;
 *) touch "made-$1"; echo "make $*"; echo "warning: on stderr" >&2 ;;
@@ -56,7 +56,7 @@ type runResult struct {
 
 // hostRun runs cmd as Claude Code's Bash tool does, in a fresh copy of
 // the project tree under root, and describes what it did.
-func hostRun(t *testing.T, root, bin, snapshot, cmd string, signal bool) runResult {
+func hostRun(t *testing.T, root, home, bin, snapshot, cmd string, signal bool) runResult {
 	t.Helper()
 	proj := filepath.Join(root, "proj")
 	for _, d := range []string{"sub", "tests/u/v"} {
@@ -73,7 +73,7 @@ func hostRun(t *testing.T, root, bin, snapshot, cmd string, signal bool) runResu
 	defer cancel()
 	c := exec.CommandContext(ctx, "bash", "-c", script, "bash", cmd)
 	c.Dir = proj
-	c.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "OMNI_HOME="+filepath.Join(root, "omnihome"), "OMNI_NO_DAEMON=1")
+	c.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "OMNI_HOME="+home, "OMNI_NO_DAEMON=1")
 	c.Stdin = strings.NewReader("input-line\n")
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// Files, as the host captures output: a process the command leaves
@@ -93,7 +93,7 @@ func hostRun(t *testing.T, root, bin, snapshot, cmd string, signal bool) runResu
 		t.Fatal(err)
 	}
 	if signal {
-		time.Sleep(300 * time.Millisecond)
+		time.Sleep(1500 * time.Millisecond)
 		_ = syscall.Kill(-c.Process.Pid, syscall.SIGTERM)
 	}
 	err = c.Wait()
@@ -123,6 +123,11 @@ func hostRun(t *testing.T, root, bin, snapshot, cmd string, signal bool) runResu
 		}
 		sort.Strings(r.lines)
 	}
+	if strings.Contains(cmd, "helper") {
+		// A process the runner left behind writes and leaves a file 2 s
+		// later: it must live (its late output is the named difference).
+		time.Sleep(3 * time.Second)
+	}
 	_ = filepath.Walk(proj, func(p string, info os.FileInfo, err error) error {
 		if err == nil && !info.IsDir() {
 			r.files = append(r.files, strings.TrimPrefix(p, proj))
@@ -138,7 +143,7 @@ var (
 	// bashDone is bash's report of a pipeline one of whose commands a
 	// signal ended ("  N Done  | omni pipe …"): under the rewrite the
 	// runner is in a pipeline, so a crash report names the pipeline.
-	bashDone = regexp.MustCompile(`^\s*\d+ Done\s+\| .* pipe --host claude-code `)
+	bashDone = regexp.MustCompile(`^\s*\d+ Done\s+\| .* pipe --call [0-9a-f]{32}$`)
 )
 
 // normalizeLine drops what differs between two runs of the same command
@@ -168,10 +173,11 @@ func TestRewriteHarness(t *testing.T) {
 		}
 	}
 	snapshot := filepath.Join(bin, "snapshot.sh")
-	if err := os.WriteFile(snapshot, []byte("shopt -s globstar\nexport FOO=from-snapshot\n"), 0o644); err != nil {
+	if err := os.WriteFile(snapshot, []byte("shopt -s globstar\nexport FOO=from-snapshot\nuseenv() { echo using; false | cat; }\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	pt := rewrite.PreTool{Omni: omni, Getenv: func(string) string { return "" },
+	home := t.TempDir()
+	pt := rewrite.PreTool{Omni: omni, Home: home, Getenv: func(string) string { return "" },
 		Sources: func(string) rewrite.Sources { return rewrite.Sources{} }}
 	cases := []struct {
 		cmd       string
@@ -185,7 +191,10 @@ func TestRewriteHarness(t *testing.T) {
 		{cmd: "<&- make x"}, {cmd: "make x 2>&1", rewritten: true}, {cmd: "make x > out.txt"}, {cmd: "make x 1<>rw.txt"},
 		// cd and lists
 		{cmd: "cd sub && make x", rewritten: true}, {cmd: "cd nowhere && make x", rewritten: true},
-		{cmd: "make a; make b", rewritten: true}, {cmd: "make fail 2 || make x", rewritten: true},
+		{cmd: "make a; make b", rewritten: true}, {cmd: "make fail 2 || make x"}, {cmd: "make fail 2; make x", rewritten: true},
+		// an earlier command that is a shell function ending in a failing
+		// pipeline: the pipefail must not reach it
+		{cmd: "useenv && make x", rewritten: true}, {cmd: "ulimit -v 200000; make x"}, {cmd: "builtin set +o pipefail; make fail 2"},
 		{cmd: "make x && make fail 3", rewritten: true}, {cmd: "cd sub; cd ..; make x", rewritten: true},
 		// nested commands
 		{cmd: "sh -c 'make x'"}, {cmd: "echo x | xargs make"}, {cmd: "(cd sub && make x)"},
@@ -226,11 +235,11 @@ func TestRewriteHarness(t *testing.T) {
 				} `json:"hookSpecificOutput"`
 			}
 			_ = json.Unmarshal(reply, &r)
-			if !strings.HasPrefix(r.HSO.In.Command, rewrite.Pipefail+"; "+c.cmd+" 2>&1 | ") {
-				t.Fatalf("the agent's text is not whole at the front: %q", r.HSO.In.Command)
+			if line, _, ok := rewrite.Unwrap(r.HSO.In.Command); !ok || line != c.cmd {
+				t.Fatalf("the agent's text does not read back from %q", r.HSO.In.Command)
 			}
-			want := hostRun(t, t.TempDir(), bin, snapshot, c.cmd, c.signal)
-			got := hostRun(t, t.TempDir(), bin, snapshot, r.HSO.In.Command, c.signal)
+			want := hostRun(t, t.TempDir(), home, bin, snapshot, c.cmd, c.signal)
+			got := hostRun(t, t.TempDir(), home, bin, snapshot, r.HSO.In.Command, c.signal)
 			if got.status != want.status || got.cwd != want.cwd || strings.Join(got.files, ",") != strings.Join(want.files, ",") {
 				t.Errorf("status %d cwd %q files %v; as written: status %d cwd %q files %v",
 					got.status, got.cwd, got.files, want.status, want.cwd, want.files)

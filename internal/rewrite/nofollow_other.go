@@ -1,0 +1,7 @@
+//go:build !unix
+
+package rewrite
+
+// noFollow is 0 where the platform has no O_NOFOLLOW: the ticket directory
+// is private to the user there.
+const noFollow = 0
