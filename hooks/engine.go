@@ -331,7 +331,7 @@ func (e *Engine) decide(d delivery, call string) (pipeline.Decision, []events.Ev
 		r := pipeline.Shorten(sq)
 		sr = &r
 		if r.Changed {
-			d.req.Text = r.Text
+			d.req.Text, d.req.Original = r.Text, raw
 		}
 	}
 	switch {
@@ -376,7 +376,7 @@ func (e *Engine) decide(d delivery, call string) (pipeline.Decision, []events.Ev
 		}
 	}
 	for _, f := range dec.Folds {
-		archive(f.Handle, f.Block, f.Lines)
+		archive(f.Handle, f.Block, pipeline.CountLines(f.Block))
 	}
 	if sr != nil {
 		ev := base
