@@ -188,6 +188,7 @@ type lineInfo struct {
 	seen     Seen
 	eligible bool // may fold: non-blank, seen, not a failure line
 	blank    bool
+	omni     bool // one of omni's own marker lines (a cut, a collapse): not content
 }
 
 // Decide runs the guard and the ledger over one text for one reader. It is
@@ -218,6 +219,7 @@ func Decide(req Request, v View) Decision {
 		}
 		s := v.Lookup(ln.Key)
 		info[i].seen = s
+		info[i].omni = isOmniMarker(text[ln.Start:ln.End])
 		if s.Scope == ScopeSession {
 			d.RepeatBytes += ln.End - ln.Start
 		}
@@ -225,7 +227,7 @@ func Decide(req Request, v View) Decision {
 			continue
 		}
 		if s.Scope != ScopeNone && (!req.Failed || req.FoldFailing) && !states(text[ln.Start:ln.End]) &&
-			!isRedactionNotice(text[ln.Start:ln.End]) && !isOmniMarker(text[ln.Start:ln.End]) {
+			!isRedactionNotice(text[ln.Start:ln.End]) && !info[i].omni {
 			info[i].eligible = true
 			seenBytes += ln.End - ln.Start
 		}
@@ -404,7 +406,7 @@ func dropProjectIfOnlyMarkers(folds []Fold, info []lineInfo) []Fold {
 			project = true
 		}
 		for k := f.FirstLine; k < f.FirstLine+f.Lines; k++ {
-			if !info[k].blank {
+			if !info[k].blank && !info[k].omni {
 				covered++
 			}
 		}
@@ -412,8 +414,10 @@ func dropProjectIfOnlyMarkers(folds []Fold, info []lineInfo) []Fold {
 	if !project {
 		return folds
 	}
+	// omni's own marker lines (a cut's, a collapse's) are not content: a
+	// project marker beside them alone is still only markers.
 	for k := range info {
-		if !info[k].blank {
+		if !info[k].blank && !info[k].omni {
 			covered--
 		}
 	}
@@ -555,8 +559,7 @@ func shortenedWhole(req Request, bars Bars, v View, lines []Line, info []lineInf
 		if _, o := owed[ln.Key]; o {
 			return Fold{}, false
 		}
-		t := text[ln.Start:ln.End]
-		if !info[i].eligible && !isOmniMarker(t) {
+		if !info[i].eligible && !info[i].omni {
 			return Fold{}, false // a failure line or a redaction notice
 		}
 	}

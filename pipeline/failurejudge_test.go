@@ -104,3 +104,18 @@ func TestDecideShortenedRerunReturnsOriginal(t *testing.T) {
 		t.Fatalf("omni's cut marker folded into a run:\n%s", d.Text)
 	}
 }
+
+// TestDecideProjectBesideCutMarkerOnly: a project run whose only company is
+// one of omni's own cut markers is dropped (delivered), since the reader
+// would read only markers. Red when dropProjectIfOnlyMarkers counts the cut
+// marker as content.
+func TestDecideProjectBesideCutMarkerOnly(t *testing.T) {
+	run := dtLines("proj", 6, 600)
+	text := run + "[OMNI: 3 lines omitted, omni retrieve 579f21a703105fd4 for full output]\n"
+	v := newFakeView().see(ScopeProject, "cat x", run)
+	v.seen[1] = Seen{Scope: ScopeSession} // the reader holds something
+	req := Request{Text: text, Source: "cat x"}
+	if d := dtDecide(t, req, v); len(d.Folds) != 0 {
+		t.Fatalf("a project marker beside a cut marker alone:\n%s", d.Text)
+	}
+}

@@ -34,7 +34,7 @@ func TestDiffFixture(t *testing.T) {
 	testfixture.CheckGolden(t, "diff/seq3.txt", out.Bytes(), *update)
 	out.Reset()
 	renderDiff(&out, d, 2, true)
-	if !strings.Contains(out.String(), linediff.Red+"-big 010") || !strings.Contains(out.String(), linediff.Green+"+[OMNI: 20 lines already shown from big.txt") {
+	if !strings.Contains(out.String(), linediff.Red+"-big 010") || !strings.Contains(out.String(), linediff.Green+"+[OMNI: 20 lines already shown, omni retrieve") {
 		t.Fatalf("coloured diff:\n%q", out.String())
 	}
 	// seq 1 delivered its text unchanged.
