@@ -257,11 +257,11 @@ func TestDecideSessionBar(t *testing.T) {
 	}
 }
 
-// TestDecideProjectBar: a project run needs the marker plus 192 B. Red with
-// ProjectGainMult = 2 or 4.
+// TestDecideProjectBar: a project run needs the marker plus 128 B. Red with
+// ProjectGainMult = 1 or 3.
 func TestDecideProjectBar(t *testing.T) {
 	marker := dtMarker(MarkerProject, 4, ExampleHandle, "")
-	bar := len(marker) + len("\n") + 192
+	bar := len(marker) + len("\n") + 128
 	for _, n := range []int{bar, bar - 1} {
 		text, run := dtBarText(n, 4)
 		v := newFakeView().see(ScopeProject, "", run)
@@ -654,6 +654,16 @@ func TestRenderMarkerTexts(t *testing.T) {
 			t.Errorf("test helper disagrees: %s", got)
 		}
 	}
+	// The whole-output marker outside a Read, and the shortened rerun.
+	if got, want := renderWhole(7, h, false), "[OMNI: all 7 lines already shown, omni retrieve 0123456789abcdef]"; got != want {
+		t.Errorf("renderWhole: %s, want %s", got, want)
+	}
+	if got, want := renderWhole(7, h, true), "[OMNI: identical to the 7 lines already shown, omni retrieve 0123456789abcdef]"; got != want {
+		t.Errorf("renderWhole(read): %s, want %s", got, want)
+	}
+	if got, want := renderShortened(3, 40, h), "[OMNI: output shortened to 3 lines, all shown before; the 40 lines: omni retrieve 0123456789abcdef]"; got != want {
+		t.Errorf("renderShortened: %s, want %s", got, want)
+	}
 }
 
 // TestDecideNoFromClause: a marker never carries a from-clause nor the
@@ -703,7 +713,11 @@ func TestDecideNoFromClause(t *testing.T) {
 			}
 			f := d.Folds[0]
 			n := len(SplitLines(nil, folded))
-			if want := dtMarker(c.kind, n, f.Handle, c.from) + "\n"; f.Kind != c.kind || f.From != c.from || f.Marker != want {
+			want := dtMarker(c.kind, n, f.Handle, c.from) + "\n"
+			if c.kind == MarkerWhole {
+				want = "[OMNI: all " + fmt.Sprint(n) + " lines already shown, omni retrieve " + f.Handle + "]\n"
+			}
+			if f.Kind != c.kind || f.From != c.from || f.Marker != want {
 				t.Fatalf("marker %q (kind %s, from %q), want %q", f.Marker, f.Kind, f.From, want)
 			}
 			if f.Source != c.seenSrc {

@@ -13,7 +13,7 @@ import (
 
 // markerLineRE matches the first line of every ledger marker (the texts
 // MarkerKind documents), without its ending.
-var markerLineRE = regexp.MustCompile(`^\[OMNI: (\d+ lines already shown|identical to the \d+ lines already shown|\d+ lines not shown here), omni retrieve [0-9a-f]{16}\]$|^\[OMNI: output shortened to \d+ lines, all shown before; the \d+ lines: omni retrieve [0-9a-f]{16}\]$`)
+var markerLineRE = regexp.MustCompile(`^\[OMNI: (\d+ lines already shown|identical to the \d+ lines already shown|all \d+ lines already shown|\d+ lines not shown here), omni retrieve [0-9a-f]{16}\]$|^\[OMNI: output shortened to \d+ lines, all shown before; the \d+ lines: omni retrieve [0-9a-f]{16}\]$`)
 
 // checkDecision asserts every invariant of a Decision that holds whatever
 // the text and the View: the text comes back byte for byte by expanding the
@@ -160,6 +160,9 @@ func checkDecision(tb testing.TB, req Request, v View, d Decision) {
 		}
 		// The marker: its text, then the textline.Ending(s) of what it replaced.
 		head := renderMarker(f.Kind, f.Lines, f.Handle, f.From)
+		if f.Kind == MarkerWhole {
+			head = renderWhole(f.Lines, f.Handle, req.Read)
+		}
 		if f.Kind == MarkerShortened {
 			head = renderShortened(f.Lines, CountLines(req.Original), f.Handle)
 		}

@@ -52,7 +52,10 @@ const (
 	// No longer emitted (a run is one marker whatever call first
 	// delivered it); kept so older logs read and replay.
 	MarkerRerun MarkerKind = "rerun"
-	// MarkerWhole: "[OMNI: identical to the N lines already shown, omni retrieve H]".
+	// MarkerWhole: "[OMNI: all N lines already shown, omni retrieve H]", and
+	// for a Read (whose line count a lone marker may change only when its
+	// wording says the whole file repeats) "[OMNI: identical to the N lines
+	// already shown, omni retrieve H]".
 	MarkerWhole MarkerKind = "whole"
 	// MarkerShortened: "[OMNI: output shortened to N lines, all shown before; the M lines: omni retrieve H]",
 	// a whole output whose shortened form (Shorten's) the reader was
@@ -64,6 +67,15 @@ const (
 	// Never emitted by Decide: a project fold never replaces a whole output.
 	MarkerProjectWhole MarkerKind = "project-whole"
 )
+
+// renderWhole returns the MarkerWhole text (no line ending) for n lines
+// and handle h: the Read wording when read, else the short one.
+func renderWhole(n int, h string, read bool) string {
+	if read {
+		return renderMarker(MarkerWhole, n, h, "")
+	}
+	return "[OMNI: all " + strconv.Itoa(n) + " lines already shown, omni retrieve " + h + "]"
+}
 
 // renderShortened returns the MarkerShortened text (no line ending): n
 // lines of the short form shown before, m lines of the tool's output
