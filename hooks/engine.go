@@ -66,6 +66,17 @@ type Options struct {
 	// Machine and User identify this machine and its user on every event
 	// the Engine appends ("" records none).
 	Machine, User string
+	// Tokens, when set, counts the raw and the delivered text of every
+	// decision in tokens (Emitted.RawTokens, DeliveredTokens, Tokenizer),
+	// for the reports; nil counts none.
+	Tokens TokenCounter
+}
+
+// TokenCounter counts text in tokens (internal/tokens.Counter): Count
+// returns the tokens of a text, Name the encoding's name.
+type TokenCounter interface {
+	Count(text string) int
+	Name() string
 }
 
 // Engine holds the projections and appends to the log. It is safe for
@@ -409,6 +420,9 @@ func (e *Engine) decide(d delivery, call string) (pipeline.Decision, []events.Ev
 		Failed: d.req.Failed, Unrecorded: d.unrecorded || d.unshown, Paid: dec.Paid, RepeatBytes: dec.RepeatBytes}
 	if !d.unrecorded && !d.unshown && !d.noLedger {
 		em.Lines = events.Keys(dec.Delivered)
+	}
+	if e.opt.Tokens != nil {
+		em.RawTokens, em.DeliveredTokens, em.Tokenizer = e.opt.Tokens.Count(raw), e.opt.Tokens.Count(dec.Text), e.opt.Tokens.Name()
 	}
 	// Every handle the delivered text may name, including blocks archived
 	// by an earlier call (archive skipped them): omni gc keeps what a

@@ -9,16 +9,19 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/omnictx/omni/events"
+	"github.com/omnictx/omni/hooks"
 	"github.com/omnictx/omni/internal/bench"
 	"github.com/omnictx/omni/internal/daemon"
 	"github.com/omnictx/omni/internal/daemon/wire"
 	"github.com/omnictx/omni/internal/rewrite"
+	"github.com/omnictx/omni/internal/tokens"
 )
 
 // openBenchStore opens the store of home for omni bench alone
@@ -37,6 +40,7 @@ type benchFlags struct {
 	asJSON     bool
 	limit      int
 	rewrite    string
+	tokenizer  string
 	latency    bool
 	n          int
 }
@@ -151,7 +155,15 @@ Exit codes: 0 done; 2 a corpus file or the store could not be read.`,
 			case !ok:
 				return usageErr("omni bench: --rewrite=%s: want narrow, all or off", o.rewrite)
 			}
-			rep, err := bench.Run(context.Background(), bench.Options{Corpus: o.corpus, Home: o.home, Out: o.out, LedgerOnly: o.ledgerOnly, Persisted: o.persisted, Limit: o.limit, Rewrite: form,
+			var tc hooks.TokenCounter
+			if o.tokenizer != "none" {
+				c, err := tokens.New(o.tokenizer)
+				if err != nil {
+					return usageErr("omni bench: --tokenizer: %v", err)
+				}
+				tc = c
+			}
+			rep, err := bench.Run(context.Background(), bench.Options{Corpus: o.corpus, Home: o.home, Out: o.out, LedgerOnly: o.ledgerOnly, Persisted: o.persisted, Limit: o.limit, Rewrite: form, Tokens: tc,
 				OpenStore: openBenchStore, MarkBusy: daemon.MarkBusy, Logf: homeLogf}, s.Err)
 			if err != nil {
 				return failErr(err, "omni bench: "+err.Error())
@@ -172,6 +184,7 @@ Exit codes: 0 done; 2 a corpus file or the store could not be read.`,
 	cmd.Flags().BoolVar(&o.persisted, "persisted", false, "replay over-cap Bash outputs with persistedOutputPath, as Claude Code does")
 	cmd.Flags().BoolVar(&o.asJSON, "json", false, "print the report as JSON")
 	cmd.Flags().IntVar(&o.limit, "limit", 0, "stop after this many calls (0: all)")
+	cmd.Flags().StringVar(&o.tokenizer, "tokenizer", tokens.DefaultFamily, "count tokens beside bytes with this model family's encoding: "+strings.Join(tokens.Names(), ", ")+" (o200k: GPT-4o and later; cl100k: GPT-4, GPT-3.5), or none")
 	cmd.Flags().StringVar(&o.rewrite, "rewrite", "narrow", "replay the PreToolUse rewrite of this form (narrow, all; off: none): failing Bash calls it takes run through omni exec")
 	cmd.Flags().Lookup("rewrite").NoOptDefVal = "narrow"
 	cmd.Flags().BoolVar(&o.latency, "latency", false, "time hook processes (omni hook, and omni-hook when it sits beside omni) against a warm daemon, 0.5 KB to 15 MiB payloads from the corpus, beside a trivial Go binary, with peak RSS")

@@ -11,9 +11,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -24,6 +26,7 @@ import (
 	"github.com/omnictx/omni/hooks"
 	"github.com/omnictx/omni/internal/rewrite"
 	"github.com/omnictx/omni/pipeline"
+	"github.com/omnictx/omni/projections/stats"
 )
 
 // Record is one tool call of a corpus file (../shared/corpus, one JSON
@@ -167,6 +170,18 @@ type Report struct {
 	Rewrite          string `json:"rewrite,omitempty"`
 	Rewritten        Bucket `json:"rewritten"`
 	RewrittenUnshown int    `json:"rewritten_unshown"`
+	// Tokens are the headline in tokens: the raw and the delivered text
+	// of every call counted with Options.Tokens (zero without one);
+	// TokenSeconds the wall time the counting workers spent, beside the
+	// replay's Seconds (they run alongside it).
+	Tokens       stats.TokenReport `json:"tokens"`
+	TokenSeconds float64           `json:"token_seconds,omitempty"`
+	// Recall is the share of each mechanism's handles the agent later
+	// retrieved (the Retrieved events the replay recorded), from the
+	// stats projection: Folds per marker kind, Cuts per first-seen stage
+	// (distiller, collapse, final cut); a flagged row's rate is high.
+	RecallFolds []stats.FoldReport `json:"recall_folds"`
+	RecallCuts  []stats.FoldReport `json:"recall_cuts"`
 }
 
 // Options are one bench run's inputs.
@@ -192,6 +207,9 @@ type Options struct {
 	// permission mode, so the decision is made as in bypassPermissions mode
 	// with no rules: the command's shape alone decides (Rewritable).
 	Rewrite rewrite.Form
+	// Tokens, when set, counts every call's raw and delivered text in
+	// tokens (Report.Tokens), on worker goroutines beside the replay.
+	Tokens hooks.TokenCounter
 	// OpenStore opens the store of home for the bench alone (cmd/omni: the
 	// store under home/store, after asking a daemon that holds it to stop)
 	// and returns its log and the function that closes it. Required.
@@ -409,6 +427,11 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 	epoch := map[string]int{}
 	durs := make([]time.Duration, 0, len(recs))
 	start := time.Now()
+	tokensDone := func() {}
+	var countTokens func(raw, del string)
+	if o.Tokens != nil {
+		countTokens, tokensDone = tokenWorkers(o.Tokens, rep)
+	}
 	for _, r := range recs {
 		project := r.Session
 		if i := strings.IndexByte(project, '/'); i >= 0 {
@@ -523,6 +546,9 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 		}
 		rep.SessionFoldSaved += sessSaved
 		rep.ProjectFoldSaved += projSaved
+		if countTokens != nil {
+			countTokens(res.Raw, res.Delivered)
+		}
 		raw, del := int64(len(res.Raw)), int64(len(res.Delivered))
 		rep.All.add(raw, del, repeat, len(res.Folds))
 		if rewritten {
@@ -613,7 +639,12 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 			return nil, fmt.Errorf("write %s: %w", o.Out, err)
 		}
 	}
+	tokensDone()
 	rep.Seconds = time.Since(start).Seconds()
+	eng.StatsView(func(s *stats.Stats) {
+		a := s.Report().Agent
+		rep.RecallFolds, rep.RecallCuts = a.Folds, a.Cuts
+	})
 	rep.SavedPct = pct(rep.All.BytesSaved, rep.All.RawBytes)
 	rep.CapturePct = pct(rep.All.BytesSaved, rep.All.RepeatBytes)
 	rep.CaptureSessionPct = pct(rep.SessionFoldSaved, rep.All.RepeatBytes)
@@ -627,6 +658,45 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 		rep.PipelineP99 = float64(durs[len(durs)*99/100].Microseconds()) / 1000
 	}
 	return rep, nil
+}
+
+// tokenWorkers starts one goroutine per CPU that counts the texts count is
+// given in tokens with tc; done waits for them and writes the totals into
+// rep.Tokens and rep.TokenSeconds.
+func tokenWorkers(tc hooks.TokenCounter, rep *Report) (count func(raw, del string), done func()) {
+	type pair struct{ raw, del string }
+	ch := make(chan pair, 256)
+	n := max(1, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var rawT, delT int64
+	var calls int
+	t0 := time.Now()
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var r, d int64
+			var c int
+			for p := range ch {
+				r += int64(tc.Count(p.raw))
+				d += int64(tc.Count(p.del))
+				c++
+			}
+			mu.Lock()
+			rawT, delT, calls = rawT+r, delT+d, calls+c
+			mu.Unlock()
+		}()
+	}
+	count = func(raw, del string) { ch <- pair{raw, del} }
+	done = func() {
+		close(ch)
+		wg.Wait()
+		rep.TokenSeconds = time.Since(t0).Seconds()
+		rep.Tokens = stats.TokenReport{Tokenizer: tc.Name(), Calls: calls, RawTokens: rawT, DeliveredTokens: delT,
+			TokensSaved: rawT - delT, SavedPct: pct(rawT-delT, rawT)}
+	}
+	return count, done
 }
 
 // RawOf is the text the host shows for a payload (for calls the engine did
@@ -650,6 +720,10 @@ func RawOf(p map[string]any) string {
 func Print(w io.Writer, r *Report) {
 	fmt.Fprintf(w, "calls %d in %.1fs (pipeline per call p50 %.2f ms, p99 %.2f ms)\n", r.All.Calls, r.Seconds, r.PipelineP50, r.PipelineP99)
 	fmt.Fprintf(w, "raw %d B, delivered %d B, saved %d B (%.1f%%)\n", r.All.RawBytes, r.All.DeliveredBytes, r.All.BytesSaved, r.SavedPct)
+	if t := r.Tokens; t.Tokenizer != "" {
+		fmt.Fprintf(w, "tokens (%s, counted by line and word): raw %d, delivered %d, saved %d (%.1f%%); counted in %.1fs alongside\n",
+			t.Tokenizer, t.RawTokens, t.DeliveredTokens, t.TokensSaved, t.SavedPct, r.TokenSeconds)
+	}
 	fmt.Fprintf(w, "available repetition %d B (%.1f%% of raw), of which %d B in outputs no hook may rewrite (failure path, host cap)\n",
 		r.All.RepeatBytes, pct(r.All.RepeatBytes, r.All.RawBytes), r.UnrewritableRepeat)
 	fmt.Fprintf(w, "ledger: session folds saved %d B (%.1f%% of the repetition, %.1f%% of the rewritable repetition); project folds saved %d B more (%.1f%% with both); other stages %d B\n",
@@ -702,6 +776,7 @@ func Print(w io.Writer, r *Report) {
 	for _, k := range kinds {
 		fmt.Fprintf(w, "  %-10s %d\n", k, r.FoldsByKind[k])
 	}
+	printRecall(w, r)
 	fmt.Fprintln(w, "repetition not captured, by reason (bytes):")
 	reasons := make([]string, 0, len(r.Uncaptured))
 	for k := range r.Uncaptured {
@@ -789,4 +864,27 @@ func SplitExitLine(out string, exitCode *int) (line, body string, code int) {
 func agentOf(payload map[string]any) string {
 	a, _ := payload["agent_id"].(string)
 	return a
+}
+
+// printRecall writes the recall rate of each mechanism: the share of its
+// handles the agent retrieved later in the replay; "HIGH" marks a flagged
+// one (stats.RecallFlagPct).
+func printRecall(w io.Writer, r *Report) {
+	if len(r.RecallFolds)+len(r.RecallCuts) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "recall (handles the agent retrieved later; flagged at %.0f%% over %d handles):\n", stats.RecallFlagPct, stats.RecallFlagMinHandles)
+	row := func(kind string, f stats.FoldReport) {
+		flag := ""
+		if f.Flagged {
+			flag = "  HIGH"
+		}
+		fmt.Fprintf(w, "  %-6s %-24s %6d handles %5d retrieved %5.1f%%%s\n", kind, f.Marker, f.Handles, f.RetrievedHandles, f.RetrievedPct, flag)
+	}
+	for _, f := range r.RecallFolds {
+		row("fold", f)
+	}
+	for _, f := range r.RecallCuts {
+		row("cut", f)
+	}
 }
