@@ -61,7 +61,7 @@ type FoldWhy struct {
 	Bytes       int    `json:"bytes"`
 	MarkerBytes int    `json:"marker_bytes"`
 	// GainBytes is the gain the scope requires (DefaultBars: 64 for this reader's own
-	// lines, 192 for lines shown only elsewhere in the project); BarBytes =
+	// lines, 128 for lines shown only elsewhere in the project); BarBytes =
 	// MarkerBytes + GainBytes is the size the lines had to reach; Cleared
 	// reports Bytes >= BarBytes.
 	GainBytes int  `json:"gain_bytes"`

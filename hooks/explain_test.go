@@ -141,7 +141,7 @@ func TestExplainAfterCompactionAndProject(t *testing.T) {
 		t.Fatal(err)
 	}
 	w = x.Folds[len(x.Folds)-1]
-	if w.Seq != seq || w.Scope != "project" || w.GainBytes != 192 || w.First == nil || w.First.Reader != "s3" || w.First.Source != "cat mixed.txt" {
+	if w.Seq != seq || w.Scope != "project" || w.GainBytes != 128 || w.First == nil || w.First.Reader != "s3" || w.First.Source != "cat mixed.txt" {
 		t.Errorf("project fold: %+v first %+v", w, w.First)
 	}
 }
