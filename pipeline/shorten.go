@@ -541,4 +541,3 @@ func utf8Ceil(s string, i int) int {
 	}
 	return i
 }
-
