@@ -66,6 +66,10 @@ type Options struct {
 	// Machine and User identify this machine and its user on every event
 	// the Engine appends ("" records none).
 	Machine, User string
+	// Bars, when set, replaces the ledger's floors (pipeline.DefaultBars)
+	// for every decision: a what-if run (omni bench) weighs other floors
+	// with it. Not recorded: omni replay reruns with the defaults.
+	Bars *pipeline.Bars
 	// Tokens, when set, counts the raw and the delivered text of every
 	// decision in tokens (Emitted.RawTokens, DeliveredTokens, Tokenizer),
 	// for the reports; nil counts none.
@@ -359,7 +363,11 @@ func (e *Engine) decide(d delivery, call string) (pipeline.Decision, []events.Ev
 		req.NoFold = "no-ledger"
 		dec = pipeline.Decide(req, v)
 	default:
-		dec = pipeline.Decide(d.req, v)
+		req := d.req
+		if req.Bars == nil {
+			req.Bars = e.opt.Bars
+		}
+		dec = pipeline.Decide(req, v)
 	}
 	base := events.Event{Time: d.now, Project: d.project, Session: d.reader.Session, Agent: d.reader.Agent, Call: call}
 	var evs []events.Event
