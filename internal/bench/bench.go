@@ -679,8 +679,13 @@ func tokenWorkers(tc hooks.TokenCounter, rep *Report) (count func(raw, del strin
 			var r, d int64
 			var c int
 			for p := range ch {
-				r += int64(tc.Count(p.raw))
-				d += int64(tc.Count(p.del))
+				rt := int64(tc.Count(p.raw))
+				r += rt
+				if p.del == p.raw {
+					d += rt // an output delivered unchanged counts once
+				} else {
+					d += int64(tc.Count(p.del))
+				}
 				c++
 			}
 			mu.Lock()
