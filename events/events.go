@@ -246,6 +246,12 @@ type Emitted struct {
 	// text that this reader had already been delivered before this
 	// invocation (the available repetition the ledger could fold).
 	RepeatBytes int `json:"repeat_bytes,omitempty"`
+	// RawTokens and DeliveredTokens count the tokens of the raw and the
+	// delivered text as Tokenizer (a BPE encoding's name, "o200k_base")
+	// counts them; 0 and "" when the deciding process counted none.
+	RawTokens       int    `json:"raw_tokens,omitempty"`
+	DeliveredTokens int    `json:"delivered_tokens,omitempty"`
+	Tokenizer       string `json:"tokenizer,omitempty"`
 	// Handles lists every handle the delivered text names (ledger folds and
 	// the first-seen stages' blocks), each once, so the archive knows which
 	// blocks a retained event still points at (omni gc keeps those).

@@ -23,7 +23,9 @@ type CallInput struct {
 	// Text is the command's captured output.
 	Text string `json:"text"`
 	// ExitCode is the command's exit status (exec); non-zero takes the
-	// failure path: nothing folds, and a distiller claims the run only by
+	// failure path: its failure lines never fold; through the exec door
+	// and the rewrite's pipe door the rest folds like any output
+	// (pipeline.Request.FoldFailing), and a distiller claims the run only by
 	// its runner's own failing verdict. ExitUnknown when the door cannot
 	// know it (the pipe door), which takes the failure path too.
 	ExitCode int `json:"exit_code"`
@@ -119,7 +121,10 @@ func (e *Engine) callAt(ctx context.Context, in CallInput, now time.Time, projec
 	red.record(&inv, in.Masked, in.MaskedGrew)
 	ls := shellcmd.FileRead(in.Command) // a plain file read: the file is the lines' source
 	d := delivery{reader: reader, project: project, now: now, tool: "Bash", source: in.Command, lineSource: ls,
-		req: pipeline.Request{Text: in.Text, Source: lineSourceOr(ls, in.Command), Failed: in.ExitCode != 0}}
+		req: pipeline.Request{Text: in.Text, Source: lineSourceOr(ls, in.Command), Failed: in.ExitCode != 0,
+			// omni ran the command itself: what the reader reads is omni's
+			// delivery, so a failing run folds all but its failure lines.
+			FoldFailing: in.Door == events.DoorExec || in.Door == events.DoorPipe}}
 	d.req.NoFold = noFoldReason(in.Command, in.Passthrough, "", nil)
 	d.shorten = &pipeline.ShortenRequest{Command: in.Command, Tool: "Bash", ExitCode: in.ExitCode}
 	d.redacted, d.doorGrew = red.visible, red.grew

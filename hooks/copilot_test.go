@@ -41,7 +41,7 @@ func TestCopilotBash(t *testing.T) {
 	e, log := newTestEngine(t)
 	r := twice(t, e, raw)
 	vis := copilotText(t, r.Reply)
-	if !strings.Contains(vis, "[OMNI: identical to the 60 lines already shown, omni retrieve ") ||
+	if !strings.Contains(vis, "60 lines already shown, omni retrieve ") ||
 		!strings.HasSuffix(vis, "\n<shellId: 0 completed with exit code 0>") {
 		t.Fatalf("the model would read %q", vis)
 	}

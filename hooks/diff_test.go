@@ -30,7 +30,7 @@ func TestDiff(t *testing.T) {
 	if d.Seq != second || d.Raw != "head\n"+text || d.Delivered != r.Delivered || !d.Match || len(d.Folds) != 1 {
 		t.Fatalf("diff %+v", d)
 	}
-	if !strings.Contains(d.Delivered, "[OMNI: 30 lines identical to an earlier run") || d.Tool != "Bash" || d.Source != "cat a.txt" || d.Reader != "s1" {
+	if !strings.Contains(d.Delivered, "[OMNI: 30 lines already shown") || d.Tool != "Bash" || d.Source != "cat a.txt" || d.Reader != "s1" {
 		t.Fatalf("diff %+v", d)
 	}
 	d, err = Diff(ctx, log, first, nil)

@@ -71,6 +71,21 @@ type Options struct {
 	// Machine and User identify this machine and its user on every event
 	// the Engine appends ("" records none).
 	Machine, User string
+	// Bars, when set, replaces the ledger's floors (pipeline.DefaultBars)
+	// for every decision: a what-if run (omni bench) weighs other floors
+	// with it. Not recorded: omni replay reruns with the defaults.
+	Bars *pipeline.Bars
+	// Tokens, when set, counts the raw and the delivered text of every
+	// decision in tokens (Emitted.RawTokens, DeliveredTokens, Tokenizer),
+	// for the reports; nil counts none.
+	Tokens TokenCounter
+}
+
+// TokenCounter counts text in tokens (internal/tokens.Counter): Count
+// returns the tokens of a text, Name the encoding's name.
+type TokenCounter interface {
+	Count(text string) int
+	Name() string
 }
 
 // Engine holds the projections and appends to the log. It is safe for
@@ -339,7 +354,7 @@ func (e *Engine) decide(d delivery, call string) (pipeline.Decision, []events.Ev
 		r := pipeline.Shorten(sq)
 		sr = &r
 		if r.Changed {
-			d.req.Text = r.Text
+			d.req.Text, d.req.Original = r.Text, raw
 		}
 	}
 	switch {
@@ -356,7 +371,11 @@ func (e *Engine) decide(d delivery, call string) (pipeline.Decision, []events.Ev
 		req.NoFold = "no-ledger"
 		dec = pipeline.Decide(req, v)
 	default:
-		dec = pipeline.Decide(d.req, v)
+		req := d.req
+		if req.Bars == nil {
+			req.Bars = e.opt.Bars
+		}
+		dec = pipeline.Decide(req, v)
 	}
 	base := events.Event{Time: d.now, Project: d.project, Session: d.reader.Session, Agent: d.reader.Agent, Call: call}
 	var evs []events.Event
@@ -384,7 +403,7 @@ func (e *Engine) decide(d delivery, call string) (pipeline.Decision, []events.Ev
 		}
 	}
 	for _, f := range dec.Folds {
-		archive(f.Handle, f.Block, f.Lines)
+		archive(f.Handle, f.Block, pipeline.CountLines(f.Block))
 	}
 	if sr != nil {
 		ev := base
@@ -417,6 +436,9 @@ func (e *Engine) decide(d delivery, call string) (pipeline.Decision, []events.Ev
 		Failed: d.req.Failed, Unrecorded: d.unrecorded || d.unshown, Paid: dec.Paid, RepeatBytes: dec.RepeatBytes}
 	if !d.unrecorded && !d.unshown && !d.noLedger {
 		em.Lines = events.Keys(dec.Delivered)
+	}
+	if e.opt.Tokens != nil {
+		em.RawTokens, em.DeliveredTokens, em.Tokenizer = e.opt.Tokens.Count(raw), e.opt.Tokens.Count(dec.Text), e.opt.Tokens.Name()
 	}
 	// Every handle the delivered text may name, including blocks archived
 	// by an earlier call (archive skipped them): omni gc keeps what a

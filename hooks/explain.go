@@ -60,8 +60,8 @@ type FoldWhy struct {
 	Lines       int    `json:"lines"`
 	Bytes       int    `json:"bytes"`
 	MarkerBytes int    `json:"marker_bytes"`
-	// GainBytes is the gain the scope requires (150 for this reader's own
-	// lines, 450 for lines shown only elsewhere in the project); BarBytes =
+	// GainBytes is the gain the scope requires (DefaultBars: 64 for this reader's own
+	// lines, 128 for lines shown only elsewhere in the project); BarBytes =
 	// MarkerBytes + GainBytes is the size the lines had to reach; Cleared
 	// reports Bytes >= BarBytes.
 	GainBytes int  `json:"gain_bytes"`
@@ -245,9 +245,9 @@ func Explain(ctx context.Context, log events.Log, target string) (Explanation, e
 			Marker: f.Marker, Scope: string(f.Scope), Handle: f.Handle, FirstLine: f.FirstLine, Lines: f.Lines,
 			Bytes: f.Bytes, MarkerBytes: f.MarkerBytes, From: f.From, LedgerSource: f.Source,
 			Deliveries: []Delivery{}, Retrieves: []Later{}}
-		w.GainBytes = pipeline.MinSessionGain
+		w.GainBytes = pipeline.DefaultBars.SessionGain
 		if f.Scope == events.ScopeProject {
-			w.GainBytes = pipeline.MinSessionGain * pipeline.ProjectGainMult
+			w.GainBytes = pipeline.DefaultBars.ProjectGain
 		}
 		w.BarBytes = w.MarkerBytes + w.GainBytes
 		w.Cleared = w.Bytes >= w.BarBytes

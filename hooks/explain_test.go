@@ -77,7 +77,7 @@ func TestExplainSessionFold(t *testing.T) {
 		if w.BlockLines != 30 || w.TracedLines != 30 || len(w.Deliveries) != 1 || w.Deliveries[0].Lines != 30 {
 			t.Errorf("%s: traced %d of %d lines, deliveries %+v", target, w.TracedLines, w.BlockLines, w.Deliveries)
 		}
-		if w.GainBytes != 150 || w.BarBytes != w.MarkerBytes+150 || !w.Cleared || w.Bytes != len(text) {
+		if w.GainBytes != 64 || w.BarBytes != w.MarkerBytes+64 || !w.Cleared || w.Bytes != len(text) {
 			t.Errorf("%s: bar %d gain %d bytes %d cleared %v", target, w.BarBytes, w.GainBytes, w.Bytes, w.Cleared)
 		}
 		if len(w.Retrieves) != 1 || w.Retrieves[0].Reader != "s1" {
@@ -141,7 +141,7 @@ func TestExplainAfterCompactionAndProject(t *testing.T) {
 		t.Fatal(err)
 	}
 	w = x.Folds[len(x.Folds)-1]
-	if w.Seq != seq || w.Scope != "project" || w.GainBytes != 450 || w.First == nil || w.First.Reader != "s3" || w.First.Source != "cat mixed.txt" {
+	if w.Seq != seq || w.Scope != "project" || w.GainBytes != 128 || w.First == nil || w.First.Reader != "s3" || w.First.Source != "cat mixed.txt" {
 		t.Errorf("project fold: %+v first %+v", w, w.First)
 	}
 }

@@ -561,7 +561,7 @@ func (r openCodeRead) body() string {
 }
 
 // markerCount reads the line count a ledger marker states.
-var markerCount = regexp.MustCompile(`^\[OMNI: (?:identical to (?:the )?)?(\d+) lines `)
+var markerCount = regexp.MustCompile(`^\[OMNI: (?:identical to (?:the )?|all )?(\d+) lines `)
 
 // render puts a decision over body() back in OpenCode's frame: kept lines
 // get their own numbers again, a marker stands unnumbered in place of the

@@ -459,7 +459,7 @@ func TestHostRepliesMatchSchemas(t *testing.T) {
 			var m map[string]any
 			_ = json.Unmarshal(r.Reply, &m)
 			vis := c.visible(m)
-			if !strings.Contains(vis, "[OMNI: identical to the 60 lines already shown, omni retrieve ") {
+			if !strings.Contains(vis, "60 lines already shown, omni retrieve ") {
 				t.Fatalf("visible text %q", vis)
 			}
 			b, err := e.Retrieve(context.Background(), r.Folds[0].Handle, r.Reader)
@@ -839,7 +839,7 @@ func TestOpenCodeReadFrame(t *testing.T) {
 			t.Fatalf("reply %s: %v", reply, err)
 		}
 		for _, want := range []string{"<path>/home/dev/proj/big.txt</path>\n<type>file</type>\n<content>\n",
-			"[OMNI: identical to the 120 lines already shown", "\n(End of file - total 120 lines)\n</content>"} {
+			"[OMNI: all 120 lines already shown", "\n(End of file - total 120 lines)\n</content>"} {
 			if !strings.Contains(r.Output, want) {
 				t.Errorf("the folded read lost %q:\n%s", want, r.Output)
 			}
@@ -900,7 +900,7 @@ func TestOpenCodeGrepCount(t *testing.T) {
 	if err := json.Unmarshal(r.Reply, &out); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.Output, "identical to the 101 lines already shown") {
+	if !strings.Contains(out.Output, "all 101 lines already shown") {
 		t.Fatalf("marker %q: want the 99 matches, the count line and the file line", out.Output)
 	}
 }
@@ -949,7 +949,7 @@ func TestClaudePersistedOutputInlined(t *testing.T) {
 		t.Fatal(err)
 	}
 	payload := func(p string) []byte {
-		x := withValue(t, hostsClaudeBash, "tool_input.command", "go test -v ./...")
+		x := withValue(t, hostsClaudeBash, "tool_input.command", "go test ./...")
 		x = withValue(t, string(x), "tool_response.stdout", full[:30000])
 		x = withValue(t, string(x), "tool_response.persistedOutputPath", p)
 		return withValue(t, string(x), "tool_response.persistedOutputSize", len(full))

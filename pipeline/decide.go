@@ -8,36 +8,56 @@ import (
 )
 
 // The ledger's floors and bars. Each is a named constant with its source;
-// changing one changes what folds, so tests pin them.
+// changing one changes what folds, so tests pin them. A what-if run may
+// weigh other values through Request.Bars.
 const (
-	// minLedgerInput: output under 264 bytes never folds: a 64-byte marker
-	// plus the 150-byte session gain leave no run worth a handle (the
-	// reference tool's MIN_LEDGER_INPUT, derived the same way).
-	minLedgerInput = 264
-	// minWholeOutputFold: output under 1024 bytes whose already-seen bytes
-	// are at least 80% of it folds nothing: a fold covering nearly all of a
-	// small output leaves the reader nothing beside the marker (on the
-	// reference tool's maintainer's machine, 4 of 4 sub-1 KB whole-output
-	// folds were retrieved within 3-9 s, against a 0.85% base retrieve rate).
-	minWholeOutputFold = 1024
-	// coverageNum/coverageDen: the 80% of minWholeOutputFold
-	// (seen*5 >= payload*4).
-	coverageNum, coverageDen = 4, 5
+	// MinRunBytes: a run of lines under 128 bytes never folds, and so an
+	// output under 128 bytes never reaches the ledger (Decision.Reason
+	// "floor:128"). The floor is measured on each run, not on the output:
+	// a small run inside a large output and a large run inside a small
+	// one are weighed alike. On the shared corpus (513 sessions) the
+	// earlier floors (264 bytes per output, a 150-byte gain, and nothing
+	// folded in an output under 1,024 bytes that was 80% seen already)
+	// left 585 KB of seen lines unfolded; this floor with MinSessionGain
+	// saves 713 KB more than they did (omni bench: 13.0% to 15.9% of
+	// 24.2 MB, that change alone). The ledger's own bars (the marker's
+	// cost plus MinSessionGain) keep a fold from costing the reader more
+	// than it saves.
+	MinRunBytes = 128
 	// MinSessionGain: a session run folds only if its bytes are at least the
-	// rendered marker's bytes plus 150 (the reference tool's
-	// MIN_LEDGER_RUN_GAIN), so a fold always saves at least 150 bytes net.
-	MinSessionGain = 150
-	// ProjectGainMult: the project bar is 3x the session gain, 450 bytes,
-	// because the reader has no choice about paying a retrieval (the
-	// reference tool's PROJECT_FLOOR_MULT).
-	ProjectGainMult = 3
+	// rendered marker's bytes plus 64, so a fold always saves at least 64
+	// bytes net (about 16 tokens: a marker that saves less than a short
+	// line is not worth a handle).
+	MinSessionGain = 64
+	// ProjectGainMult: the project bar is 2x the session gain, 128 bytes,
+	// because the reader has no choice about paying a retrieval for lines
+	// it was never shown. On the shared corpus, 2x instead of 3x saves
+	// 91 KB more (+0.4 points of 24.2 MB); 1x would save 62 KB beyond that,
+	// with each project marker then worth only as much as a session one.
+	ProjectGainMult = 2
 	// maxBlockBytes: no archived block is larger than 64 KiB; a longer run
 	// is cut at line boundaries into blocks of at most this size, and a
-	// single longer line never folds (the reference tool's MAX_REWIND_BYTES:
-	// capping archived blocks at 64 KB took its 30-day archive from 83.1 MB
-	// to 13.3 MB while still covering 3,604 of 3,657 rows).
+	// single longer line never folds (capping archived blocks at 64 KB
+	// took a 30-day archive from 83.1 MB to 13.3 MB while still covering
+	// 3,604 of 3,657 rows of the measured history).
 	maxBlockBytes = 65536
 )
+
+// Bars are the floors Decide weighs a run against. DefaultBars holds the
+// constants above; a what-if run (a bench flag) may pass others through
+// Request.Bars. Every field is in bytes.
+type Bars struct {
+	// MinRun: a run under this many bytes never folds (MinRunBytes).
+	MinRun int
+	// SessionGain: the net bytes a session fold must save (MinSessionGain).
+	SessionGain int
+	// ProjectGain: the net bytes a project fold must save
+	// (MinSessionGain * ProjectGainMult).
+	ProjectGain int
+}
+
+// DefaultBars are the bars Decide uses when Request.Bars is nil.
+var DefaultBars = Bars{MinRun: MinRunBytes, SessionGain: MinSessionGain, ProjectGain: MinSessionGain * ProjectGainMult}
 
 // Scope is what the ledger knows about a line for the deciding reader.
 type Scope uint8
@@ -95,8 +115,22 @@ type Request struct {
 	// followed by one Filler line per further replaced line.
 	Read bool
 	// Failed marks the failure path: the text passes unchanged (but is still
-	// recorded as delivered).
+	// recorded as delivered), unless FoldFailing is set too.
 	Failed bool
+	// FoldFailing lets a failing run (Failed) fold like any other output
+	// except its failure lines, which never fold: set by a door that ran
+	// the command itself (exec, and the PreToolUse rewrite through it), so
+	// what the reader reads is omni's delivery, not the host's failure
+	// text.
+	FoldFailing bool
+	// Original is the tool's text before the first-seen stages (Shorten)
+	// changed it into Text; "" when they did not. When every line of Text
+	// was shown to this reader already, the whole output folds into one
+	// MarkerShortened whose handle returns Original: expanding a marker
+	// gives back what the tool printed, never omni's short form.
+	Original string
+	// Bars overrides DefaultBars (a what-if run); nil for the defaults.
+	Bars *Bars
 	// NoFold forces delivery unchanged (e.g. the archive cannot be written,
 	// or the command is omni's own recovery command) with this reason.
 	NoFold string
@@ -137,8 +171,8 @@ type Decision struct {
 	// once, in order). Folded lines are not in it.
 	Delivered []uint64
 	// Reason says why nothing folded ("" when something did): "failed"
-	// (a failing run, Request.Failed), "floor:264" (under 264
-	// bytes), "floor:1024" (a small output mostly seen already),
+	// (a failing run, Request.Failed without FoldFailing), "floor:128"
+	// (under MinRunBytes: no run can clear the floor),
 	// "structured:KIND" (Sniff found a structured or opaque payload of that
 	// Kind), "no-run" (nothing repeated, or no run cleared its bar), or
 	// Request.NoFold when it was set.
@@ -155,8 +189,7 @@ type Decision struct {
 // Reasons a decision folded nothing.
 const (
 	reasonFailed     = "failed"
-	reasonFloor264   = "floor:264"
-	reasonFloor1024  = "floor:1024"
+	reasonFloor      = "floor:128"
 	reasonStructured = "structured:" // followed by the Kind
 	reasonNoRun      = "no-run"      // nothing repeated, or no run cleared its bar
 )
@@ -165,15 +198,16 @@ type lineInfo struct {
 	seen     Seen
 	eligible bool // may fold: non-blank, seen, not a failure line
 	blank    bool
+	omni     bool // one of omni's own marker lines (a cut, a collapse): not content
 }
 
 // Decide runs the guard and the ledger over one text for one reader. It is
 // pure: the same Request and View answers give byte-identical Decisions.
-// Rules: structured payloads never fold; output
-// under 264 bytes (minLedgerInput) never folds; under 1024 bytes
-// (minWholeOutputFold) with 80% seen nothing folds; runs are maximal stretches of lines of one scope and one
-// first source, blank lines inside a run travel with it, failure lines
-// never fold and split runs; a run folds only if it clears its bar; a
+// Rules: structured payloads never fold; a run under MinRunBytes never
+// folds (so neither does a shorter output); runs are maximal stretches of
+// lines of one scope, whatever call first delivered each line (one marker
+// per run), blank lines inside a run travel with it, failure lines never
+// fold and split runs; a run folds only if it clears its bar; a
 // project fold never reaches a reader that holds nothing yet, and an output
 // is never only markers when one of them is project scope (the project
 // folds are dropped and their lines delivered, so they become shown); a
@@ -184,6 +218,8 @@ func Decide(req Request, v View) Decision {
 	lines := SplitLines(make([]Line, 0, 64), text)
 	d := Decision{Text: text, RawLines: len(lines), DeliveredLines: len(lines)}
 	info := make([]lineInfo, len(lines))
+	bars := req.bars()
+	states := failureJudge(req.Source, text, lines)
 	owedKeys, legacy := payDebts(v.Debts(), lines, &d)
 	seenBytes := 0
 	for i, ln := range lines {
@@ -193,13 +229,15 @@ func Decide(req Request, v View) Decision {
 		}
 		s := v.Lookup(ln.Key)
 		info[i].seen = s
+		info[i].omni = isOmniMarker(text[ln.Start:ln.End])
 		if s.Scope == ScopeSession {
 			d.RepeatBytes += ln.End - ln.Start
 		}
 		if _, owed := owedKeys[ln.Key]; owed {
 			continue
 		}
-		if s.Scope != ScopeNone && !req.Failed && !IsFailureLine(text[ln.Start:ln.End]) && !isRedactionNotice(text[ln.Start:ln.End]) {
+		if s.Scope != ScopeNone && (!req.Failed || req.FoldFailing) && !states(text[ln.Start:ln.End]) &&
+			!isRedactionNotice(text[ln.Start:ln.End]) && !info[i].omni {
 			info[i].eligible = true
 			seenBytes += ln.End - ln.Start
 		}
@@ -212,24 +250,28 @@ func Decide(req Request, v View) Decision {
 	switch {
 	case req.NoFold != "":
 		return unchanged(req.NoFold)
-	case req.Failed:
+	case req.Failed && !req.FoldFailing:
 		return unchanged(reasonFailed)
 	case req.Floor > 0 && len(text) < req.Floor:
 		return unchanged("floor:" + strconv.Itoa(req.Floor))
-	case req.Floor <= 0 && len(text) < minLedgerInput:
-		return unchanged(reasonFloor264)
+	case len(text) < bars.MinRun:
+		return unchanged(reasonFloor)
 	}
 	if k := Sniff(text); k != KindNone {
 		return unchanged(reasonStructured + string(k))
 	}
-	if len(text) < minWholeOutputFold && seenBytes*coverageDen >= len(text)*coverageNum {
-		return unchanged(reasonFloor1024)
-	}
 	if seenBytes == 0 {
 		return unchanged(reasonNoRun)
 	}
+	if f, ok := shortenedWhole(req, bars, v, lines, info, owedKeys); ok {
+		d.Text = f.Marker
+		d.Folds = []Fold{f}
+		d.Delivered = []uint64{}
+		d.DeliveredLines = CountLines(f.Marker)
+		return d
+	}
 
-	folds := planFolds(req, v, lines, info, legacy, &d)
+	folds := planFolds(req, bars, v, lines, info, legacy, &d)
 	if len(folds) == 0 {
 		return unchanged(reasonNoRun)
 	}
@@ -312,11 +354,13 @@ func payDebts(debts []Debt, lines []Line, d *Decision) (owed map[uint64]struct{}
 
 // planFolds finds the runs, cuts them into blocks, and keeps the blocks
 // that clear their bars.
-func planFolds(req Request, v View, lines []Line, info []lineInfo, legacy map[string]bool, d *Decision) []Fold {
+func planFolds(req Request, bars Bars, v View, lines []Line, info []lineInfo, legacy map[string]bool, d *Decision) []Fold {
 	text := req.Text
 	n := len(lines)
 	var folds []Fold
-	same := func(i int, s Seen) bool { return info[i].eligible && info[i].seen == s }
+	// A run is one scope, whatever call first delivered each of its lines:
+	// splitting it by source would print one marker per earlier call.
+	same := func(i int, s Seen) bool { return info[i].eligible && info[i].seen.Scope == s.Scope }
 	for i := 0; i < n; {
 		if !info[i].eligible {
 			i++
@@ -349,7 +393,7 @@ func planFolds(req Request, v View, lines []Line, info []lineInfo, legacy map[st
 			start = 0
 		}
 		for _, blk := range cutBlocks(lines, start, j) {
-			if f, ok := planBlock(req, v, lines, blk[0], blk[1], s, legacy, d); ok {
+			if f, ok := planBlock(req, bars, v, lines, blk[0], blk[1], s, legacy, d); ok {
 				folds = append(folds, f)
 			}
 		}
@@ -374,7 +418,7 @@ func dropProjectIfOnlyMarkers(folds []Fold, info []lineInfo) []Fold {
 			project = true
 		}
 		for k := f.FirstLine; k < f.FirstLine+f.Lines; k++ {
-			if !info[k].blank {
+			if !info[k].blank && !info[k].omni {
 				covered++
 			}
 		}
@@ -382,8 +426,10 @@ func dropProjectIfOnlyMarkers(folds []Fold, info []lineInfo) []Fold {
 	if !project {
 		return folds
 	}
+	// omni's own marker lines (a cut's, a collapse's) are not content: a
+	// project marker beside them alone is still only markers.
 	for k := range info {
-		if !info[k].blank {
+		if !info[k].blank && !info[k].omni {
 			covered--
 		}
 	}
@@ -435,41 +481,43 @@ func cutBlocks(lines []Line, start, end int) [][2]int {
 }
 
 // planBlock decides one block [a, b) of one scope and source.
-func planBlock(req Request, v View, lines []Line, a, b int, s Seen, legacy map[string]bool, d *Decision) (Fold, bool) {
+func planBlock(req Request, bars Bars, v View, lines []Line, a, b int, s Seen, legacy map[string]bool, d *Decision) (Fold, bool) {
 	text := req.Text
 	block := text[lines[a].Start:lines[b-1].End]
 	count := b - a
 	whole := a == 0 && b == len(lines)
 	var kind MarkerKind
-	from := ""
-	differs := s.Source != "" && s.Source != req.Source
-	if differs {
-		from = sourceForMarker(s.Source)
-	}
-	gain := MinSessionGain
+	gain := bars.SessionGain
 	switch {
 	case s.Scope == ScopeProject:
 		// A project fold never replaces the whole output, and never reaches a
 		// reader that holds nothing yet: a fresh subagent or session would be
-		// handed markers for text it has never seen (the reference tool
-		// allowed both until its fixes for fajarhide/omni#575 and #581: a
-		// subagent's first command came back as one line claiming 40
-		// identical lines of an earlier session).
+		// handed markers for text it has never seen (a subagent's first
+		// command would come back as one line claiming lines of an earlier
+		// session).
 		if whole || v.Empty() {
 			return Fold{}, false
 		}
 		kind = MarkerProject
-		gain = MinSessionGain * ProjectGainMult
+		gain = bars.ProjectGain
 	case whole:
 		kind = MarkerWhole
-	case s.Source != "" && !differs:
-		kind, from = MarkerRerun, ""
 	default:
 		kind = MarkerRun
 	}
+	// No from-clause: the marker says whether its lines were shown to this
+	// reader and how to get them back; which call delivered them first is
+	// omni explain's answer, not the reader's cost on every fold.
+	from := ""
 	// Weigh the exact marker with the example handle (same length as a real one).
 	lastEnd := textline.Ending(text[lines[b-1].Start:lines[b-1].End])
-	marker := renderMarker(kind, count, ExampleHandle, from)
+	render := func(h string) string {
+		if kind == MarkerWhole {
+			return renderWhole(count, h, req.Read)
+		}
+		return renderMarker(kind, count, h, from)
+	}
+	marker := render(ExampleHandle)
 	cost := len(marker) + len(lastEnd)
 	// A Read fold keeps every later line at its number with one filler per
 	// further replaced line; a fold of the whole output has no later line,
@@ -482,7 +530,7 @@ func planBlock(req Request, v View, lines []Line, a, b int, s Seen, legacy map[s
 			cost += len(Filler) + len(textline.Ending(text[lines[k].Start:lines[k].End]))
 		}
 	}
-	if len(block) < cost+gain {
+	if len(block) < cost+gain || len(block) < bars.MinRun {
 		return Fold{}, false
 	}
 	h := HandleOf(block)
@@ -490,7 +538,7 @@ func planBlock(req Request, v View, lines []Line, a, b int, s Seen, legacy map[s
 		d.Paid = append(d.Paid, h)
 		return Fold{}, false
 	}
-	marker = renderMarker(kind, count, h, from)
+	marker = render(h)
 	var mb strings.Builder
 	mb.Grow(cost)
 	mb.WriteString(marker)
@@ -506,6 +554,69 @@ func planBlock(req Request, v View, lines []Line, a, b int, s Seen, legacy map[s
 	scope := s.Scope
 	return Fold{FirstLine: a, Lines: count, Bytes: len(block), Scope: scope, Kind: kind, Handle: h,
 		Block: block, Marker: mb.String(), From: from, Source: s.Source}, true
+}
+
+// shortenedWhole folds a shortened output (Request.Original set) whose
+// every non-blank line, omni's own cut markers included, this reader was
+// shown already (session scope), none a failure line or owed: one
+// MarkerShortened whose block is the tool's text, so its handle returns
+// what the tool printed. It must clear the session bar against the short
+// form it replaces.
+func shortenedWhole(req Request, bars Bars, v View, lines []Line, info []lineInfo, owed map[uint64]struct{}) (Fold, bool) {
+	if req.Original == "" || req.Original == req.Text || req.Read || (req.Failed && !req.FoldFailing) {
+		return Fold{}, false
+	}
+	text := req.Text
+	for i, ln := range lines {
+		if info[i].blank {
+			continue
+		}
+		if info[i].seen.Scope != ScopeSession {
+			return Fold{}, false
+		}
+		if _, o := owed[ln.Key]; o {
+			return Fold{}, false
+		}
+		if !info[i].eligible && !info[i].omni {
+			return Fold{}, false // a failure line or a redaction notice
+		}
+	}
+	m := CountLines(req.Original)
+	lastEnd := textline.Ending(text[lines[len(lines)-1].Start:lines[len(lines)-1].End])
+	cost := len(renderShortened(len(lines), m, ExampleHandle)) + len(lastEnd)
+	if len(text) < cost+bars.SessionGain || len(text) < bars.MinRun {
+		return Fold{}, false
+	}
+	h := HandleOf(req.Original)
+	marker := renderShortened(len(lines), m, h) + lastEnd
+	return Fold{FirstLine: 0, Lines: len(lines), Bytes: len(text), Scope: ScopeSession, Kind: MarkerShortened,
+		Handle: h, Block: req.Original, Marker: marker, Source: info[firstNonBlank(info)].seen.Source}, true
+}
+
+func firstNonBlank(info []lineInfo) int {
+	for i, x := range info {
+		if !x.blank {
+			return i
+		}
+	}
+	return 0
+}
+
+// isOmniMarker reports whether a line is one of omni's own marker lines
+// ("[OMNI: ...]", a cut, a collapse or a distiller's note): it is not the
+// tool's content, so it never folds into a run (its handle, if any, still
+// returns its bytes).
+func isOmniMarker(line string) bool {
+	t := strings.TrimSpace(line)
+	return strings.HasPrefix(t, "[OMNI: ") && strings.HasSuffix(t, "]")
+}
+
+// bars returns the bars this request is weighed against.
+func (r Request) bars() Bars {
+	if r.Bars != nil {
+		return *r.Bars
+	}
+	return DefaultBars
 }
 
 // distinctKeys returns the keys of non-blank lines not marked folded, each

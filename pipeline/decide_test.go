@@ -172,62 +172,52 @@ func dtUnchanged(t *testing.T, d Decision, req Request, reason string) {
 	}
 }
 
-// TestDecideFloor264: output under minLedgerInput (264 B) never reaches the
-// ledger. Red with minLedgerInput = 265 or with `<=`, and with 263.
-func TestDecideFloor264(t *testing.T) {
-	if minLedgerInput != 264 {
-		t.Fatalf("minLedgerInput = %d, issue 2 says 264", minLedgerInput)
+// TestDecideRunFloor: an output under MinRunBytes (128 B) never reaches the
+// ledger; inside a longer output a run under 128 B never folds even when it
+// clears its gain bar; a small output all seen folds whole (no coverage
+// rule). Red with MinRunBytes = 129 or 127, with `<=`, without the run
+// floor in planBlock, or with a coverage rule back.
+func TestDecideRunFloor(t *testing.T) {
+	if MinRunBytes != 128 || DefaultBars.MinRun != 128 {
+		t.Fatalf("MinRunBytes = %d, DefaultBars.MinRun = %d, want 128", MinRunBytes, DefaultBars.MinRun)
 	}
-	for _, n := range []int{263, 264} {
-		text := dtLines("floor", 3, n)
+	for _, n := range []int{127, 128} {
+		text := dtLines("floor", 1, n)
 		v := newFakeView().see(ScopeSession, "cat f", text)
 		req := Request{Text: text, Source: "cat f"}
 		d := dtDecide(t, req, v)
-		if n == 263 {
-			dtUnchanged(t, d, req, reasonFloor264)
-		} else {
-			// 264 B of fully seen text reaches the ledger and stops at the
-			// next floor (coverage), not at this one.
-			dtUnchanged(t, d, req, reasonFloor1024)
+		want := reasonFloor
+		if n == 128 {
+			want = reasonNoRun // past the floor, under the whole marker's bar
+		}
+		dtUnchanged(t, d, req, want)
+	}
+	// A 300 B output all seen folds whole.
+	small := dtLines("small", 3, 300)
+	if d := dtDecide(t, Request{Text: small, Source: "cat f"}, newFakeView().see(ScopeSession, "cat f", small)); len(d.Folds) != 1 || d.Folds[0].Kind != MarkerWhole {
+		t.Fatalf("a 300 B output all seen: want one whole fold, got %d (%q)", len(d.Folds), d.Reason)
+	}
+	// One seen line of 127 B between new lines: its marker plus the gain
+	// cost less than 127 B, only the run floor keeps it.
+	for _, n := range []int{127, 128} {
+		run := dtLines("run", 1, n)
+		text := dtLines("head", 4, 400) + run + dtLines("tail", 4, 400)
+		if c := len(dtMarker(MarkerRun, 1, ExampleHandle, "")) + 1 + MinSessionGain; c > 127 {
+			t.Fatalf("the marker plus the gain is %d B: the test needs it under 127", c)
+		}
+		v := newFakeView().see(ScopeSession, "", run)
+		d := dtDecide(t, Request{Text: text, Source: "make"}, v)
+		if folds := len(d.Folds); (n == 127) != (folds == 0) {
+			t.Fatalf("a %d B run: %d folds (floor %d)", n, folds, MinRunBytes)
 		}
 	}
-}
-
-// TestDecideCoverageFloor: under 1024 B with seen bytes >= 80% nothing folds;
-// below 80% a run that clears its bar folds; at 1024 B fully seen text folds.
-// Red with coverageNum = 3, with `>` for `>=`, without the rule, and with
-// minWholeOutputFold = 1025.
-func TestDecideCoverageFloor(t *testing.T) {
-	cases := []struct {
-		unseen, seen int
-		fold         bool
-	}{
-		{200, 800, false}, // exactly 80%
-		{150, 850, false},
-		{0, 1023, false}, // whole output under 1 KB
-		{201, 799, true}, // 79.9%
-		{210, 790, true}, // 79%
-		{0, 1024, true},  // whole output at 1 KB
-	}
-	for _, c := range cases {
-		t.Run(fmt.Sprintf("%d+%d", c.unseen, c.seen), func(t *testing.T) {
-			head := ""
-			if c.unseen > 0 {
-				head = dtLines("new", 3, c.unseen)
-			}
-			run := dtLines("old", 8, c.seen)
-			text := head + run
-			v := newFakeView().see(ScopeSession, "", run)
-			req := Request{Text: text, Source: "make"}
-			d := dtDecide(t, req, v)
-			if !c.fold {
-				dtUnchanged(t, d, req, reasonFloor1024)
-				return
-			}
-			if len(d.Folds) != 1 || d.Folds[0].Block != run {
-				t.Fatalf("want the seen run folded, got %d folds, reason %q", len(d.Folds), d.Reason)
-			}
-		})
+	// A small output mostly seen: the seen run folds (the 1,024 B / 80%
+	// rule is gone).
+	run := dtLines("old", 4, 400)
+	text := dtLines("new", 1, 90) + run
+	v := newFakeView().see(ScopeSession, "", run)
+	if d := dtDecide(t, Request{Text: text, Source: "make"}, v); len(d.Folds) != 1 || d.Folds[0].Block != run {
+		t.Fatalf("a 490 B output 80%% seen: want its seen run folded, got %d folds (%q)", len(d.Folds), d.Reason)
 	}
 }
 
@@ -239,15 +229,18 @@ func dtBarText(runBytes, k int) (text, run string) {
 }
 
 // TestDecideSessionBar: a session run folds only if its bytes are at least
-// the rendered marker (with its line ending) plus 150. Red with
-// MinSessionGain = 149 or 151, or with the ending left out of the cost.
+// the rendered marker (with its line ending) plus 64. Red with
+// MinSessionGain = 63 or 65, or with the ending left out of the cost.
 func TestDecideSessionBar(t *testing.T) {
 	marker := dtMarker(MarkerRun, 4, ExampleHandle, "")
-	bar := len(marker) + len("\n") + 150
+	bar := len(marker) + len("\n") + 64
+	// The run floor (128 B) lies above this bar: weigh the gain alone.
+	bars := DefaultBars
+	bars.MinRun = 0
 	for _, n := range []int{bar, bar - 1} {
 		text, run := dtBarText(n, 4)
 		v := newFakeView().see(ScopeSession, "", run)
-		d := dtDecide(t, Request{Text: text, Source: "go test ./..."}, v)
+		d := dtDecide(t, Request{Text: text, Source: "go test ./...", Bars: &bars}, v)
 		if n == bar-1 {
 			if len(d.Folds) != 0 {
 				t.Fatalf("a %d B run (bar %d) folded", n, bar)
@@ -264,11 +257,11 @@ func TestDecideSessionBar(t *testing.T) {
 	}
 }
 
-// TestDecideProjectBar: a project run needs the marker plus 450 B. Red with
-// ProjectGainMult = 2 or 4.
+// TestDecideProjectBar: a project run needs the marker plus 128 B. Red with
+// ProjectGainMult = 1 or 3.
 func TestDecideProjectBar(t *testing.T) {
 	marker := dtMarker(MarkerProject, 4, ExampleHandle, "")
-	bar := len(marker) + len("\n") + 450
+	bar := len(marker) + len("\n") + 128
 	for _, n := range []int{bar, bar - 1} {
 		text, run := dtBarText(n, 4)
 		v := newFakeView().see(ScopeProject, "", run)
@@ -427,11 +420,12 @@ func TestDecideLineEndings(t *testing.T) {
 	})
 }
 
-// TestDecideRunsSplitBySourceAndScope: runs are maximal stretches of one
-// scope and one first source; adjacent runs of different sources or scopes
-// fold separately, each with its own wording. Red when planFolds compares
-// the scope only, or the source only.
-func TestDecideRunsSplitBySourceAndScope(t *testing.T) {
+// TestDecideRunsSplitByScopeOnly: runs are maximal stretches of one scope,
+// whatever call first delivered each line: adjacent seen lines of two
+// earlier commands fold as one marker without a from-clause; a change of
+// scope starts another run. Red when planFolds compares the source too
+// (3 folds) or not even the scope (1 fold).
+func TestDecideRunsSplitByScopeOnly(t *testing.T) {
 	t.Run("same source, two scopes", func(t *testing.T) {
 		s := dtLines("s", 3, 300)
 		p := dtLines("p", 6, 600)
@@ -439,7 +433,7 @@ func TestDecideRunsSplitBySourceAndScope(t *testing.T) {
 		v := newFakeView().see(ScopeSession, "make", s).see(ScopeProject, "make", p)
 		d := dtDecide(t, Request{Text: text, Source: "make"}, v)
 		if len(d.Folds) != 2 || d.Folds[0].Block != s || d.Folds[1].Block != p ||
-			d.Folds[0].Kind != MarkerRerun || d.Folds[1].Kind != MarkerProject {
+			d.Folds[0].Kind != MarkerRun || d.Folds[1].Kind != MarkerProject {
 			t.Fatalf("want a session fold then a project fold, got %d folds: %q", len(d.Folds), d.Text)
 		}
 	})
@@ -450,16 +444,15 @@ func TestDecideRunsSplitBySourceAndScope(t *testing.T) {
 	text := head + a + b + c + dtLine("tail", 60)
 	v := newFakeView().see(ScopeSession, "cat a.go", a).see(ScopeSession, "cat b.go", b).see(ScopeProject, "make", c)
 	d := dtDecide(t, Request{Text: text, Source: "go vet ./..."}, v)
-	if len(d.Folds) != 3 {
-		t.Fatalf("want 3 folds, got %d: %q", len(d.Folds), d.Text)
+	if len(d.Folds) != 2 {
+		t.Fatalf("want 2 folds, got %d: %q", len(d.Folds), d.Text)
 	}
 	want := []string{
-		dtMarker(MarkerRun, 3, d.Folds[0].Handle, "cat a.go"),
-		dtMarker(MarkerRun, 3, d.Folds[1].Handle, "cat b.go"),
-		dtMarker(MarkerProject, 6, d.Folds[2].Handle, "make"),
+		dtMarker(MarkerRun, 6, d.Folds[0].Handle, ""),
+		dtMarker(MarkerProject, 6, d.Folds[1].Handle, ""),
 	}
 	for i, f := range d.Folds {
-		if f.Marker != want[i]+"\n" || f.Block != []string{a, b, c}[i] {
+		if f.Marker != want[i]+"\n" || f.Block != []string{a + b, c}[i] {
 			t.Fatalf("fold %d: %q", i, f.Marker)
 		}
 	}
@@ -472,12 +465,12 @@ func TestDecideRunsSplitBySourceAndScope(t *testing.T) {
 // see TestLineInBothScopesCountsAsSession in projections/ledger, and
 // hooks.view passes it through); this test pins what Decide does with it.
 func TestDecideSessionOverProject(t *testing.T) {
-	marker := dtMarker(MarkerRun, 4, ExampleHandle, "cat a.go")
-	n := len(marker) + 1 + MinSessionGain // clears the session bar, not the project one
+	marker := dtMarker(MarkerRun, 4, ExampleHandle, "")
+	n := max(len(marker)+1+MinSessionGain, MinRunBytes) // clears the session bar, not the project one
 	text, run := dtBarText(n, 4)
 	v := newFakeView().see(ScopeProject, "make", run).see(ScopeSession, "cat a.go", run)
 	d := dtDecide(t, Request{Text: text, Source: "go test"}, v)
-	if len(d.Folds) != 1 || d.Folds[0].Scope != ScopeSession || d.Folds[0].Marker != dtMarker(MarkerRun, 4, d.Folds[0].Handle, "cat a.go")+"\n" {
+	if len(d.Folds) != 1 || d.Folds[0].Scope != ScopeSession || d.Folds[0].Marker != dtMarker(MarkerRun, 4, d.Folds[0].Handle, "")+"\n" {
 		t.Fatalf("want one session fold from cat a.go, got %d folds: %q", len(d.Folds), d.Text)
 	}
 }
@@ -661,14 +654,23 @@ func TestRenderMarkerTexts(t *testing.T) {
 			t.Errorf("test helper disagrees: %s", got)
 		}
 	}
+	// The whole-output marker outside a Read, and the shortened rerun.
+	if got, want := renderWhole(7, h, false), "[OMNI: all 7 lines already shown, omni retrieve 0123456789abcdef]"; got != want {
+		t.Errorf("renderWhole: %s, want %s", got, want)
+	}
+	if got, want := renderWhole(7, h, true), "[OMNI: identical to the 7 lines already shown, omni retrieve 0123456789abcdef]"; got != want {
+		t.Errorf("renderWhole(read): %s, want %s", got, want)
+	}
+	if got, want := renderShortened(3, 40, h), "[OMNI: output shortened to 3 lines, all shown before; the 40 lines: omni retrieve 0123456789abcdef]"; got != want {
+		t.Errorf("renderShortened: %s, want %s", got, want)
+	}
 }
 
-// TestDecideFromClause: the from-clause appears exactly when the first
-// source differs from the current command, shortened by sourceForMarker;
-// the same command again says "identical to an earlier run". Red when the
-// `s.Source != req.Source` test is dropped, and when the clause is not
-// shortened.
-func TestDecideFromClause(t *testing.T) {
+// TestDecideNoFromClause: a marker never carries a from-clause nor the
+// rerun wording, whatever the first source; the fold still records that
+// source (Fold.Source, for omni explain). Red when planBlock renders a
+// from-clause or picks MarkerRerun again.
+func TestDecideNoFromClause(t *testing.T) {
 	head := dtLines("head", 11, 1100)
 	run := dtLines("run", 3, 450)
 	tail := dtLine("tail", 60)
@@ -683,15 +685,15 @@ func TestDecideFromClause(t *testing.T) {
 		from         string
 	}{
 		{"unknown source", ScopeSession, "", "cat a.go", false, MarkerRun, ""},
-		{"same command", ScopeSession, "cat a.go", "cat a.go", false, MarkerRerun, ""},
-		{"other command", ScopeSession, "cat a.go", "sed -n 1,40p a.go", false, MarkerRun, "cat a.go"},
-		{"first line only", ScopeSession, heredoc, "cat a.go", false, MarkerRun, "python3 - <<'EOF'"},
-		{"40 chars", ScopeSession, long, "ls", false, MarkerRun, "find . -name '*.go' -not -path './vendor"},
-		{"current source unknown", ScopeSession, "cat a.go", "", false, MarkerRun, "cat a.go"},
+		{"same command", ScopeSession, "cat a.go", "cat a.go", false, MarkerRun, ""},
+		{"other command", ScopeSession, "cat a.go", "sed -n 1,40p a.go", false, MarkerRun, ""},
+		{"heredoc source", ScopeSession, heredoc, "cat a.go", false, MarkerRun, ""},
+		{"long source", ScopeSession, long, "ls", false, MarkerRun, ""},
+		{"current source unknown", ScopeSession, "cat a.go", "", false, MarkerRun, ""},
 		{"whole, same", ScopeSession, "cat a.go", "cat a.go", true, MarkerWhole, ""},
-		{"whole, other", ScopeSession, "cat a.go", "cat b.go", true, MarkerWhole, "cat a.go"},
+		{"whole, other", ScopeSession, "cat a.go", "cat b.go", true, MarkerWhole, ""},
 		{"project, same", ScopeProject, "make", "make", false, MarkerProject, ""},
-		{"project, other", ScopeProject, "make", "make test", false, MarkerProject, "make"},
+		{"project, other", ScopeProject, "make", "make test", false, MarkerProject, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -711,7 +713,11 @@ func TestDecideFromClause(t *testing.T) {
 			}
 			f := d.Folds[0]
 			n := len(SplitLines(nil, folded))
-			if want := dtMarker(c.kind, n, f.Handle, c.from) + "\n"; f.Kind != c.kind || f.From != c.from || f.Marker != want {
+			want := dtMarker(c.kind, n, f.Handle, c.from) + "\n"
+			if c.kind == MarkerWhole {
+				want = "[OMNI: all " + fmt.Sprint(n) + " lines already shown, omni retrieve " + f.Handle + "]\n"
+			}
+			if f.Kind != c.kind || f.From != c.from || f.Marker != want {
 				t.Fatalf("marker %q (kind %s, from %q), want %q", f.Marker, f.Kind, f.From, want)
 			}
 			if f.Source != c.seenSrc {
@@ -888,12 +894,30 @@ func TestDecideStructuredNeverFolds(t *testing.T) {
 	js.WriteString("  {\"id\": -1}\n]\n")
 	for _, text := range []string{js.String(), yml.String(), csv.String(), nd.String()} {
 		k := Sniff(text)
-		if k == KindNone || len(text) < minWholeOutputFold {
+		if k == KindNone || len(text) < 1024 {
 			t.Fatalf("test payload: kind %q, %d B", k, len(text))
 		}
 		req := Request{Text: text, Source: "kubectl get -o yaml"}
 		d := dtDecide(t, req, newFakeView().see(ScopeSession, "kubectl get -o yaml", text))
 		dtUnchanged(t, d, req, reasonStructured+string(k))
+	}
+}
+
+// TestDecideFoldFailing: a failing run through a door that ran the command
+// itself (FoldFailing) folds its seen lines but never its failure lines,
+// which stay delivered in place. Red without the FoldFailing term in
+// Decide's failed case or in eligibility.
+func TestDecideFoldFailing(t *testing.T) {
+	seen := dtLines("setup", 8, 800)
+	fail := "FAILED tests/test_io.py::test_read - AssertionError: 1 != 2\n"
+	text := seen + fail + dtLines("more", 4, 400)
+	v := newFakeView().see(ScopeSession, "pytest", seen+fail)
+	d := dtDecide(t, Request{Text: text, Source: "pytest", Failed: true, FoldFailing: true}, v)
+	if len(d.Folds) != 1 || d.Folds[0].Block != seen {
+		t.Fatalf("want the seen lines before the failure folded, got %d folds (%q):\n%s", len(d.Folds), d.Reason, d.Text)
+	}
+	if !strings.Contains(d.Text, fail) {
+		t.Fatalf("the failure line was not delivered:\n%s", d.Text)
 	}
 }
 

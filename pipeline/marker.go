@@ -44,22 +44,49 @@ type MarkerKind string
 // The ledger marker kinds; each one's text is given below and pinned by
 // TestRenderMarkerTexts.
 const (
-	// MarkerRun: "[OMNI: N lines already shown[ from S], omni retrieve H]".
+	// MarkerRun: "[OMNI: N lines already shown, omni retrieve H]" (about
+	// 60 bytes: the wording says whether the lines were shown to this
+	// reader and names the command that brings them back).
 	MarkerRun MarkerKind = "run"
-	// MarkerRerun: "[OMNI: N lines identical to an earlier run, omni retrieve H]",
-	// a session run first delivered by the same command or path.
+	// MarkerRerun: "[OMNI: N lines identical to an earlier run, omni retrieve H]".
+	// No longer emitted (a run is one marker whatever call first
+	// delivered it); kept so older logs read and replay.
 	MarkerRerun MarkerKind = "rerun"
-	// MarkerWhole: "[OMNI: identical to the N lines already shown[ from S], omni retrieve H]".
+	// MarkerWhole: "[OMNI: all N lines already shown, omni retrieve H]", and
+	// for a Read (whose line count a lone marker may change only when its
+	// wording says the whole file repeats) "[OMNI: identical to the N lines
+	// already shown, omni retrieve H]".
 	MarkerWhole MarkerKind = "whole"
-	// MarkerProject: "[OMNI: N lines not shown here[ from S], omni retrieve H]".
+	// MarkerShortened: "[OMNI: output shortened to N lines, all shown before; the M lines: omni retrieve H]",
+	// a whole output whose shortened form (Shorten's) the reader was
+	// shown already; H returns the tool's M lines, not the short form.
+	MarkerShortened MarkerKind = "shortened"
+	// MarkerProject: "[OMNI: N lines not shown here, omni retrieve H]".
 	MarkerProject MarkerKind = "project"
 	// MarkerProjectWhole: "[OMNI: identical to N lines from an earlier session[ from S], none shown here, omni retrieve H]".
 	// Never emitted by Decide: a project fold never replaces a whole output.
 	MarkerProjectWhole MarkerKind = "project-whole"
 )
 
+// renderWhole returns the MarkerWhole text (no line ending) for n lines
+// and handle h: the Read wording when read, else the short one.
+func renderWhole(n int, h string, read bool) string {
+	if read {
+		return renderMarker(MarkerWhole, n, h, "")
+	}
+	return "[OMNI: all " + strconv.Itoa(n) + " lines already shown, omni retrieve " + h + "]"
+}
+
+// renderShortened returns the MarkerShortened text (no line ending): n
+// lines of the short form shown before, m lines of the tool's output
+// behind handle h.
+func renderShortened(n, m int, h string) string {
+	return "[OMNI: output shortened to " + strconv.Itoa(n) + " lines, all shown before; the " +
+		strconv.Itoa(m) + " lines: omni retrieve " + h + "]"
+}
+
 // renderMarker returns the exact marker text (no line ending) for n lines,
-// handle h and from-clause source from ("" for none).
+// handle h and from-clause source from ("" for none; Decide passes none).
 func renderMarker(kind MarkerKind, n int, h, from string) string {
 	var b strings.Builder
 	b.Grow(80 + len(from))

@@ -276,7 +276,7 @@ func Shorten(req ShortenRequest) ShortenResult {
 			}
 		default:
 			candidate, kept = out, k
-			distilledVerbose = verboseAsked(ci.Args)
+			distilledVerbose = distill.AskedVerbose(ci.Args)
 		}
 	} else {
 		reason = "no-distiller"
@@ -544,18 +544,4 @@ func utf8Ceil(s string, i int) int {
 		i++
 	}
 	return i
-}
-
-// verboseAsked reports a verbose flag among a command's arguments: -v, -vv,
-// -vvv or --verbose (before a "--").
-func verboseAsked(args []string) bool {
-	for _, a := range args {
-		switch a {
-		case "--":
-			return false
-		case "-v", "-vv", "-vvv", "--verbose":
-			return true
-		}
-	}
-	return false
 }

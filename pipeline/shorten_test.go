@@ -130,7 +130,7 @@ func shGoTestV(n int) string {
 
 func TestShortenGoTestGreen(t *testing.T) {
 	raw := shGoTestV(100)
-	req := ShortenRequest{Command: "go test -v ./...", Text: raw}
+	req := ShortenRequest{Command: "go test ./...", Text: raw}
 	r := Shorten(req)
 	shCheck(t, req, r)
 	h := HandleOf(raw)
@@ -218,7 +218,7 @@ func TestShortenChainsFiltersEnumerations(t *testing.T) {
 		{"go test ./... && ls", "chain"},
 		{"go test ./...; echo \"exit=$?\"", "chain"},
 		{"go test ./... | grep FAIL", "filtered"},
-		{"go test -v ./... 2>&1 | sort", "filtered"},
+		{"go test ./... 2>&1 | sort", "filtered"},
 		{"ls -la", "enumeration"},
 		{"find . -name '*.go'", "enumeration"},
 		{"git log --oneline", "enumeration"},
@@ -235,15 +235,15 @@ func TestShortenChainsFiltersEnumerations(t *testing.T) {
 		}
 	}
 	// One producer after silent commands, and a transparent tee, are claimed.
-	for _, cmd := range []string{"cd /src && go test -v ./...", "export X=1; go test -v ./...", "go test -v ./... 2>&1 | tee out.log",
-		"GOFLAGS=-count=1 go test -v ./...", "sudo -E env X=1 time go test -v ./...", "bash -c 'cd x && go test -v ./...'"} {
+	for _, cmd := range []string{"cd /src && go test ./...", "export X=1; go test ./...", "go test ./... 2>&1 | tee out.log",
+		"GOFLAGS=-count=1 go test ./...", "sudo -E env X=1 time go test ./...", "bash -c 'cd x && go test ./...'"} {
 		r := Shorten(ShortenRequest{Command: cmd, Text: log})
 		if r.Distiller != "go-test" || !r.Changed {
 			t.Errorf("%s: %+v", cmd, r.Reason)
 		}
 	}
 	// A truncating filter: no distiller, but the collapse fallback may apply.
-	r := Shorten(ShortenRequest{Command: "go test -v ./... | tail -100", Text: log})
+	r := Shorten(ShortenRequest{Command: "go test ./... | tail -100", Text: log})
 	if r.Distiller != "" || !r.Collapsed {
 		t.Errorf("| tail: %+v", r)
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -23,6 +24,7 @@ import (
 	"github.com/omnictx/omni/internal/daemon"
 	"github.com/omnictx/omni/internal/daemon/wire"
 	"github.com/omnictx/omni/internal/eventlog"
+	"github.com/omnictx/omni/internal/tokens"
 )
 
 // openBenchStore opens the store of home for omni bench alone
@@ -41,6 +43,7 @@ type benchFlags struct {
 	asJSON     bool
 	limit      int
 	rewrite    string
+	tokenizer  string
 	latency    bool
 	n          int
 	store      string
@@ -197,7 +200,15 @@ already holds a log.`,
 			default:
 				return usageErr("omni bench: --rewrite=%s: want on or off", o.rewrite)
 			}
-			rep, err := bench.Run(context.Background(), bench.Options{Corpus: o.corpus, Home: o.home, Out: o.out, LedgerOnly: o.ledgerOnly, FoldFloor: o.foldFloor, Persisted: o.persisted, Limit: o.limit, Rewrite: rw,
+			var tc hooks.TokenCounter
+			if o.tokenizer != "none" {
+				c, err := tokens.New(o.tokenizer)
+				if err != nil {
+					return usageErr("omni bench: --tokenizer: %v", err)
+				}
+				tc = c
+			}
+			rep, err := bench.Run(context.Background(), bench.Options{Corpus: o.corpus, Home: o.home, Out: o.out, LedgerOnly: o.ledgerOnly, FoldFloor: o.foldFloor, Persisted: o.persisted, Limit: o.limit, Rewrite: rw, Tokens: tc,
 				OpenStore: openBenchStore, MarkBusy: daemon.MarkBusy, Logf: homeLogf}, s.Err)
 			if err != nil {
 				return failErr(err, "omni bench: "+err.Error())
@@ -218,6 +229,7 @@ already holds a log.`,
 	cmd.Flags().BoolVar(&o.persisted, "persisted", false, "replay over-cap Bash outputs with persistedOutputPath, as Claude Code does")
 	cmd.Flags().BoolVar(&o.asJSON, "json", false, "print the report as JSON")
 	cmd.Flags().IntVar(&o.limit, "limit", 0, "stop after this many calls (0: all)")
+	cmd.Flags().StringVar(&o.tokenizer, "tokenizer", tokens.DefaultFamily, "count tokens beside bytes with this model family's encoding: "+strings.Join(tokens.Names(), ", ")+" (o200k: GPT-4o and later; cl100k: GPT-4, GPT-3.5), or none")
 	cmd.Flags().StringVar(&o.rewrite, "rewrite", "on", "replay the PreToolUse rewrite omni init --claude installs (on, off): runner outputs go first through its filter")
 	cmd.Flags().Lookup("rewrite").NoOptDefVal = "on"
 	cmd.Flags().BoolVar(&o.latency, "latency", false, "time hook processes (omni hook, and omni-hook when it sits beside omni) against a warm daemon, 0.5 KB to 15 MiB payloads from the corpus, beside a trivial Go binary, with peak RSS")

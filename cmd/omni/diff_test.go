@@ -34,7 +34,7 @@ func TestDiffFixture(t *testing.T) {
 	testfixture.CheckGolden(t, "diff/seq3.txt", out.Bytes(), *update)
 	out.Reset()
 	renderDiff(&out, d, 2, true)
-	if !strings.Contains(out.String(), linediff.Red+"-big 010") || !strings.Contains(out.String(), linediff.Green+"+[OMNI: 20 lines already shown from big.txt") {
+	if !strings.Contains(out.String(), linediff.Red+"-big 010") || !strings.Contains(out.String(), linediff.Green+"+[OMNI: 20 lines already shown, omni retrieve") {
 		t.Fatalf("coloured diff:\n%q", out.String())
 	}
 	// seq 1 delivered its text unchanged.
@@ -76,7 +76,7 @@ func TestDiffLast(t *testing.T) {
 	}
 	var d hooks.DiffResult
 	json.Unmarshal(b, &d)
-	if d.Seq != 2 || !d.Match || d.Raw != text || !strings.HasPrefix(d.Delivered, "[OMNI: identical to the 30 lines already shown") {
+	if d.Seq != 2 || !d.Match || d.Raw != text || !strings.HasPrefix(d.Delivered, "[OMNI: all 30 lines already shown") {
 		t.Fatalf("%+v", d)
 	}
 }

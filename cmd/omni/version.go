@@ -103,6 +103,9 @@ const environmentHelp = `Environment variables omni reads:
   OMNI_QUIET            any value: 'omni exec' prints no savings footer
   OMNI_NO_DAEMON        any value: every command opens the store itself
                         (under its lock) instead of asking the daemon
+  OMNI_TOKENIZER        the encoding the daemon counts tokens with for
+                        'omni stats': o200k (default), cl100k, or none; under
+                        OMNI_NO_DAEMON tokens are counted only when it is set
   OMNI_DAEMON_IDLE      the daemon's idle exit (a duration such as 10m) when
                         'omni daemon' is started without --idle
   OMNI_DAEMON_REPLACE   "1": set by a hook in the daemon it starts after the

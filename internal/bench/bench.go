@@ -11,9 +11,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -24,6 +26,7 @@ import (
 	"github.com/omnictx/omni/hooks"
 	"github.com/omnictx/omni/internal/rewrite"
 	"github.com/omnictx/omni/pipeline"
+	"github.com/omnictx/omni/projections/stats"
 )
 
 // Record is one tool call of a corpus file (../shared/corpus, one JSON
@@ -173,6 +176,18 @@ type Report struct {
 	Rewrite          string `json:"rewrite,omitempty"`
 	Rewritten        Bucket `json:"rewritten"`
 	RewrittenUnshown int    `json:"rewritten_unshown"`
+	// Tokens are the headline in tokens: the raw and the delivered text
+	// of every call counted with Options.Tokens (zero without one);
+	// TokenSeconds the wall time the counting workers spent, beside the
+	// replay's Seconds (they run alongside it).
+	Tokens       stats.TokenReport `json:"tokens"`
+	TokenSeconds float64           `json:"token_seconds,omitempty"`
+	// Recall is the share of each mechanism's handles the agent later
+	// retrieved (the Retrieved events the replay recorded), from the
+	// stats projection: Folds per marker kind, Cuts per first-seen stage
+	// (distiller, collapse, final cut); a flagged row's rate is high.
+	RecallFolds []stats.FoldReport `json:"recall_folds"`
+	RecallCuts  []stats.FoldReport `json:"recall_cuts"`
 }
 
 // Options are one bench run's inputs.
@@ -204,6 +219,9 @@ type Options struct {
 	// (as in bypassPermissions mode, or with the allow rules omni init
 	// writes).
 	Rewrite bool
+	// Tokens, when set, counts every call's raw and delivered text in
+	// tokens (Report.Tokens), on worker goroutines beside the replay.
+	Tokens hooks.TokenCounter
 	// OpenStore opens the store of home for the bench alone (cmd/omni: the
 	// store under home/store, after asking a daemon that holds it to stop)
 	// and returns its log and the function that closes it. Required.
@@ -430,6 +448,12 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 	epoch := map[string]int{}
 	durs := make([]time.Duration, 0, len(recs))
 	start := time.Now()
+	tokensDone := func() {}
+	var countTokens func(raw, del string)
+	if o.Tokens != nil {
+		countTokens, tokensDone = tokenWorkers(o.Tokens, rep)
+		t.tokens = countTokens
+	}
 	for _, r := range recs {
 		project := r.Session
 		if i := strings.IndexByte(project, '/'); i >= 0 {
@@ -507,7 +531,12 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 			return nil, fmt.Errorf("write %s: %w", o.Out, err)
 		}
 	}
+	tokensDone()
 	rep.Seconds = time.Since(start).Seconds()
+	eng.StatsView(func(s *stats.Stats) {
+		a := s.Report().Agent
+		rep.RecallFolds, rep.RecallCuts = a.Folds, a.Cuts
+	})
 	rep.SavedPct = pct(rep.All.BytesSaved, rep.All.RawBytes)
 	rep.CapturePct = pct(rep.All.BytesSaved, rep.All.RepeatBytes)
 	rep.CaptureSessionPct = pct(rep.SessionFoldSaved, rep.All.RepeatBytes)
@@ -535,6 +564,8 @@ type tally struct {
 	readersOf map[string][]string
 	outW      *bufio.Writer
 	outName   string
+	// tokens, when set, counts a call's raw and delivered text in tokens.
+	tokens func(raw, del string)
 }
 
 func newTally(rep *Report, outW *bufio.Writer, outName string) *tally {
@@ -571,6 +602,9 @@ func (t *tally) call(c callOf) error {
 	}
 	if res.Raw == "" && res.Delivered == "" {
 		res.Raw, res.Delivered = RawOf(payload), RawOf(payload)
+	}
+	if t.tokens != nil {
+		t.tokens(res.Raw, res.Delivered)
 	}
 	rk := r.Session + "\x00" + r.Agent
 	set := t.received[rk]
@@ -704,6 +738,50 @@ func (t *tally) call(c callOf) error {
 	return nil
 }
 
+// tokenWorkers starts one goroutine per CPU that counts the texts count is
+// given in tokens with tc; done waits for them and writes the totals into
+// rep.Tokens and rep.TokenSeconds.
+func tokenWorkers(tc hooks.TokenCounter, rep *Report) (count func(raw, del string), done func()) {
+	type pair struct{ raw, del string }
+	ch := make(chan pair, 256)
+	n := max(1, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var rawT, delT int64
+	var calls int
+	t0 := time.Now()
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var r, d int64
+			var c int
+			for p := range ch {
+				rt := int64(tc.Count(p.raw))
+				r += rt
+				if p.del == p.raw {
+					d += rt // an output delivered unchanged counts once
+				} else {
+					d += int64(tc.Count(p.del))
+				}
+				c++
+			}
+			mu.Lock()
+			rawT, delT, calls = rawT+r, delT+d, calls+c
+			mu.Unlock()
+		}()
+	}
+	count = func(raw, del string) { ch <- pair{raw, del} }
+	done = func() {
+		close(ch)
+		wg.Wait()
+		rep.TokenSeconds = time.Since(t0).Seconds()
+		rep.Tokens = stats.TokenReport{Tokenizer: tc.Name(), Calls: calls, RawTokens: rawT, DeliveredTokens: delT,
+			TokensSaved: rawT - delT, SavedPct: pct(rawT-delT, rawT)}
+	}
+	return count, done
+}
+
 // RawOf is the text the host shows for a payload (for calls the engine did
 // not process).
 func RawOf(p map[string]any) string {
@@ -725,6 +803,10 @@ func RawOf(p map[string]any) string {
 func Print(w io.Writer, r *Report) {
 	fmt.Fprintf(w, "calls %d in %.1fs (pipeline per call p50 %.2f ms, p99 %.2f ms)\n", r.All.Calls, r.Seconds, r.PipelineP50, r.PipelineP99)
 	fmt.Fprintf(w, "raw %d B, delivered %d B, saved %d B (%.1f%%)\n", r.All.RawBytes, r.All.DeliveredBytes, r.All.BytesSaved, r.SavedPct)
+	if t := r.Tokens; t.Tokenizer != "" {
+		fmt.Fprintf(w, "tokens (%s, counted by line and word): raw %d, delivered %d, saved %d (%.1f%%); counted in %.1fs alongside\n",
+			t.Tokenizer, t.RawTokens, t.DeliveredTokens, t.TokensSaved, t.SavedPct, r.TokenSeconds)
+	}
 	fmt.Fprintf(w, "available repetition %d B (%.1f%% of raw), of which %d B in outputs no hook may rewrite (failure path, host cap)\n",
 		r.All.RepeatBytes, pct(r.All.RepeatBytes, r.All.RawBytes), r.UnrewritableRepeat)
 	fmt.Fprintf(w, "ledger: session folds saved %d B (%.1f%% of the repetition, %.1f%% of the rewritable repetition); project folds saved %d B more (%.1f%% with both); other stages %d B\n",
@@ -777,6 +859,7 @@ func Print(w io.Writer, r *Report) {
 	for _, k := range kinds {
 		fmt.Fprintf(w, "  %-10s %d\n", k, r.FoldsByKind[k])
 	}
+	printRecall(w, r)
 	fmt.Fprintln(w, "repetition not captured, by reason (bytes):")
 	reasons := make([]string, 0, len(r.Uncaptured))
 	for k := range r.Uncaptured {
@@ -886,4 +969,27 @@ func originOf(r Record) map[string]string {
 func agentOf(payload map[string]any) string {
 	a, _ := payload["agent_id"].(string)
 	return a
+}
+
+// printRecall writes the recall rate of each mechanism: the share of its
+// handles the agent retrieved later in the replay; "HIGH" marks a flagged
+// one (stats.RecallFlagPct).
+func printRecall(w io.Writer, r *Report) {
+	if len(r.RecallFolds)+len(r.RecallCuts) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "recall (handles the agent retrieved later; flagged at %.0f%% over %d handles):\n", stats.RecallFlagPct, stats.RecallFlagMinHandles)
+	row := func(kind string, f stats.FoldReport) {
+		flag := ""
+		if f.Flagged {
+			flag = "  HIGH"
+		}
+		fmt.Fprintf(w, "  %-6s %-24s %6d handles %5d retrieved %5.1f%%%s\n", kind, f.Marker, f.Handles, f.RetrievedHandles, f.RetrievedPct, flag)
+	}
+	for _, f := range r.RecallFolds {
+		row("fold", f)
+	}
+	for _, f := range r.RecallCuts {
+		row("cut", f)
+	}
 }

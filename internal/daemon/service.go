@@ -12,6 +12,7 @@ import (
 	"github.com/omnictx/omni/events/jetstream"
 	"github.com/omnictx/omni/hooks"
 	"github.com/omnictx/omni/internal/eventlog"
+	"github.com/omnictx/omni/internal/tokens"
 	"github.com/omnictx/omni/projections/stats"
 	"github.com/omnictx/omni/replay"
 )
@@ -79,6 +80,12 @@ func NewService(ctx context.Context, log events.Log, cfg Config) (*Service, erro
 	opt := hooks.Options{ProjectOf: ProjectOf, Logf: Logf(cfg.Home),
 		KeepSecrets: cfg.KeepSecrets, Base: baseLoader(cfg.Home)}
 	opt.Machine, opt.User = Identity(cfg.Home)
+	if !cfg.InProcess || os.Getenv(TokenizerEnv) != "" {
+		// A daemon counts tokens for the reports; a process that opens
+		// the store for one command (OMNI_NO_DAEMON) only when asked,
+		// since loading the encoding costs about 0.1 s.
+		opt.Tokens = tokenCounter(cfg.Home)
+	}
 	if cfg.ClusterURL != "" {
 		// Other machines append to the log: decisions append only after
 		// the batch they were decided at, and a project is its
@@ -319,4 +326,27 @@ func (s *Service) Explain(ctx context.Context, in ExplainRequest) (hooks.Explana
 // Errors: ErrNoDelivery, ErrNoBase, the log's.
 func (s *Service) Diff(ctx context.Context, in DiffRequest) (hooks.DiffResult, error) {
 	return hooks.Diff(ctx, s.log, in.Seq, s.base())
+}
+
+// TokenizerEnv names the environment variable that picks the encoding the
+// daemon counts tokens with for the reports: a family of tokens.Families
+// ("o200k", the default, or "cl100k"), or "none" to count none. Under
+// OMNI_NO_DAEMON tokens are counted only when it is set.
+const TokenizerEnv = "OMNI_TOKENIZER"
+
+// tokenCounter returns the daemon's token counter by TokenizerEnv (nil for
+// "none"); an unknown name is logged and the default used.
+func tokenCounter(home string) hooks.TokenCounter {
+	name := os.Getenv(TokenizerEnv)
+	if name == "none" {
+		return nil
+	}
+	c, err := tokens.New(name)
+	if err != nil {
+		Logf(home)("daemon: %s: %v; counting with %s", TokenizerEnv, err, tokens.DefaultFamily)
+		if c, err = tokens.New(""); err != nil {
+			return nil
+		}
+	}
+	return c
 }

@@ -164,7 +164,7 @@ func TestTeamCrossMachineFoldAndRetrieve(t *testing.T) {
 	// b's own reader: its own lines fold in session scope; the shared
 	// ones come whole, since a retrieval without a reader leaves every
 	// reader shown that handle owed one whole delivery.
-	if out := b.hook(t, "sb", "cat mixed.txt", teamText("b-new", 20)+shared); !strings.Contains(out, "identical to an earlier run") ||
+	if out := b.hook(t, "sb", "cat mixed.txt", teamText("b-new", 20)+shared); !strings.Contains(out, "lines already shown, omni retrieve") ||
 		!strings.Contains(out, "shared row 019") || strings.Contains(out, "not shown here") {
 		t.Fatalf("b's rerun:\n%s", out)
 	}

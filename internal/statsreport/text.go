@@ -44,6 +44,10 @@ func renderSummary(w io.Writer, p stats.PartReport, terminal bool) {
 		fmt.Fprintf(w, "  %s B never reached the model\n", Num(p.BytesSaved))
 	}
 	fmt.Fprintf(w, "  (%s of the %s the tools produced; %s delivered)\n", Size(p.BytesSaved), Size(p.RawBytes), Size(p.DeliveredBytes))
+	if t := p.Tokens; t.Calls > 0 {
+		fmt.Fprintf(w, "  tokens (%s, over the %s that counted them): %s of %s saved (%s), %s delivered\n",
+			t.Tokenizer, Plural(t.Calls, "call"), Num(t.TokensSaved), Num(t.RawTokens), pctStr(t.SavedPct), Num(t.DeliveredTokens))
+	}
 	if oc := p.OverCap; oc.Calls > 0 {
 		fmt.Fprintf(w, "  baseline: over-cap outputs (%s) count whole, what the model would otherwise read from the host's file: %s B → %s B (%s saved)\n",
 			Plural(oc.Calls, "call"), Num(oc.RawBytes), Num(oc.DeliveredBytes), pctStr(oc.SavedPct))
@@ -141,5 +145,17 @@ func renderFolds(w io.Writer, p stats.PartReport) {
 	fmt.Fprintf(w, "  %-14s %7s %8s %9s %12s %10s %12s %10s %10s %9s\n", "all", Num(t.Folds), Num(t.Handles), Num(t.Lines),
 		Num(t.FoldedBytes), Num(t.MarkerBytes), Num(t.BytesSaved), Num(t.Retrieves), Num(t.RetrievedHandles),
 		pctStr(stats.Pct(int64(t.RetrievedHandles), int64(t.Handles))))
-	fmt.Fprintln(w, "  (share: retrieved handles over handles; no threshold has been measured, so no verdict)")
+	fmt.Fprintln(w, "  (share: the recall rate, retrieved handles over handles)")
+	if len(p.Cuts) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "  %-22s %7s %8s %10s %9s\n", "first-seen cut", "cuts", "handles", "retrieved", "share")
+		for _, f := range p.Cuts {
+			flag := ""
+			if f.Flagged {
+				flag = "  HIGH: the agent needed these cuts"
+			}
+			fmt.Fprintf(w, "  %-22s %7s %8s %10s %9s%s\n", ClipName(f.Marker, 22), Num(f.Folds), Num(f.Handles), Num(f.RetrievedHandles), pctStr(f.RetrievedPct), flag)
+		}
+	}
+	fmt.Fprintf(w, "  (a mechanism is flagged HIGH at a recall rate of %.0f%% or more over at least %d handles)\n", stats.RecallFlagPct, stats.RecallFlagMinHandles)
 }

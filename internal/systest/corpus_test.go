@@ -71,6 +71,8 @@ var (
 	reWhole        = regexp.MustCompile(`^\[OMNI: identical to the (\d+) lines already shown( from .*)?, omni retrieve [0-9a-f]{16}\]$`)
 	reRerun        = regexp.MustCompile(`^\[OMNI: (\d+) lines identical to an earlier run, omni retrieve [0-9a-f]{16}\]$`)
 	reProject      = regexp.MustCompile(`^\[OMNI: (\d+) lines not shown here( from .*)?, omni retrieve [0-9a-f]{16}\]$`)
+	reAll          = regexp.MustCompile(`^\[OMNI: all (\d+) lines already shown, omni retrieve [0-9a-f]{16}\]$`)
+	reShortened    = regexp.MustCompile(`^\[OMNI: output shortened to \d+ lines, all shown before; the \d+ lines: omni retrieve ([0-9a-f]{16})\]$`)
 	reProjectWhole = regexp.MustCompile(`^\[OMNI: identical to (\d+) lines from an earlier session( from .*)?, none shown here, omni retrieve [0-9a-f]{16}\]$`)
 )
 
@@ -84,6 +86,7 @@ func parseOmniMarker(text string) (scope markerScope, kind string, n int, ok boo
 		kind  string
 	}{
 		{reWhole, claimSession, "whole"},
+		{reAll, claimSession, "whole"},
 		{reProjectWhole, claimProject, "project-whole"},
 		{reRerun, claimSession, "rerun"},
 		{reRun, claimSession, "run"},

@@ -276,7 +276,12 @@ var routineLevels = []string{"DEBUG", "INFO", "TRACE", "NOTICE", "VERBOSE", "FIN
 // without a timestamp ("DEBUG: x=1" printed by a script the agent is
 // debugging) are not log entries here: they are what the agent wants to
 // read.
-func logLevel(t string) string { return logLevelOf(t, routineLevels) }
+func logLevel(t string) string {
+	if lv := logLevelOf(t, routineLevels); lv != "" {
+		return lv
+	}
+	return plainLogEntry(t)
+}
 
 // warnLevels are the warning levels of timestamped log entries: never
 // routine, but a warning that repeats in one shape is folded after its first
@@ -363,7 +368,7 @@ func logLevelOf(t string, levels []string) string {
 			}
 			continue
 		}
-		if w >= 4 {
+		if w >= 6 || (w >= 4 && !stamped) {
 			continue
 		}
 		if isTimestampWord(tok) {

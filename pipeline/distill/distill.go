@@ -37,6 +37,8 @@ type dctx struct {
 	exit    int
 	args    []string
 	sub     string
+	// verbose: the command asked for a verbose report (AskedVerbose).
+	verbose bool
 	// views holds lines that are delivered as a terminal shows them
 	// (termView): the text after their last carriage return.
 	views map[int]string
@@ -74,6 +76,15 @@ func (d *dctx) blank(i int) bool { return d.lines[i].Key == 0 }
 
 // drop marks line i as dropped.
 func (d *dctx) drop(i int) { d.keep[i] = false }
+
+// dropPass drops line i, a runner's line for one passing test (a ✓ line,
+// "--- PASS", "... ok", "PASSED"), unless the user asked for a verbose
+// report (AskedVerbose): then those lines are what was asked for and stay.
+func (d *dctx) dropPass(i int) {
+	if !d.verbose {
+		d.drop(i)
+	}
+}
 
 // termView delivers line i as a terminal shows it: a progress line that
 // redraws itself with carriage returns ("Receiving objects:  1%\r…\r
@@ -128,7 +139,7 @@ func (d *dctx) insert(i int, marker string) {
 // pass.
 func (dd *Distiller) Run(body string, lines []textline.Line, exit int, args []string) (out string, kept int, ok bool) {
 	sub, _ := subcommand(args)
-	d := &dctx{text: body, lines: lines, keep: make([]bool, len(lines)), exit: exit, args: args, sub: sub}
+	d := &dctx{text: body, lines: lines, keep: make([]bool, len(lines)), exit: exit, args: args, sub: sub, verbose: AskedVerbose(args)}
 	for i := range d.keep {
 		d.keep[i] = true
 	}

@@ -31,11 +31,11 @@ func distillGoTest(d *dctx) bool {
 		// "--- PASS" around them, so no line reads as another test's output.
 		case hasPrefixAny(t, "=== RUN", "=== PAUSE", "=== CONT", "=== NAME"):
 			if i+1 >= d.n() || goStructural(strings.TrimSpace(d.line(i+1))) {
-				d.drop(i)
+				d.dropPass(i)
 			}
 		case strings.HasPrefix(t, "--- PASS:"):
 			if i == 0 || goStructural(strings.TrimSpace(d.line(i-1))) {
-				d.drop(i)
+				d.dropPass(i)
 			}
 		case strings.HasPrefix(l, "?") && strings.HasSuffix(t, "[no test files]"):
 			verdict = true
@@ -102,10 +102,10 @@ func distillCargoTest(d *dctx) bool {
 			d.drop(i)
 		case strings.HasPrefix(t, "test ") && strings.HasSuffix(t, " ... ok"):
 			if !named {
-				d.drop(i)
+				d.dropPass(i)
 			}
 		case strings.HasPrefix(t, "PASS [") && strings.Contains(t, "]"): // nextest
-			d.drop(i)
+			d.dropPass(i)
 		case strings.HasPrefix(t, "test result: "):
 			verdict = true
 			if strings.HasPrefix(t, "test result: FAILED") {
@@ -430,7 +430,6 @@ var unittestDjangoNoise = []string{
 // for, as pytest -v's PASSED lines are, and stay.
 func distillUnittest(d *dctx) bool {
 	ran, verdict, failing := false, false, false
-	verbose := unittestVerbose(d.args)
 	for i := 0; i < d.n(); i++ {
 		t := d.trim(i)
 		switch {
@@ -442,9 +441,7 @@ func distillUnittest(d *dctx) bool {
 		case strings.HasPrefix(t, "FAILED (") || t == "FAILED":
 			verdict, failing = true, true
 		case strings.HasSuffix(t, " ... ok") || strings.HasSuffix(t, "... ok"):
-			if !verbose {
-				d.drop(i)
-			}
+			d.dropPass(i)
 		case unittestDots(t):
 			d.drop(i)
 		case hasPrefixAny(t, unittestDjangoNoise...):
@@ -461,13 +458,23 @@ func distillUnittest(d *dctx) bool {
 	return d.recognised(ok, failing)
 }
 
-// unittestVerbose reports a verbose run: -v, -vv, --verbose, or a
-// verbosity of 2 or more (-v 2, --verbosity 2, --verbosity=3).
-func unittestVerbose(args []string) bool {
+// AskedVerbose reports a run whose user asked for a verbose report: -v,
+// -vv, --verbose, -verbose, -test.v, a verbosity of 2 or more (-v 2,
+// --verbosity 2, --verbosity=3, -v2) or a verbose reporter
+// (--reporter=verbose, --reporter verbose, --reporters=verbose). Its
+// per-test pass lines are what the user asked to read, as a class: every
+// runner distiller keeps them (dctx.dropPass).
+func AskedVerbose(args []string) bool {
 	for k, a := range args {
 		switch {
 		case a == "--":
 			return false
+		case a == "--reporter" || a == "--reporters":
+			if k+1 < len(args) && args[k+1] == "verbose" {
+				return true
+			}
+		case a == "--reporter=verbose", a == "--reporters=verbose", a == "-verbose", a == "-test.v", a == "-test.v=true":
+			return true
 		case a == "-v" || a == "--verbosity":
 			if k+1 < len(args) {
 				if n, ok := leadingCount(args[k+1]); ok && len(args[k+1]) == 1 {

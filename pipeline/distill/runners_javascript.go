@@ -19,7 +19,7 @@ func distillJest(d *dctx) bool {
 		t := d.trim(i)
 		switch {
 		case strings.HasPrefix(t, "✓ ") || strings.HasPrefix(t, "√ "):
-			d.drop(i)
+			d.dropPass(i)
 		case jsRunnerFrame(t):
 			d.drop(i)
 		case strings.HasPrefix(t, "Tests:"):
@@ -97,11 +97,11 @@ func distillVitest(d *dctx) bool {
 		t := d.trim(i)
 		switch {
 		case (strings.HasPrefix(t, "✓ ") || strings.HasPrefix(t, "√ ")) && !strings.Contains(t, " test"):
-			d.drop(i)
+			d.dropPass(i)
 		case (strings.HasPrefix(t, "✓ ") || strings.HasPrefix(t, "√ ")) && strings.HasPrefix(d.line(i), "   "):
-			d.drop(i) // a test inside a listed file
+			d.dropPass(i) // a test inside a listed file
 		case (strings.HasPrefix(t, "✓ ") || strings.HasPrefix(t, "√ ")) && strings.Contains(t, " > "):
-			d.drop(i) // the verbose reporter's "✓ file > suite > test"
+			d.dropPass(i) // the verbose reporter's "✓ file > suite > test"
 		case strings.HasPrefix(t, "Start at "):
 			d.drop(i)
 		case jsRunnerFrame(t):
@@ -195,7 +195,7 @@ func distillMocha(d *dctx) bool {
 		t := d.trim(i)
 		switch {
 		case strings.HasPrefix(t, "✓ ") || strings.HasPrefix(t, "✔ ") || strings.HasPrefix(t, "√ "):
-			d.drop(i)
+			d.dropPass(i)
 		case tallyWord(t, "passing"):
 			verdict = true
 		case tallyWord(t, "failing"):
@@ -232,7 +232,7 @@ func distillPlaywright(d *dctx) bool {
 		t := d.trim(i)
 		switch {
 		case strings.HasPrefix(t, "✓ ") || strings.HasPrefix(t, "ok ") && strings.Contains(t, " › "):
-			d.drop(i)
+			d.dropPass(i)
 		case tallyWord(t, "passed"), tallyWord(t, "skipped"), tallyWord(t, "flaky"), tallyWord(t, "did not run"):
 			verdict = true
 		case tallyWord(t, "failed"), tallyWord(t, "interrupted"):
@@ -253,7 +253,7 @@ func distillBunTest(d *dctx) bool {
 		t := d.trim(i)
 		switch {
 		case strings.HasPrefix(t, "✓ ") || strings.HasPrefix(t, "(pass) "):
-			d.drop(i)
+			d.dropPass(i)
 		case strings.HasPrefix(t, "Ran ") && strings.Contains(t, " test"):
 			verdict = true
 		case tallyWord(t, "fail"):

@@ -24,9 +24,9 @@ func distillDotnetTest(d *dctx) bool {
 		t := d.trim(i)
 		switch {
 		case strings.HasPrefix(t, "Passed ") && strings.HasSuffix(t, "]"):
-			d.drop(i)
+			d.dropPass(i)
 		case strings.HasPrefix(t, "✓ ") || strings.HasPrefix(t, "√ "):
-			d.drop(i)
+			d.dropPass(i)
 		case strings.HasPrefix(t, "Passed!") || strings.HasPrefix(t, "Test Run Successful"):
 			verdict = true
 		case strings.HasPrefix(t, "Failed!") || strings.HasPrefix(t, "Test Run Failed") || strings.HasPrefix(t, "Test Run Aborted"):
@@ -118,7 +118,7 @@ func distillGradle(d *dctx) bool {
 			}
 			d.drop(i)
 		case strings.HasSuffix(t, " PASSED"):
-			d.drop(i)
+			d.dropPass(i)
 		}
 	}
 	return d.recognised(verdict, failing)

@@ -43,6 +43,11 @@ type PartReport struct {
 	// would otherwise have read from it, not the ~2 KB preview it was
 	// shown inline.
 	Baseline string `json:"baseline"`
+	// Tokens are the same totals in tokens, over the calls whose decision
+	// counted them (TokenCalls): the raw and delivered text each tokenized
+	// line by line with Tokenizer's encoding and summed (see README,
+	// "Tokens and recall"). Zero when no call counted tokens.
+	Tokens TokenReport `json:"tokens"`
 	// OverCap totals the calls whose output the host persisted
 	// (events.ParamPersisted), inside the figures above.
 	OverCap         OverCapReport `json:"over_cap"`
@@ -67,8 +72,13 @@ type PartReport struct {
 	// events recorded none.
 	ByMachine []RowReport `json:"by_machine"`
 	ByUser    []RowReport `json:"by_user"`
-	// Folds is the calibration per marker kind, sorted by kind.
+	// Folds is the calibration per marker kind, sorted by kind: the recall
+	// rate of each ledger mechanism is its RetrievedPct.
 	Folds []FoldReport `json:"folds"`
+	// Cuts is the same for the first-seen stages' cuts, per mechanism
+	// (the distiller's name, "collapse", "cut"), sorted by name; Marker
+	// holds the mechanism and Folds the cuts.
+	Cuts []FoldReport `json:"cuts"`
 	// DecideLatency is the histogram of the engine's decision time per
 	// invocation (measured in the daemon; hook process start not included).
 	DecideLatency LatencyReport  `json:"decide_latency"`
@@ -150,6 +160,27 @@ type RowReport struct {
 	FailedCalls int     `json:"failed_calls"`
 }
 
+// TokenReport is a PartReport's totals in tokens.
+type TokenReport struct {
+	Tokenizer       string  `json:"tokenizer,omitempty"`
+	Calls           int     `json:"calls"`
+	RawTokens       int64   `json:"raw_tokens"`
+	DeliveredTokens int64   `json:"delivered_tokens"`
+	TokensSaved     int64   `json:"tokens_saved"`
+	SavedPct        float64 `json:"saved_pct"`
+}
+
+// RecallFlagPct is the recall rate, in percent of a mechanism's handles,
+// at or over which a report flags the mechanism (once it has at least
+// RecallFlagMinHandles handles): a cut the agent fetches back that often
+// is a cut it needed. 5% is about six times the 0.85% base rate at which
+// readers retrieved folded blocks in the measured history the ledger's
+// floors came from.
+const (
+	RecallFlagPct        = 5.0
+	RecallFlagMinHandles = 10
+)
+
 // FoldReport is the calibration of one marker kind: how many folds it made
 // and how many of their handles a reader fetched back.
 type FoldReport struct {
@@ -166,6 +197,9 @@ type FoldReport struct {
 	Retrieves        int     `json:"retrieves"`
 	RetrievedHandles int     `json:"retrieved_handles"`
 	RetrievedPct     float64 `json:"retrieved_pct"`
+	// Flagged: RetrievedPct (the recall rate) is at least RecallFlagPct
+	// over at least RecallFlagMinHandles handles.
+	Flagged bool `json:"flagged,omitempty"`
 }
 
 // LifetimeReport is how long reader sessions last between compactions,
@@ -279,6 +313,8 @@ func (p *Part) report() PartReport {
 	r := PartReport{Calls: t.Calls, RawBytes: t.RawBytes, DeliveredBytes: t.DeliveredBytes, BytesSaved: t.SavedBytes(),
 		RepeatBytes: t.RepeatBytes, FailedCalls: t.Failed, UnrecordedCalls: t.Unrecorded,
 		FirstEvent: timeStr(p.First), LastEvent: timeStr(p.Last), Baseline: BaselineRaw}
+	r.Tokens = TokenReport{Tokenizer: t.Tokenizer, Calls: t.TokenCalls, RawTokens: t.RawTokens, DeliveredTokens: t.DeliveredTokens,
+		TokensSaved: t.RawTokens - t.DeliveredTokens, SavedPct: Pct(t.RawTokens-t.DeliveredTokens, t.RawTokens)}
 	oc := p.OverCap
 	r.OverCap = OverCapReport{Calls: oc.Calls, RawBytes: oc.RawBytes, DeliveredBytes: oc.DeliveredBytes,
 		BytesSaved: oc.SavedBytes(), SavedPct: Pct(oc.SavedBytes(), oc.RawBytes)}
@@ -308,19 +344,7 @@ func (p *Part) report() PartReport {
 	r.ByHost, r.ByAgent, r.ByProject = rows(p.ByHost), rows(p.ByAgent), rows(p.ByProject)
 	r.ByMachine, r.ByUser = rows(p.ByMachine), rows(p.ByUser)
 	r.Sessions = len(p.BySession)
-	r.Folds = []FoldReport{}
-	kinds := make([]string, 0, len(p.ByFold))
-	for k := range p.ByFold {
-		kinds = append(kinds, k)
-	}
-	sort.Strings(kinds)
-	for _, k := range kinds {
-		f := p.ByFold[k]
-		r.Folds = append(r.Folds, FoldReport{Marker: k, Folds: f.Folds, Handles: f.Handles, Lines: f.Lines,
-			FoldedBytes: f.Bytes, MarkerBytes: f.MarkerBytes, BytesSaved: f.Bytes - f.MarkerBytes,
-			Retrieves: f.Retrieved, RetrievedHandles: f.RetrievedHandles,
-			RetrievedPct: Pct(int64(f.RetrievedHandles), int64(f.Handles))})
-	}
+	r.Folds, r.Cuts = calibration(p.ByFold), calibration(p.ByCut)
 	var open []int
 	for _, n := range p.Open {
 		if n > 0 {
@@ -337,4 +361,28 @@ func (p *Part) report() PartReport {
 			CollapsedBytesSaved: pt.Collapsed, RedactedBytesSaved: pt.Redacted, CutBytesSaved: pt.Cut})
 	}
 	return r
+}
+
+// calibration reports m's entries sorted by key, each with its recall rate
+// (RetrievedPct) and flag.
+func calibration(m map[string]*FoldTotals) []FoldReport {
+	out := []FoldReport{}
+	kinds := make([]string, 0, len(m))
+	for k := range m {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	for _, k := range kinds {
+		f := m[k]
+		if f.Folds == 0 && f.Handles == 0 {
+			continue
+		}
+		fr := FoldReport{Marker: k, Folds: f.Folds, Handles: f.Handles, Lines: f.Lines,
+			FoldedBytes: f.Bytes, MarkerBytes: f.MarkerBytes, BytesSaved: f.Bytes - f.MarkerBytes,
+			Retrieves: f.Retrieved, RetrievedHandles: f.RetrievedHandles,
+			RetrievedPct: Pct(int64(f.RetrievedHandles), int64(f.Handles))}
+		fr.Flagged = f.Handles >= RecallFlagMinHandles && fr.RetrievedPct >= RecallFlagPct
+		out = append(out, fr)
+	}
+	return out
 }

@@ -45,6 +45,7 @@ type PartSnapshot struct {
 	// ByMachine, ByUser.
 	Rows        [8][]Named[Row]
 	ByFold      []Named[FoldTotals]
+	ByCut       []Named[FoldTotals]
 	Lifetimes   []int
 	Open        []Named[int]
 	Compactions int
@@ -62,6 +63,7 @@ type HandleSnapshot struct {
 	Part      int
 	Kind      string
 	Retrieved bool
+	Call      string
 }
 
 // RowRef names a breakdown row: Map indexes PartSnapshot.Rows.
@@ -81,6 +83,7 @@ type CallSnapshot struct {
 	Folds     int
 	FoldSave  int64
 	Dist      *events.Distilled
+	Archived  []string
 	Emitted   bool
 	Em        events.Emitted
 	T         time.Time
@@ -131,7 +134,7 @@ func (p *Part) snapshot() PartSnapshot {
 	x := PartSnapshot{
 		Totals: p.Totals, OverCap: p.OverCap, Folded: p.Folded, Distilled: p.Distilled, Collapsed: p.Collapsed, Redacted: p.Redacted,
 		Cut: p.Cut, LeftAlone: p.LeftAlone, LeftAloneReasons: namedVal(p.LeftAloneReasons),
-		ByFold: namedPtr(p.ByFold), Lifetimes: slices.Clone(p.Lifetimes), Open: namedVal(p.Open),
+		ByFold: namedPtr(p.ByFold), ByCut: namedPtr(p.ByCut), Lifetimes: slices.Clone(p.Lifetimes), Open: namedVal(p.Open),
 		Compactions: p.Compactions, SeriesStep: p.Series.step, SeriesNil: p.Series.buckets == nil,
 		First: p.First, Last: p.Last, Latency: p.Latency,
 	}
@@ -161,7 +164,7 @@ func (x PartSnapshot) part() (*Part, error) {
 		ByTool: ptrMap(x.Rows[0]), ByFamily: ptrMap(x.Rows[1]), BySession: ptrMap(x.Rows[2]),
 		ByHost: ptrMap(x.Rows[3]), ByAgent: ptrMap(x.Rows[4]), ByProject: ptrMap(x.Rows[5]),
 		ByMachine: ptrMap(x.Rows[6]), ByUser: ptrMap(x.Rows[7]),
-		ByFold: ptrMap(x.ByFold), Lifetimes: slices.Clone(x.Lifetimes), Open: valMap(x.Open),
+		ByFold: ptrMap(x.ByFold), ByCut: ptrMap(x.ByCut), Lifetimes: slices.Clone(x.Lifetimes), Open: valMap(x.Open),
 		Compactions: x.Compactions, First: x.First, Last: x.Last, Latency: x.Latency,
 	}
 	p.Series.step = x.SeriesStep
@@ -194,12 +197,12 @@ func (s *Stats) Snapshot() Snapshot {
 		Hosted: namedVal(s.hosted), Events: s.Events, First: s.First, Last: s.Last,
 	}
 	for h, hi := range s.handles {
-		x.Handles = append(x.Handles, HandleSnapshot{Handle: h, Part: partNo(hi.part), Kind: hi.kind, Retrieved: hi.retrieved})
+		x.Handles = append(x.Handles, HandleSnapshot{Handle: h, Part: partNo(hi.part), Kind: hi.kind, Retrieved: hi.retrieved, Call: hi.call})
 	}
 	slices.SortFunc(x.Handles, func(a, b HandleSnapshot) int { return cmp.Compare(a.Handle, b.Handle) })
 	c := s.cur
 	x.Cur = CallSnapshot{ID: c.id, Part: partNo(c.part), Host: c.host, Persisted: c.persisted, Folds: c.folds, FoldSave: c.foldSave,
-		Emitted: c.emitted, Em: c.em, T: c.t, RowsNil: c.rows == nil}
+		Emitted: c.emitted, Em: c.em, T: c.t, RowsNil: c.rows == nil, Archived: slices.Clone(c.archived)}
 	x.Cur.Em.Lines = slices.Clone(c.em.Lines)
 	x.Cur.Em.Paid = slices.Clone(c.em.Paid)
 	if c.dist != nil {
@@ -264,14 +267,15 @@ func FromSnapshot(x Snapshot) (*Stats, error) {
 		if err != nil || p == nil {
 			return nil, fmt.Errorf("stats snapshot: handle %s has no part", h.Handle)
 		}
-		s.handles[h.Handle] = &handleInfo{part: p, kind: h.Kind, retrieved: h.Retrieved}
+		s.handles[h.Handle] = &handleInfo{part: p, kind: h.Kind, retrieved: h.Retrieved, call: h.Call}
 	}
 	c := x.Cur
 	p, err := part(c.Part)
 	if err != nil {
 		return nil, err
 	}
-	s.cur = call{id: c.ID, part: p, host: c.Host, persisted: c.Persisted, folds: c.Folds, foldSave: c.FoldSave, emitted: c.Emitted, em: c.Em, t: c.T}
+	s.cur = call{id: c.ID, part: p, host: c.Host, persisted: c.Persisted, folds: c.Folds, foldSave: c.FoldSave, emitted: c.Emitted, em: c.Em, t: c.T,
+		archived: slices.Clone(c.Archived)}
 	if c.Dist != nil {
 		d := *c.Dist
 		s.cur.dist = &d

@@ -23,6 +23,7 @@ package stats
 
 import (
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/omnictx/omni/events"
@@ -39,6 +40,12 @@ type Totals struct {
 	RepeatBytes int64
 	// Failed counts failure-path calls; Unrecorded those the host did not show.
 	Failed, Unrecorded int
+	// RawTokens and DeliveredTokens total the calls whose Emitted event
+	// carried token counts (TokenCalls of them), as Tokenizer (the newest
+	// encoding named) counted them.
+	RawTokens, DeliveredTokens int64
+	TokenCalls                 int
+	Tokenizer                  string
 }
 
 // SavedBytes is RawBytes - DeliveredBytes: bytes that never reached the model.
@@ -57,6 +64,12 @@ func (t *Totals) add(em *events.Emitted) {
 	}
 	if em.Unrecorded {
 		t.Unrecorded++
+	}
+	if em.Tokenizer != "" {
+		t.TokenCalls++
+		t.RawTokens += int64(em.RawTokens)
+		t.DeliveredTokens += int64(em.DeliveredTokens)
+		t.Tokenizer = em.Tokenizer
 	}
 }
 
@@ -226,6 +239,10 @@ type Part struct {
 	ByTool, ByFamily, BySession, ByHost, ByAgent, ByProject, ByMachine, ByUser map[string]*Row
 	// ByFold is the fold calibration per marker kind.
 	ByFold map[string]*FoldTotals
+	// ByCut is the same calibration for the cuts of the first-seen stages,
+	// per mechanism (CutMechanism): the distiller's name, "collapse" or
+	// "cut" (the final cut). Folds counts cuts (archived blocks).
+	ByCut map[string]*FoldTotals
 	// Lifetimes are the calls each reader session made before a compaction
 	// ended the segment (segments with no call are not counted); Open holds
 	// the calls since the last compaction (or the start) per session.
@@ -254,6 +271,7 @@ func newPart() *Part {
 		ByHost: map[string]*Row{}, ByAgent: map[string]*Row{}, ByProject: map[string]*Row{},
 		ByMachine: map[string]*Row{}, ByUser: map[string]*Row{},
 		ByFold: map[string]*FoldTotals{},
+		ByCut:  map[string]*FoldTotals{},
 		Open:   map[string]int{},
 	}
 }
@@ -278,6 +296,9 @@ type call struct {
 	folds     int
 	foldSave  int64
 	dist      *events.Distilled
+	// archived lists the handles the call's Archived events named (not
+	// Again), until its Distilled event attributes them.
+	archived []string
 	// set by Emitted:
 	emitted bool
 	em      events.Emitted
@@ -286,9 +307,27 @@ type call struct {
 }
 
 type handleInfo struct {
-	part      *Part
+	part *Part
+	// kind is a marker kind, or cutPrefix + a CutMechanism.
 	kind      string
 	retrieved bool
+	call      string // the call that first archived it
+}
+
+// cutPrefix marks a handleInfo kind that is a first-seen cut.
+const cutPrefix = "cut:"
+
+// CutMechanism names the first-seen stage a Distilled event's archived
+// blocks come from: the distiller's name, else "collapse" when the
+// collapse fired, else "cut" (the final cut).
+func CutMechanism(d *events.Distilled) string {
+	switch {
+	case d.Distiller != "":
+		return d.Distiller
+	case d.Collapsed:
+		return "collapse"
+	}
+	return "cut"
 }
 
 // Stats is the fold state. Not safe for concurrent use.
@@ -404,6 +443,9 @@ func (s *Stats) Apply(e events.Event) {
 			return
 		}
 		s.emitted(e, em)
+		if s.cur.id == e.Call {
+			s.cur.archived = nil // a batch without a Distilled event (no first-seen stage)
+		}
 	case events.KindFolded:
 		f := e.Folded
 		if f == nil {
@@ -420,6 +462,14 @@ func (s *Stats) Apply(e events.Event) {
 			for _, r := range c.rows {
 				r.Folds++
 			}
+		}
+		if hi, ok := s.handles[f.Handle]; ok && hi.call == c.id && strings.HasPrefix(hi.kind, cutPrefix) {
+			// Archived in this call and taken for a cut: it is this fold's.
+			if ct := hi.part.ByCut[strings.TrimPrefix(hi.kind, cutPrefix)]; ct != nil {
+				ct.Folds--
+				ct.Handles--
+			}
+			delete(s.handles, f.Handle)
 		}
 		for _, m := range []map[string]*FoldTotals{s.ByFold, c.part.ByFold} {
 			ft := m[f.Marker]
@@ -438,6 +488,11 @@ func (s *Stats) Apply(e events.Event) {
 		if _, ok := s.handles[f.Handle]; !ok {
 			s.handles[f.Handle] = &handleInfo{part: c.part, kind: f.Marker}
 		}
+	case events.KindArchived:
+		if a := e.Archived; a != nil && !a.Again && e.Call != "" {
+			c := s.callFor(e)
+			c.archived = append(c.archived, a.Handle)
+		}
 	case events.KindDistilled:
 		d := e.Distilled
 		if d == nil {
@@ -452,6 +507,24 @@ func (s *Stats) Apply(e events.Event) {
 		if c.emitted {
 			s.attribute(c, +1)
 		}
+		// The blocks archived so far in this call are the first-seen
+		// stages' cuts (a ledger fold's block, archived in the same batch,
+		// is taken back by its Folded event).
+		mech := CutMechanism(d)
+		for _, h := range c.archived {
+			if _, ok := s.handles[h]; ok {
+				continue
+			}
+			s.handles[h] = &handleInfo{part: c.part, kind: cutPrefix + mech, call: c.id}
+			ct := c.part.ByCut[mech]
+			if ct == nil {
+				ct = &FoldTotals{}
+				c.part.ByCut[mech] = ct
+			}
+			ct.Folds++
+			ct.Handles++
+		}
+		c.archived = nil
 	case events.KindRetrieved:
 		r := e.Retrieved
 		if r == nil || !r.Found {
@@ -459,6 +532,16 @@ func (s *Stats) Apply(e events.Event) {
 		}
 		h, ok := s.handles[r.Handle]
 		if !ok {
+			return
+		}
+		if strings.HasPrefix(h.kind, cutPrefix) {
+			if ct := h.part.ByCut[strings.TrimPrefix(h.kind, cutPrefix)]; ct != nil {
+				ct.Retrieved++
+				if !h.retrieved {
+					ct.RetrievedHandles++
+				}
+			}
+			h.retrieved = true
 			return
 		}
 		for _, ft := range []*FoldTotals{s.ByFold[h.kind], h.part.ByFold[h.kind]} {

@@ -247,3 +247,37 @@ func TestOverCapBaseline(t *testing.T) {
 		t.Fatalf("after snapshot %+v, want %+v", got, oc)
 	}
 }
+
+// TestCutRecallAndTokens: a block a distiller archived is a cut of that
+// distiller, a block a ledger fold archived in the same call is the fold's;
+// a retrieve of the cut counts in Cuts (recall 100%, flagged past ten
+// handles), and token counts add up beside bytes. Red when Distilled does
+// not attribute the call's archives, when Folded does not take its own
+// block back, or when Totals ignores the token fields.
+func TestCutRecallAndTokens(t *testing.T) {
+	s := New()
+	arch := func(h string) events.Event {
+		return events.Event{Kind: events.KindArchived, Archived: &events.Archived{Handle: h, Lines: 3, Bytes: 90}}
+	}
+	for i := 0; i < 10; i++ {
+		id := fmt.Sprintf("c%d", i)
+		cut, fh := fmt.Sprintf("%015dc", i), fmt.Sprintf("%015df", i)
+		for _, e := range invocation(id, "s1", "claude-code", t0.Add(time.Duration(i)*time.Minute),
+			events.Emitted{Tool: "Bash", RawBytes: 1000, DeliveredBytes: 300, Replied: true, RawTokens: 250, DeliveredTokens: 80, Tokenizer: "o200k_base"},
+			arch(cut), arch(fh), distilled(events.Distilled{Distiller: "pytest", RawBytes: 1000, DeliveredBytes: 500}), fold("run", fh, 400, 60)) {
+			s.Apply(e)
+		}
+		s.Apply(events.Event{ID: id + "r", Kind: events.KindRetrieved, Time: t0.Add(time.Hour), Session: "s1",
+			Retrieved: &events.Retrieved{Handle: cut, Found: true}})
+	}
+	r := s.Report().Agent
+	if len(r.Cuts) != 1 || r.Cuts[0].Marker != "pytest" || r.Cuts[0].Handles != 10 || r.Cuts[0].RetrievedHandles != 10 || !r.Cuts[0].Flagged {
+		t.Fatalf("cuts %+v", r.Cuts)
+	}
+	if len(r.Folds) != 1 || r.Folds[0].Handles != 10 || r.Folds[0].RetrievedHandles != 0 || r.Folds[0].Flagged {
+		t.Fatalf("folds %+v", r.Folds)
+	}
+	if tk := r.Tokens; tk.Tokenizer != "o200k_base" || tk.Calls != 10 || tk.RawTokens != 2500 || tk.DeliveredTokens != 800 || tk.TokensSaved != 1700 {
+		t.Fatalf("tokens %+v", tk)
+	}
+}

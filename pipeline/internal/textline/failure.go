@@ -76,7 +76,7 @@ var FailureVocabulary = []FailureMarker{
 	{"fail", FailVerdict, "a verdict word, not glued to an identifier nor beside a zero count (the reference tool's rule too); also go test's FAIL lines and TAP's not-ok tallies"},
 	{"failed", FailVerdict, "a verdict word, as fail (the reference tool's rule too): pytest's FAILED, cargo's test result: FAILED, 3 failed"},
 	{"failure", FailVerdict, "JUnit and Django's FAILURE: lines; the reference misses it (issue 11: FAILURE: Squashed migration is still marked as applied! was folded)"},
-	{"failures", FailVerdict, "JUnit/Maven tallies, Tests run: 5, Failures: 1; 0 failures is not a verdict"},
+	{"failures", FailVerdict, "JUnit/Maven tallies, Tests run: 5, Failures: 1; 0 failures is not a verdict. The plural states a failure only with a non-zero count beside it or as a header alone on its line (pytest's === FAILURES ===): in a commit subject or prose (never group failures, silent failures) it names failures, it does not report one"},
 	{"failing", FailCounted, "mocha's tally, 2 failing (alone, failing is prose: Failing that, ...)"},
 	{"error", FailCounted, "clang's 1 error generated, tsc's Found 2 errors"},
 	{"errors", FailCounted, "clang's 2 errors generated, tsc's Found 2 errors, eslint's (3 errors, 0 warnings)"},
@@ -239,15 +239,18 @@ func failIsVerdict(t string, i int) bool {
 	if failGluedBefore(t, i) {
 		return false
 	}
-	end := -1
+	end, plural := -1, false
 	for _, suf := range failVerdictSuffix {
 		if e := i + 4 + len(suf); failHasAt(t, i+4, suf) && (e == len(t) || !failIsIdent(t[e])) {
-			end = e
+			end, plural = e, suf == "ures"
 			break
 		}
 	}
 	if end < 0 {
 		return false
+	}
+	if plural {
+		return failuresCounted(t, i, end)
 	}
 	// The count after the word: blanks, an optional ":" or "=", blanks.
 	j := end
@@ -270,6 +273,40 @@ func failIsVerdict(t string, i int) bool {
 		return !zero
 	}
 	return !(afterFound && afterZero)
+}
+
+// failuresCounted reports whether the plural "failures" at t[i:end] states
+// failures: a non-zero count before it ("3 failures") or after it
+// ("Failures: 1", "failures 2"), a label (":" or "=" after it, not a zero
+// count: "FAILURES: test_a"), or the word alone on its line between banner
+// characters ("=== FAILURES ===").
+func failuresCounted(t string, i, end int) bool {
+	if zero, found := failNumberBefore(t, i); found {
+		return !zero
+	}
+	j := end
+	for j < len(t) && failIsHSpace(t[j]) {
+		j++
+	}
+	labelled := j < len(t) && (t[j] == ':' || t[j] == '=')
+	for j < len(t) && (failIsHSpace(t[j]) || t[j] == ':' || t[j] == '=') {
+		j++
+	}
+	if zero, found := failNumberAt(t, j); found {
+		return !zero
+	}
+	if labelled {
+		return true // "FAILURES: test_a, test_b" heads a list of failures
+	}
+	for k := 0; k < len(t); k++ {
+		if k >= i && k < end {
+			continue
+		}
+		if failIsIdent(t[k]) {
+			return false
+		}
+	}
+	return true
 }
 
 // failNumberAt reads a number starting at t[j]: digits with single "." or ","

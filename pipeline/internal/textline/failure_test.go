@@ -188,6 +188,29 @@ func isASCII(s string) bool {
 	return true
 }
 
+// TestFailuresPluralNeedsACount: the plural "failures" states failures
+// only with a count, a label or alone as a header; inside a commit subject
+// or prose it names them. Red when "failures" is a bare verdict word again.
+func TestFailuresPluralNeedsACount(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		want bool
+	}{
+		{"3 failures", true},
+		{"Tests run: 5, Failures: 1, Errors: 0", true},
+		{"=================================== FAILURES ===================================", true},
+		{"FAILURES: test_a, test_b", true},
+		{"Failures: 0", false},
+		{"9c1d2e3 collapse: never group failures (#400)", false},
+		{"- **Impact**: Breaking changes will cause silent failures", false},
+		{"Use when facing independent failures that can be investigated", false},
+	} {
+		if got := IsFailureLine(c.line); got != c.want {
+			t.Errorf("%q: %v, want %v", c.line, got, c.want)
+		}
+	}
+}
+
 // TestFailureVocabularyEntries: every entry of the table has a source and
 // makes a line a failure line on its own; its negated forms do not.
 func TestFailureVocabularyEntries(t *testing.T) {

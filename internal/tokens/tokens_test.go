@@ -1,0 +1,65 @@
+package tokens
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestCountSumsLines: a text counts as the sum of its pieces (cut at line
+// ends and before space-led words), a cached piece counts the same again,
+// and an unknown family is refused by name. Red when Count drops the last
+// piece without an ending, or counts bytes instead of tokens.
+func TestCountSumsLines(t *testing.T) {
+	c, err := New("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Name() != "o200k_base" {
+		t.Fatalf("default encoding %q", c.Name())
+	}
+	a, b := "hello world\n", "  return nil, err"
+	text := a + b
+	want := c.line("hello") + c.line(" world\n") + c.line("  return") + c.line(" nil,") + c.line(" err")
+	if got := c.Count(text); got != want || got == 0 || got >= len(text) {
+		t.Fatalf("Count = %d, want %d (lines), under %d bytes", got, want, len(text))
+	}
+	if got := c.Count(text); got != want {
+		t.Fatalf("cached Count = %d, want %d", got, want)
+	}
+	if c.Count("") != 0 {
+		t.Fatal("empty text counts tokens")
+	}
+	if _, err := New("claude-9"); err == nil || !strings.Contains(err.Error(), "o200k") {
+		t.Fatalf("unknown family: %v", err)
+	}
+	cl, err := New("cl100k")
+	if err != nil || cl.Name() != "cl100k_base" {
+		t.Fatalf("cl100k: %v %v", cl, err)
+	}
+}
+
+// BenchmarkCount measures a 16 KB output counted cold and then warm (every
+// line cached), side by side.
+func BenchmarkCount(b *testing.B) {
+	var sb strings.Builder
+	for i := 0; sb.Len() < 16<<10; i++ {
+		sb.WriteString("=== RUN   TestLedgerFold/case_")
+		sb.WriteString(strings.Repeat("x", i%7))
+		sb.WriteString(" --- PASS (0.00s) ok github.com/omnictx/omni/pipeline\n")
+	}
+	text := sb.String()
+	b.Run("cold", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			c, _ := New("")
+			c.Count(text)
+		}
+	})
+	b.Run("warm", func(b *testing.B) {
+		c, _ := New("")
+		c.Count(text)
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			c.Count(text)
+		}
+	})
+}
