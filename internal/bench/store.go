@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/omnictx/omni/projections/stats"
 	"io"
 	"maps"
 	"os"
@@ -447,6 +448,10 @@ func RunStore(ctx context.Context, o StoreOptions, progress io.Writer) (*StoreRe
 		sr.Rerun.Rewrite = rewriteName // the recording's rewrites, as recorded
 	}
 	finish(sr.Rerun, durs, sr.Seconds)
+	eng.StatsView(func(st *stats.Stats) {
+		a := st.Report().Agent
+		sr.Rerun.RecallFolds, sr.Rerun.RecallCuts = a.Folds, a.Cuts
+	})
 	finish(sr.Recorded, nil, 0)
 	sr.Difference = difference(sr.Rerun, sr.Recorded)
 	return sr, nil
