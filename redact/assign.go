@@ -54,6 +54,13 @@ func assignmentSpans(line string, f feat, st *lineState, out []span) []span {
 	if f&fColon != 0 && strings.Count(line, ":") >= 4 {
 		out = pgpass(line, out)
 	}
+	if named {
+		out = tableSpans(line, out)
+		out = configSetSpans(line, out)
+		if f&fColon != 0 && (f&fBrace != 0 || strings.Contains(line, "map[")) {
+			out = structSpans(line, out)
+		}
+	}
 	return out
 }
 

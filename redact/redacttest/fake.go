@@ -64,6 +64,13 @@ func looksPlaceholder(v string) bool {
 			return true
 		}
 	}
+	// A printf verb after a separator reads as a format string ("%d",
+	// "@%s").
+	for i := 0; i+1 < len(v); i++ {
+		if v[i] == '%' && strings.IndexByte("sdv", v[i+1]) >= 0 && (i == 0 || strings.IndexByte(":=/@", v[i-1]) >= 0) {
+			return true
+		}
+	}
 	run := 1
 	for i := 1; i < len(v); i++ {
 		if v[i] == v[i-1] {
@@ -308,5 +315,102 @@ func (g *Gen) Cases() []Case {
 	cmd("cmd-token-flag", "gh auth login --with-token --hostname git.acme.dev --token "+v, v)
 	v = pw()
 	cmd("cmd-curl-user", "curl -u bot:"+v+" https://ci.acme.dev/api/json", v)
+
+	// Key/value tables a CLI prints.
+	names := []string{"password", "api_key", "db_password", "client_secret", "access_token", "SECRET_KEY_BASE", "auth-token"}
+	name := func() string { return names[g.r.IntN(len(names))] }
+	v = pw()
+	add("table-vault", "====== Data ======\nKey         Value\n---         -----\n"+name()+"    "+v+"\nttl         768h\n", v)
+	v = tok(20 + g.r.IntN(20))
+	add("table-aligned", "NAME                 VALUE\n"+strings.ToUpper(name())+strings.Repeat(" ", 2+g.r.IntN(6))+v+"\nREGION  eu-west-1\n", v)
+	v = pw()
+	add("table-box", "┌─────────────┬──────────────────────┐\n│ NAME        │ VALUE                │\n│ "+strings.ToUpper(name())+" │ "+v+" │\n│ LOG_LEVEL   │ info                 │\n", v)
+	v = tok(32)
+	add("table-markdown", "| key | value |\n|---|---|\n| "+name()+" | "+v+" |\n| region | us-east-1 |\n", v)
+	v = g.draw(hexd, 64)
+	add("table-tab", "key\tvalue\n"+name()+"\t"+v+"\n", v)
+
+	// Struct dumps.
+	v = pw()
+	add("struct-go", "config: &{Host:db.internal Port:5432 User:app Password:"+v+" SSLMode:disable}\n", v)
+	v = tok(24)
+	add("struct-go-map", "settings map[api_key:"+v+" region:us-east-1 retries:3]\n", v)
+	v = pw()
+	add("struct-go-sharp", "main.Config{Host:\"db\", Port:5432, Password:\""+v+"\"}\n", v)
+	v = tok(30)
+	add("struct-rust", "Credentials { user: \"app\", secret: \""+v+"\" }\n", v)
+	v = pw()
+	add("struct-java", "DataSource{url='jdbc:postgresql://db/app', username='app', password='"+v+"'}\n", v)
+	v = tok(28)
+	add("struct-python", "Settings(debug=False, api_token='"+v+"', region='eu')\n", v)
+
+	// A private key in numbered views.
+	body = g.pemBody(3)
+	add("pem-cat-n", numbered("-----BEGIN RSA PRIVATE KEY-----\n"+strings.Join(body, "\n")+"\n-----END RSA PRIVATE KEY-----\n", "%6d\t"), body...)
+	body = g.pemBody(3)
+	add("pem-less-n", numbered("-----BEGIN OPENSSH PRIVATE KEY-----\n"+strings.Join(body, "\n")+"\n-----END OPENSSH PRIVATE KEY-----\n", "%7d "), body...)
+	body = g.pemBody(3)
+	add("pem-bat", numbered("-----BEGIN EC PRIVATE KEY-----\n"+strings.Join(body, "\n")+"\n-----END EC PRIVATE KEY-----\n", "%4d │ "), body...)
+	body = g.pemBody(3)
+	add("pem-grep-n", numbered("-----BEGIN PRIVATE KEY-----\n"+strings.Join(body, "\n")+"\n-----END PRIVATE KEY-----\n", "keys/id.pem:%d:"), body...)
+
+	// A secret given to a CLI's configuration command.
+	v = g.b64(30)
+	cmd("cmd-aws-configure-set", "aws configure set aws_secret_access_key "+v+" --profile ci", v)
+	v = "npm_" + tok(36)
+	cmd("cmd-npm-config-set", "npm config set //registry.npmjs.org/:_authToken "+v, v)
+	v = tok(40)
+	cmd("cmd-git-config", "git config --global github.token "+v, v)
+	v = tok(36)
+	cmd("cmd-yarn-config-set", "yarn config set npmAuthToken "+v+" -H", v)
+	v = pw()
+	cmd("cmd-keyvault-set", "az keyvault secret set --vault-name kv1 --name db-password --value '"+v+"'", v)
+	return cs
+}
+
+// numbered prefixes each line of s with its number in format f (a
+// Printf verb with one %d).
+func numbered(s, f string) string {
+	var b strings.Builder
+	for i, l := range strings.SplitAfter(strings.TrimSuffix(s, "\n"), "\n") {
+		b.WriteString(fmt.Sprintf(f, i+1) + l)
+	}
+	return b.String() + "\n"
+}
+
+// PrintedCase is the output of a command whose name says it prints a
+// credential: Values appear bare in Text, with nothing naming them.
+type PrintedCase struct {
+	Kind    string
+	Command string
+	Text    string
+	Values  []string
+}
+
+// PrintedCases returns one case per printing command, every value fresh.
+func (g *Gen) PrintedCases() []PrintedCase {
+	var cs []PrintedCase
+	add := func(kind, command, text string, values ...string) {
+		cs = append(cs, PrintedCase{kind, command, text, values})
+	}
+	uuid := func() string {
+		h := g.draw(hexd, 32)
+		return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+	}
+	v := uuid()
+	add("heroku-auth-token", "heroku auth:token", v+"\n", v)
+	v = g.draw(b64url, 120+g.r.IntN(60))
+	add("gcloud-print-access-token", "gcloud auth print-access-token --account ci@acme.iam", v+"\n", v)
+	k, sec, st := "ASIA"+g.draw(upperAN, 16), g.b64(30), g.b64(200)
+	add("aws-get-session-token", "aws sts get-session-token --duration-seconds 900 --output text",
+		"CREDENTIALS\t"+k+"\t2026-03-04T05:06:07+00:00\t"+sec+"\t"+st+"\n", k, sec, st)
+	v = g.b64(600)
+	add("aws-ecr-get-login-password", "aws ecr get-login-password --region eu-west-1", v+"\n", v)
+	v = g.draw(alnum, 40)
+	add("gh-auth-token", "gh auth token --hostname git.acme.dev", v+"\n", v)
+	v = g.password()
+	add("cat-secret-file", "cat /run/secrets/db_password", v+"\n", v)
+	v = g.draw(b64url, 48)
+	add("doctl-token", "doctl auth token", v+"\n", v)
 	return cs
 }

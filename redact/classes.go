@@ -1,0 +1,515 @@
+package redact
+
+import "strings"
+
+// This file holds the rules for credentials that stand in a shape rather
+// than after an assignment sign: a key/value table a CLI prints, a
+// language's struct dump, a value given to a CLI's `config set`, and (with
+// the command that printed it, Output) a bare token from a command whose
+// name says it prints one.
+
+// isBoxSep reports a table's column separator at s[i:]: "|" or one of the
+// box-drawing verticals "│", "┃", "║". n is its length in bytes.
+func isBoxSep(s string, i int) (n int) {
+	if s[i] == '|' {
+		return 1
+	}
+	for _, b := range []string{"│", "┃", "║"} {
+		if strings.HasPrefix(s[i:], b) {
+			return len(b)
+		}
+	}
+	return 0
+}
+
+// tableCells splits a table row into its cells: on column separators
+// ("|", "│") when the row has one, else on runs of two or more blanks or a
+// tab (a CLI's aligned key/value listing). Each cell is trimmed of
+// blanks; at most len(buf) cells are returned.
+func tableCells(line string, buf []seg) []seg {
+	cells := buf[:0]
+	boxed := false
+	for i := 0; i < len(line); i++ {
+		if isBoxSep(line, i) > 0 {
+			boxed = true
+			break
+		}
+	}
+	add := func(s, e int) {
+		for s < e && (line[s] == ' ' || line[s] == '\t') {
+			s++
+		}
+		for e > s && (line[e-1] == ' ' || line[e-1] == '\t') {
+			e--
+		}
+		if s < e && len(cells) < cap(cells) {
+			cells = append(cells, seg{s, e})
+		}
+	}
+	start := 0
+	for i := 0; i < len(line); {
+		if boxed {
+			if n := isBoxSep(line, i); n > 0 {
+				add(start, i)
+				i += n
+				start = i
+				continue
+			}
+			i++
+			continue
+		}
+		if line[i] == '\t' || line[i] == ' ' && i+1 < len(line) && line[i+1] == ' ' {
+			add(start, i)
+			for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+				i++
+			}
+			start = i
+			continue
+		}
+		i++
+	}
+	add(start, len(line))
+	return cells
+}
+
+// tableSpans finds a credential in a key/value table row a CLI prints
+// (`vault kv get`, `doppler secrets`, `heroku config`, `op item get`, an
+// aligned `KEY   VALUE` listing or a "│ NAME │ VALUE │" box): the first
+// cell is a credential name and the second one word that looks like a
+// value, not a word (a digit or a symbol beside letters, or 16 bytes and
+// more).
+func tableSpans(line string, out []span) []span {
+	p := skipLinePrefix(line)
+	var buf [8]seg
+	cells := tableCells(line[p:], buf[:])
+	if len(cells) < 2 {
+		return out
+	}
+	name := strings.TrimSuffix(line[p+cells[0].s:p+cells[0].e], ":")
+	if !fieldName(name) || strings.ContainsAny(name, "=`'\"()") {
+		return out
+	}
+	matched, weak := matchName(name)
+	if !matched {
+		return out
+	}
+	v := line[p+cells[1].s : p+cells[1].e]
+	if strings.ContainsAny(v, " \t") || !tableValue(v) || !credentialValue(v, weak, ctxColon, false) {
+		return out
+	}
+	return append(out, span{p + cells[1].s, p + cells[1].e, "table"})
+}
+
+// tableValue reports a table cell that reads as a value rather than a word
+// or a setting: letters with a digit or a symbol, or 16 bytes and more
+// that are not an identifier, and never a path, a reference or a masked
+// rendering ("****", "<not set>").
+func tableValue(v string) bool {
+	if len(v) < 6 || placeholder(v) || filePath(v) || isShellExpansion(v) || strings.HasPrefix(v, "<") ||
+		strings.ContainsAny(v[:1]+v[len(v)-1:], "`'\"([{") ||
+		strings.HasPrefix(v, "*") || strings.Contains(v, "://") && !strings.Contains(v, "@") {
+		return false
+	}
+	letter, other := false, false
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case isUpper(c) || isLower(c):
+			letter = true
+		case c >= 0x80:
+			return false
+		default:
+			other = true
+		}
+	}
+	return letter && (other || len(v) >= 16 && !isIdentifier(v))
+}
+
+// structSpans finds credential fields of a language's struct dump: Go's
+// %+v (`&{Host:db Password:v User:app}`, `map[password:v]`) and %#v
+// (`Config{Password:"v"}`): a field `Name:value` with no blank after the
+// colon, inside braces or map[...], whose name is a credential name. The
+// value runs to the next blank or closing bracket (a quoted value to its
+// closing quote).
+func structSpans(line string, out []span) []span {
+	depth := 0
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case c == '{':
+			if i > 0 && line[i-1] == '$' {
+				return out // a shell expansion, ${NAME:-default}
+			}
+			depth++
+			continue
+		case c == '[' && i >= 3 && line[i-3:i] == "map":
+			depth++
+			continue
+		case c == '}' || c == ']':
+			if depth > 0 {
+				depth--
+			}
+			continue
+		}
+		if depth == 0 || !isNameByte(c) || i > 0 && isNameByte(line[i-1]) {
+			continue
+		}
+		prev := byte(' ')
+		if i > 0 {
+			prev = line[i-1]
+		}
+		if prev != '{' && prev != '[' && prev != ' ' && prev != ',' {
+			continue
+		}
+		e := i
+		for e < len(line) && isNameByte(line[e]) {
+			e++
+		}
+		if e+1 >= len(line) || line[e] != ':' || strings.IndexByte(" :+-=?", line[e+1]) >= 0 {
+			i = e - 1
+			continue
+		}
+		name := line[i:e]
+		vs := e + 1
+		ve := vs
+		quoted := false
+		if line[vs] == '"' {
+			if q := quotedEnd(line, vs); q > vs {
+				vs, ve, quoted = vs+1, q, true
+			}
+		}
+		if !quoted {
+			for ve < len(line) && line[ve] != ' ' && line[ve] != '}' && line[ve] != ']' {
+				ve++
+			}
+		}
+		i = ve - 1
+		matched, weak := matchName(name)
+		if !matched || ve <= vs {
+			continue
+		}
+		v := line[vs:ve]
+		if v == "<nil>" || credentialValue(unescape(v), weak, ctxColon, quoted) && (quoted || !plainWord(v)) {
+			if v != "<nil>" {
+				out = append(out, span{vs, ve, "struct"})
+			}
+		}
+	}
+	return out
+}
+
+// configVerbs are the words after which a CLI takes a setting's name and
+// then its value (`aws configure set NAME V`, `npm config set NAME V`,
+// `git config --global NAME V`, `gh secret set NAME V`).
+var configVerbs = map[string]bool{"set": true, "add": true, "put": true, "config": true}
+
+// configNouns mark a command as one that stores settings: a configVerb
+// only counts after one of them (so `kubectl set image` is not one).
+var configNouns = map[string]bool{"config": true, "configure": true, "configuration": true, "settings": true,
+	"secret": true, "secrets": true, "credential": true, "credentials": true, "env": true, "vars": true,
+	"variable": true, "variables": true, "kv": true, "auth": true, "token": true, "property": true, "git": true}
+
+// valueFlags give the value to a configuration command's verb.
+var valueFlags = map[string]bool{"--value": true, "--secret-value": true, "--body": true, "-b": true, "--data": true}
+
+// configSetSpans finds a secret given to a CLI's configuration command:
+// after a configuration noun and a verb (set, add, put; git's own config),
+// a setting whose name is a credential name (its last dotted, slashed or
+// colon segment: aws_secret_access_key, github.token,
+// //registry.npmjs.org/:_authToken) and then its value, as a separate word.
+func configSetSpans(line string, out []span) []span {
+	var buf [32]word
+	ws := splitWords(line, buf[:])
+	noun, gitNoun := false, false
+	for i := 0; i < len(ws); i++ {
+		w := ws[i]
+		t := strings.ToLower(line[w.s:w.e])
+		if k := strings.LastIndexByte(t, '/'); k >= 0 && !w.quoted {
+			t = t[k+1:]
+		}
+		if w.quoted || strings.HasPrefix(t, "-") {
+			continue
+		}
+		if t == "&&" || t == "||" || t == ";" || t == "|" {
+			noun = false
+			continue
+		}
+		if !(noun && configVerbs[t]) || gitNoun && t != "config" {
+			if configNouns[t] {
+				noun, gitNoun = true, t == "git"
+			}
+			continue
+		}
+		// A value given by flag (az keyvault secret set --value V, gh
+		// secret set NAME --body V).
+		for j := i + 1; j+1 < len(ws); j++ {
+			f := line[ws[j].s:ws[j].e]
+			if ws[j].quoted || !valueFlags[f] {
+				continue
+			}
+			n := ws[j+1]
+			if v := line[n.s:n.e]; credentialValue(v, false, ctxQuery, n.quoted) && !filePath(v) {
+				out = append(out, span{n.s, n.e, "config-set"})
+			}
+		}
+		// The setting's name: the next word that is not a flag.
+		j := i + 1
+		for j < len(ws) && !ws[j].quoted && strings.HasPrefix(line[ws[j].s:ws[j].e], "-") {
+			j++
+		}
+		if j+1 >= len(ws) {
+			return out
+		}
+		name := line[ws[j].s:ws[j].e]
+		if strings.IndexByte(name, '/') >= 0 && !strings.Contains(name, "/:") {
+			continue // a path, not a setting (npm's //host/:_authToken is one)
+		}
+		if k := strings.LastIndexAny(name, ".:/"); k >= 0 {
+			name = name[k+1:]
+		}
+		name = strings.TrimLeft(name, "_")
+		matched, weak := matchName(name)
+		if !matched {
+			continue
+		}
+		n := ws[j+1]
+		v := line[n.s:n.e]
+		if !n.quoted && strings.HasPrefix(v, "-") {
+			continue
+		}
+		if credentialValue(v, weak, ctxQuery, n.quoted) && (!filePath(v) || randomSegment(v)) && (n.quoted || !plainWord(v)) {
+			out = append(out, span{n.s, n.e, "config-set"})
+		}
+		i = j + 1
+	}
+	return out
+}
+
+// secretWords are the name segments that say a command prints a
+// credential: print-access-token, get-session-token, auth:token,
+// get-login-password, get-secret-value.
+var secretWords = map[string]bool{"token": true, "tokens": true, "password": true, "passwd": true, "secret": true,
+	"credential": true, "credentials": true, "creds": true, "apikey": true, "passphrase": true}
+
+// readerCommands print a file; a file whose name is a credential name
+// (`cat ~/.config/gh/token`, `cat /run/secrets/db_password`) prints one.
+var readerCommands = map[string]bool{"cat": true, "head": true, "tail": true, "more": true, "bat": true, "type": true}
+
+// searchCommands take a pattern, not a subcommand: a credential word in
+// their arguments says nothing of what they print.
+var searchCommands = map[string]bool{"grep": true, "rg": true, "ag": true, "ack": true, "find": true, "fd": true,
+	"sed": true, "awk": true, "git": true, "ls": true, "echo": true, "printf": true, "man": true, "which": true,
+	"go": true, "python": true, "python3": true, "node": true, "npm": true, "pytest": true, "make": true, "cargo": true,
+	"tree": true, "wc": true, "diff": true, "sort": true, "uniq": true, "jq": true, "yq": true, "cd": true}
+
+// PrintsSecret reports whether command, a shell command line, runs a
+// command whose name says it prints a credential: one of its first three
+// words after the program (a subcommand, not a flag) has a segment that
+// names one (`gcloud auth print-access-token`, `heroku auth:token`,
+// `aws sts get-session-token`, `aws ecr get-login-password`, `gh auth
+// token`), or a file reader's file is named as one (`cat
+// /run/secrets/db_password`). Search and build tools never count: their
+// words are patterns and targets.
+func PrintsSecret(command string) bool {
+	if command == "" || len(command) > 4096 || !hasStem(command) && !strings.Contains(strings.ToLower(command), "cred") {
+		return false
+	}
+	for _, part := range splitCommands(command) {
+		var buf [32]word
+		ws := splitWords(part, buf[:])
+		k := 0
+		for k < len(ws) && strings.IndexByte(part[ws[k].s:ws[k].e], '=') > 0 {
+			k++ // an environment prefix
+		}
+		if k >= len(ws) {
+			continue
+		}
+		prog := part[ws[k].s:ws[k].e]
+		if i := strings.LastIndexByte(prog, '/'); i >= 0 {
+			prog = prog[i+1:]
+		}
+		if prog == "sudo" || prog == "env" || prog == "command" || prog == "exec" {
+			k++
+			if k >= len(ws) {
+				continue
+			}
+			prog = part[ws[k].s:ws[k].e]
+		}
+		if searchCommands[prog] {
+			continue
+		}
+		reader := readerCommands[prog]
+		seen := 0
+		for _, w := range ws[k+1:] {
+			t := part[w.s:w.e]
+			if strings.HasPrefix(t, "-") || strings.IndexByte(t, '=') >= 0 {
+				continue
+			}
+			if seen++; seen > 3 {
+				break
+			}
+			if reader {
+				if i := strings.LastIndexByte(t, '/'); i >= 0 {
+					t = t[i+1:]
+				}
+				if m, weak := matchName(t); m && !weak && !strings.Contains(t, ".") {
+					return true
+				}
+				continue
+			}
+			if segmentsName(t) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// segmentsName reports a word one of whose segments (split on - : _ .) is
+// a secretWord, or whose words run together as one (accesstoken).
+func segmentsName(t string) bool {
+	t = strings.ToLower(t)
+	if len(t) > 64 {
+		return false
+	}
+	for _, s := range strings.FieldsFunc(t, func(r rune) bool { return r == '-' || r == ':' || r == '_' || r == '.' }) {
+		if secretWords[s] {
+			return true
+		}
+		for w := range secretWords {
+			if len(s) > len(w) && strings.HasSuffix(s, w) && (strings.HasPrefix(s, "access") || strings.HasPrefix(s, "session") ||
+				strings.HasPrefix(s, "auth") || strings.HasPrefix(s, "id") || strings.HasPrefix(s, "api")) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// splitCommands splits a command line on the shell's separators
+// (|, ||, &&, ;) outside quotes.
+func splitCommands(s string) []string {
+	var out []string
+	start := 0
+	var q byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case q != 0:
+			if c == q {
+				q = 0
+			}
+		case c == '\'' || c == '"':
+			q = c
+		case c == '|' || c == ';' || c == '&' || c == '\n':
+			out = append(out, s[start:i])
+			for i+1 < len(s) && (s[i+1] == '|' || s[i+1] == '&') {
+				i++
+			}
+			start = i + 1
+		}
+	}
+	return append(out, s[start:])
+}
+
+// bareTokenSpans masks, in the output of a command that prints a
+// credential, each word that looks generated: 16 bytes or more of letters,
+// digits and token punctuation with at least three letters and a digit,
+// never a URL, a path or a timestamp; and a line that is one word of 8
+// bytes or more (a password printed alone) unless it is a placeholder or a
+// plain word.
+func bareTokenSpans(line string, out []span) []span {
+	var buf [64]word
+	ws := splitWords(line, buf[:])
+	one := len(ws) == 1
+	for _, w := range ws {
+		v := line[w.s:w.e]
+		if generatedWord(v) || one && len(v) >= 8 && !placeholder(v) && !plainWord(v) && !filePath(v) &&
+			!strings.Contains(v, "://") && printableASCII(v) && !isCount(v) {
+			out = append(out, span{w.s, w.e, "printed-token"})
+		}
+	}
+	return out
+}
+
+// generatedWord reports a word that reads as a generated credential (see
+// bareTokenSpans).
+func generatedWord(v string) bool {
+	if len(v) < 16 || len(v) > 1<<14 || strings.Contains(v, "://") || v[0] == '/' && !randomSegment(v) || strings.Contains(v, "/.") {
+		return false
+	}
+	letters, digits := 0, 0
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case isUpper(c) || isLower(c):
+			letters++
+		case isDigit(c):
+			digits++
+		case strings.IndexByte("+/=_-.~:", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return letters >= 3 && digits >= 1 && !placeholder(v)
+}
+
+// Output is Text for the output of command (a shell command line): when
+// the command's name says it prints a credential (PrintsSecret), the
+// generated-looking words it printed are masked too.
+func Output(command, s string) (string, int) {
+	return OutputCounts(command, s, nil)
+}
+
+// OutputCounts is Output that adds, per rule kind, the values it replaced
+// to c (c may be nil).
+func OutputCounts(command, s string, c Counts) (string, int) {
+	if !PrintsSecret(command) {
+		return text(s, c)
+	}
+	return printedText(s, c)
+}
+
+// printedText is text with bareTokenSpans on every line (the output of a
+// command that prints a credential).
+func printedText(s string, c Counts) (string, int) {
+	var b strings.Builder
+	n := 0
+	for _, line := range strings.SplitAfter(s, "\n") {
+		body := strings.TrimRight(line, "\r\n")
+		if spans := bareTokenSpans(body, nil); len(spans) > 0 {
+			red, k := apply(body, spans, c)
+			line = red + line[len(body):]
+			n += k
+		}
+		b.WriteString(line)
+	}
+	out, m := text(b.String(), c)
+	return out, n + m
+}
+
+// randomSegment reports a slash-separated piece of v of 16 bytes or more
+// that mixes upper case, lower case and digits: base64 that begins with
+// "/", not a path (whose pieces are names).
+func randomSegment(v string) bool {
+	for _, p := range strings.Split(v, "/") {
+		if len(p) < 16 {
+			continue
+		}
+		var up, lo, dg bool
+		for i := 0; i < len(p); i++ {
+			c := p[i]
+			up = up || isUpper(c)
+			lo = lo || isLower(c)
+			dg = dg || isDigit(c)
+			if !isAlnum(c) && c != '+' && c != '=' {
+				up = false
+				break
+			}
+		}
+		if up && lo && dg {
+			return true
+		}
+	}
+	return false
+}
