@@ -311,6 +311,14 @@ var searchCommands = map[string]bool{"grep": true, "rg": true, "ag": true, "ack"
 // /run/secrets/db_password`). Search and build tools never count: their
 // words are patterns and targets.
 func PrintsSecret(command string) bool {
+	// The first line only: what follows is a heredoc's body or a
+	// script's, whose words are code, not commands.
+	if k := strings.IndexByte(command, '\n'); k >= 0 {
+		command = command[:k]
+	}
+	if k := strings.Index(command, "<<"); k >= 0 {
+		command = command[:k]
+	}
 	if command == "" || len(command) > 4096 || !hasStem(command) && !strings.Contains(strings.ToLower(command), "cred") {
 		return false
 	}
@@ -335,7 +343,7 @@ func PrintsSecret(command string) bool {
 			}
 			prog = part[ws[k].s:ws[k].e]
 		}
-		if searchCommands[prog] {
+		if searchCommands[prog] || !programName(prog) {
 			continue
 		}
 		reader := readerCommands[prog]
@@ -512,4 +520,19 @@ func randomSegment(v string) bool {
 		}
 	}
 	return false
+}
+
+// programName reports a word that can name a program: letters, digits and
+// "._+-", starting with a letter or digit ("./deploy.sh" is cut to its
+// base by the caller), and not an assignment or a call.
+func programName(w string) bool {
+	if w == "" || len(w) > 64 || !isAlnum(w[0]) {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		if c := w[i]; !isAlnum(c) && strings.IndexByte("._+-", c) < 0 {
+			return false
+		}
+	}
+	return true
 }

@@ -117,3 +117,17 @@ func itoa2(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// TestPrintedNotFromScripts: a heredoc or an inline script whose code
+// names a secret does not make its output a printed credential.
+func TestPrintedNotFromScripts(t *testing.T) {
+	for _, cmd := range []string{
+		"python - <<'PY'\nfrom flask import Flask\napp.secret_key = 'secret'\nprint(app)\nPY",
+		"python -c 'import os; print(os.environ[\"TOKEN\"][:4])'",
+		"app.secret_key = 'x'",
+	} {
+		if redact.PrintsSecret(cmd) {
+			t.Errorf("%q seen as printing a credential", cmd)
+		}
+	}
+}
