@@ -67,6 +67,9 @@ type Service struct {
 	engine  *hooks.Engine
 	home    string
 	version string // Config.Version: the checkpoints it writes name it
+	// projectOf names a directory's project as the Engine's events do
+	// (ProjectOf, or TeamProjectOf on a cluster).
+	projectOf func(string) string
 }
 
 // NewService builds the service of cfg.Home over log: the Engine starts
@@ -89,13 +92,24 @@ func NewService(ctx context.Context, log events.Log, cfg Config) (*Service, erro
 	if err != nil {
 		return nil, err
 	}
-	return &Service{log: log, engine: eng, home: cfg.Home, version: cfg.Version}, nil
+	return &Service{log: log, engine: eng, home: cfg.Home, version: cfg.Version, projectOf: opt.ProjectOf}, nil
 }
 
 // ServiceOf returns a service over an Engine already built on log (tests
 // and tools); home is where base snapshots are read ("" for none).
 func ServiceOf(log events.Log, eng *hooks.Engine, home string) *Service {
-	return &Service{log: log, engine: eng, home: home}
+	return &Service{log: log, engine: eng, home: home, projectOf: ProjectOf}
+}
+
+// scopeProject returns the project of dir ("" for an empty dir: no scope).
+func (s *Service) scopeProject(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	if s.projectOf == nil {
+		return ProjectOf(dir)
+	}
+	return s.projectOf(dir)
 }
 
 // Log returns the log the service answers from.
@@ -225,7 +239,8 @@ func (s *Service) Call(ctx context.Context, in hooks.CallInput) (CallReply, erro
 // does not answer, ErrDamaged, ErrBadHandle, ErrReservedHandle, the log's.
 func (s *Service) Retrieve(ctx context.Context, in RetrieveRequest) ([]byte, error) {
 	reader := events.Reader{Session: in.Session, Agent: in.Agent}
-	b, err := s.engine.Retrieve(ctx, in.Handle, reader)
+	project := s.scopeProject(in.Dir)
+	b, err := s.engine.RetrieveIn(ctx, in.Handle, reader, project)
 	if st, ok := s.log.(*jetstream.Store); ok && st.Remote() && errors.Is(err, hooks.ErrUnknownHandle) {
 		// Another machine may have archived it after the newest batch this
 		// one folded: fold the shared stream to its end and look again.
@@ -239,7 +254,7 @@ func (s *Service) Retrieve(ctx context.Context, in RetrieveRequest) ([]byte, err
 		if cerr != nil {
 			return nil, fmt.Errorf("handle %s is not among the batches this machine folded, and the shared stream cannot be read now: %w", in.Handle, cerr)
 		}
-		b, err = s.engine.Retrieve(ctx, in.Handle, reader)
+		b, err = s.engine.RetrieveIn(ctx, in.Handle, reader, project)
 	}
 	if errors.Is(err, hooks.ErrUnknownHandle) && !errors.Is(err, hooks.ErrForgotten) {
 		if first, ferr := s.log.First(ctx); ferr == nil && first > 1 {
@@ -291,7 +306,13 @@ func (s *Service) Recent(ctx context.Context, in RecentRequest) ([]hooks.Recent,
 	if in.N <= 0 || in.N > 1000 {
 		in.N = 20
 	}
-	return hooks.RecentCalls(ctx, s.log, in.N)
+	project := s.scopeProject(in.Dir)
+	if project == "" && in.Session == "" {
+		return hooks.RecentCalls(ctx, s.log, in.N)
+	}
+	return hooks.RecentCallsWhere(ctx, s.log, in.N, func(ev events.Event) bool {
+		return (project == "" || ev.Project == project) && (in.Session == "" || ev.Session == in.Session)
+	})
 }
 
 // Stats returns the stats report: the Engine's projection, or with
