@@ -140,3 +140,37 @@ func equalJSON(a, b []events.Event) bool {
 	y, _ := json.Marshal(b)
 	return bytes.Equal(x, y)
 }
+
+// TestForgetEscapedForms: a value that a JSON payload stores escaped
+// (quotes, backslashes, "<>&") inside a compressed hook input is found and
+// erased, not reported absent.
+func TestForgetEscapedForms(t *testing.T) {
+	ctx := context.Background()
+	log := memlog.New()
+	e, err := New(ctx, log, Options{Now: fixedClock(), KeepSecrets: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{`Zq"9\forget&me<4f3e>2d1c`, "pw&<x>-0123456789"} {
+		var sb strings.Builder
+		for i := 0; i < 200; i++ {
+			fmt.Fprintf(&sb, "row %03d of a long listing that compresses well\n", i)
+		}
+		sb.WriteString("password: " + secret + "\n")
+		if _, err := e.HookResult(ctx, HookInput{Stdin: bashPayload("s1", "", "cat conf", sb.String())}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(storedText(t, log), string(Forms([]byte(secret))[1])) {
+			t.Fatal("the escaped secret is not in the log: the test proves nothing")
+		}
+		f, seq, err := Forget(ctx, log, []byte(secret), []byte("0123456789abcdef0123456789abcdef"), time.Now())
+		if err != nil || seq == 0 || f.Withheld == 0 {
+			t.Fatalf("forget %q: seq %d, %+v, %v", secret, seq, f, err)
+		}
+		for _, form := range Forms([]byte(secret)) {
+			if strings.Contains(storedText(t, log), string(form)) {
+				t.Errorf("%q is still in the log as %q", secret, form)
+			}
+		}
+	}
+}

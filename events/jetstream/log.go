@@ -497,7 +497,11 @@ func (st *Store) mapErr(err error) error {
 }
 
 // Purge removes every batch with a sequence below before from the stream
-// (physical retention, omni gc). Sequences are never reused; First reports
+// (physical retention, omni gc). Each removed batch is first securely
+// deleted (its bytes overwritten on disk with random data, JetStream's
+// secure delete), so what gc removed cannot be read back from the store's
+// files (a purge alone leaves the records in their block until the block
+// is rewritten). Sequences are never reused; First reports
 // the new start and Get of a removed batch is events.ErrNotFound. The
 // newest batch is never removed: before is capped at Last. Errors: the
 // stream's, wrapped, or events.ErrClosed.
@@ -509,6 +513,18 @@ func (st *Store) Purge(ctx context.Context, before events.Seq) error {
 	before = min(before, last)
 	if before <= 1 {
 		return nil
+	}
+	first, err := st.First(ctx)
+	if err != nil {
+		return err
+	}
+	for q := max(first, 1); q < before; q++ {
+		c, cancel := opContext(ctx)
+		err := st.stream.SecureDeleteMsg(c, uint64(q))
+		cancel()
+		if err != nil && !gone(err) {
+			return fmt.Errorf("overwrite batch %d: %w", q, st.mapErr(err))
+		}
 	}
 	ctx, cancel := opContext(ctx)
 	defer cancel()
