@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/metrics"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/nats-io/nats.go"
 	js "github.com/nats-io/nats.go/jetstream"
 
+	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/internal/daemon/wire"
 )
 
@@ -146,6 +148,11 @@ type Store struct {
 	// name and subject are the stream's name and only subject; directGet
 	// its batched direct-get API subject.
 	name, subject, directGet string
+	// pubSubject is the subject Append publishes on: subject, or on a
+	// team's stream this machine's (TeamSubject). onReject reports a
+	// forged batch (Remote.OnReject).
+	pubSubject string
+	onReject   func(seq events.Seq, subject, machine string)
 	// remote describes a store reached through Options.URL (nil when
 	// embedded): the cluster's URL and the local RPC front.
 	remote *remoteState
@@ -414,6 +421,7 @@ func goMemory() uint64 {
 // setNames sets the stream's name and the subjects derived from it.
 func (st *Store) setNames(name string) {
 	st.name, st.subject = name, SubjectOf(name)
+	st.pubSubject = st.subject
 	st.directGet = "$JS.API.DIRECT.GET." + name
 }
 
@@ -440,9 +448,13 @@ func (st *Store) openStream(ctx context.Context, replicas int) error {
 	stream, err := j.Stream(ctx, st.name)
 	switch {
 	case errors.Is(err, js.ErrStreamNotFound):
+		subjects := []string{st.subject}
+		if st.remote != nil {
+			subjects = append(subjects, teamWildcard(st.name))
+		}
 		cfg := js.StreamConfig{
 			Name:        st.name,
-			Subjects:    []string{st.subject},
+			Subjects:    subjects,
 			Storage:     js.FileStorage,
 			Retention:   js.LimitsPolicy,
 			Discard:     js.DiscardOld,
@@ -471,6 +483,20 @@ func (st *Store) openStream(ctx context.Context, replicas int) error {
 		cfg.AllowDirect = true
 		if stream, err = j.UpdateStream(ctx, cfg); err != nil {
 			return fmt.Errorf("enable direct get on %s: %w", st.name, err)
+		}
+	}
+	if st.remote != nil && st.pubSubject != st.subject {
+		// A stream made before machine subjects: add them, which only
+		// the cluster's administrator may (members cannot update
+		// streams); without them this machine publishes unattested.
+		cfg := stream.CachedInfo().Config
+		if !slices.Contains(cfg.Subjects, teamWildcard(st.name)) {
+			cfg.Subjects = append(cfg.Subjects, teamWildcard(st.name))
+			if up, err := j.UpdateStream(ctx, cfg); err == nil {
+				stream = up
+			} else {
+				st.pubSubject = st.subject
+			}
 		}
 	}
 	st.js, st.stream = j, stream

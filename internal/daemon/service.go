@@ -55,7 +55,19 @@ type Config struct {
 // under Home/store, or the cluster's stream with the lock still in
 // Home/store.
 func (cfg Config) storeOptions() jetstream.Options {
-	return jetstream.Options{Dir: storeDir(cfg.Home), URL: cfg.ClusterURL, Remote: cfg.Cluster}
+	r := cfg.Cluster
+	if cfg.ClusterURL != "" {
+		// On a team's stream this machine publishes on its own subject,
+		// and a batch published on one machine's subject that names
+		// another is rejected and reported in omni.log.
+		r.Machine, _ = Identity(cfg.Home)
+		logf := Logf(cfg.Home)
+		r.OnReject = func(seq events.Seq, subject, machine string) {
+			logf("rejected batch %d of the team stream: published on %s, its events name machine %q (forged origin)",
+				seq, subject, events.Printable(machine))
+		}
+	}
+	return jetstream.Options{Dir: storeDir(cfg.Home), URL: cfg.ClusterURL, Remote: r}
 }
 
 // Service answers the daemon's methods over one open store. The daemon
