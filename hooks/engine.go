@@ -49,6 +49,8 @@ type Options struct {
 	Logf func(format string, args ...any)
 	// KeepSecrets keeps raw inputs that hold credentials in the log (and
 	// turns redaction off), as `--keep-secrets` / OMNI_KEEP_SECRETS=1 ask.
+	// It has no effect with Shared: a team's stream is always redacted
+	// (every member holds a copy and no forget reaches them all).
 	KeepSecrets bool
 	// LedgerOnly skips the first-seen stages (redaction, distillers,
 	// collapse, final cut): guard and ledger only (omni bench --ledger-only).

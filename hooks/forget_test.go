@@ -174,3 +174,25 @@ func TestForgetEscapedForms(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedLogIgnoresKeepSecrets: on a shared log (a team's stream),
+// --keep-secrets still redacts what is recorded and delivered, at the hook
+// and exec doors.
+func TestSharedLogIgnoresKeepSecrets(t *testing.T) {
+	ctx := context.Background()
+	log := memlog.New()
+	e, err := New(ctx, log, Options{Now: fixedClock(), KeepSecrets: true, Shared: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const secret = "Zq9-shared-keep-4f3e2d1c0b9a"
+	if _, err := e.Call(ctx, CallInput{Door: events.DoorExec, Command: "env", Text: "API_TOKEN=" + secret + "\n", Session: "s1", KeepSecrets: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.HookResult(ctx, HookInput{Stdin: bashPayload("s1", "", "env", "API_TOKEN="+secret+"\n")}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(storedText(t, log), secret) {
+		t.Error("a shared log recorded a raw secret for --keep-secrets")
+	}
+}

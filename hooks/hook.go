@@ -228,7 +228,7 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 	// omni bench --ledger-only measures the ledger alone over a corpus's
 	// own text (which its output file carries as raw anyway): no stage but
 	// the guard and the ledger runs, and the input is recorded as kept.
-	stdin, red, err := redactPayload(in.Stdin, e.opt.KeepSecrets || e.opt.LedgerOnly)
+	stdin, red, err := redactPayload(in.Stdin, e.opt.KeepSecrets && !e.opt.Shared || e.opt.LedgerOnly)
 	if err != nil {
 		return Result{}, err
 	}
