@@ -179,11 +179,15 @@ func inlinePersisted(stdin []byte) []byte {
 	if json.Unmarshal(top["tool_response"], &resp) != nil {
 		return stdin
 	}
-	var path string
+	var path, transcript string
 	if json.Unmarshal(resp["persistedOutputPath"], &path) != nil || !filepath.IsAbs(path) {
 		return stdin
 	}
-	fi, err := os.Stat(path)
+	_ = json.Unmarshal(top["transcript_path"], &transcript)
+	if !hostPersisted(path, transcript) {
+		return stdin
+	}
+	fi, err := os.Lstat(path)
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() > MaxInput {
 		return stdin
 	}
@@ -207,6 +211,25 @@ func inlinePersisted(stdin []byte) []byte {
 		return stdin
 	}
 	return out
+}
+
+// hostPersisted reports whether path is where Claude Code persists a
+// session's large outputs: a file directly inside the session's
+// tool-results directory beside its transcript ("<dir>/<session>.jsonl" has
+// "<dir>/<session>/tool-results/<id>.txt", measured with Claude Code
+// 2.1.328, ../shared/hosts), reached without a link. Any other path (a
+// payload naming ~/.ssh/id_rsa) is never read.
+func hostPersisted(path, transcript string) bool {
+	if !filepath.IsAbs(transcript) || !strings.HasSuffix(transcript, ".jsonl") || filepath.Clean(path) != path {
+		return false
+	}
+	dir := filepath.Join(strings.TrimSuffix(transcript, ".jsonl"), "tool-results")
+	if filepath.Dir(path) != dir {
+		return false
+	}
+	// Every directory on the way resolves to itself: no link leads out.
+	real, err := filepath.EvalSymlinks(path)
+	return err == nil && real == path
 }
 
 // replayCtx carries what a replay takes from the recorded events instead of
