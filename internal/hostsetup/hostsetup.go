@@ -246,8 +246,8 @@ func partsFor(h Host, o Options) []part {
 			})})
 		case Codex:
 			ps = append(ps, part{"mcp", mcpPath, func(src []byte, _, install bool) ([]byte, bool, error) {
-				out := applyCodexTOML(src, omni, install)
-				return out, false, nil
+				out, err := applyCodexTOML(src, omni, install)
+				return out, false, err
 			}})
 		case Gemini:
 			v := omap{{"command", omni}, {"args", []string{"mcp"}}}

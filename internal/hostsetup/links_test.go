@@ -151,3 +151,37 @@ func TestInitAllOrNothing(t *testing.T) {
 		t.Errorf("the backup of an undone run stays")
 	}
 }
+
+// TestCodexTOMLMultilineString: a multi-line string that holds
+// "[mcp_servers.omni]" is text, not a table: install appends the real
+// table and keeps the string whole (the file still parses), uninstall
+// removes only the table omni wrote.
+func TestCodexTOMLMultilineString(t *testing.T) {
+	src := "model = \"o3\"\n" +
+		"notes = \"\"\"\nsetup steps:\n[mcp_servers.omni]\ncommand = \"old\"\n\"\"\"\n" +
+		"literal = '''\n[mcp_servers.omni.env]\nx = 1\n'''\n" +
+		"[profiles.a]\nmodel = \"o4\"\n"
+	out, err := applyCodexTOML([]byte(src), "/o/omni", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(out), src) {
+		t.Fatalf("install changed the user's lines:\n%s", out)
+	}
+	if _, err := tomlTables(out); err != nil {
+		t.Fatalf("installed file does not parse: %v\n%s", err, out)
+	}
+	if n := strings.Count(string(out), "[mcp_servers.omni]"); n != 2 {
+		t.Errorf("%d [mcp_servers.omni] lines, want the string's and omni's table", n)
+	}
+	back, err := applyCodexTOML(out, "/o/omni", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(back) != src {
+		t.Errorf("uninstall did not give the file back:\n%q\nwant\n%q", back, src)
+	}
+	if _, err := applyCodexTOML([]byte("a = \"\"\"unterminated\n"), "/o/omni", true); err == nil {
+		t.Error("a file that does not parse was edited")
+	}
+}
