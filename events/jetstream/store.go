@@ -448,33 +448,9 @@ func (st *Store) openStream(ctx context.Context, replicas int) error {
 	stream, err := j.Stream(ctx, st.name)
 	switch {
 	case errors.Is(err, js.ErrStreamNotFound):
-		subjects := []string{st.subject}
-		if st.remote != nil {
-			subjects = append(subjects, teamWildcard(st.name))
-		}
-		cfg := js.StreamConfig{
-			Name:        st.name,
-			Subjects:    subjects,
-			Storage:     js.FileStorage,
-			Retention:   js.LimitsPolicy,
-			Discard:     js.DiscardOld,
-			MaxAge:      0,
-			Duplicates:  duplicates,
-			AllowDirect: true,
-			Compression: js.NoCompression,
-			Replicas:    max(replicas, 1),
-		}
-		if replicas == 0 && st.remote != nil {
-			cfg.Replicas = 3
-		}
-		stream, err = j.CreateStream(ctx, cfg)
-		if err != nil && replicas == 0 && cfg.Replicas > 1 {
-			// A single server or a cluster of fewer than three: one replica.
-			cfg.Replicas = 1
-			stream, err = j.CreateStream(ctx, cfg)
-		}
+		stream, err = st.createStream(ctx, j, replicas)
 		if err != nil {
-			return fmt.Errorf("create stream %s: %w", st.name, err)
+			return err
 		}
 	case err != nil:
 		return fmt.Errorf("stream %s: %w", st.name, err)
@@ -600,4 +576,72 @@ func (st *Store) isClosed() bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	return st.closed
+}
+
+// createStream creates the stream when no daemon has yet. Daemons of
+// several machines started together on an empty cluster race to create
+// it: a create that fails (already created by another with another
+// replication, or not answered while the cluster places it) looks the
+// stream up again and, while ctx lasts, tries once more, so every daemon
+// ends with the one stream.
+func (st *Store) createStream(ctx context.Context, j js.JetStream, replicas int) (js.Stream, error) {
+	var last error
+	for attempt := 0; ; attempt++ {
+		if attempt > 0 {
+			if s, err := j.Stream(ctx, st.name); err == nil {
+				return s, nil
+			}
+			select {
+			case <-ctx.Done():
+				return nil, fmt.Errorf("create stream %s: %w (then: %w)", st.name, last, ctx.Err())
+			case <-time.After(time.Duration(50*attempt) * time.Millisecond):
+			}
+		}
+		stream, err := st.createOnce(ctx, j, replicas)
+		if err == nil {
+			return stream, nil
+		}
+		last = err
+		if ctx.Err() != nil || attempt >= 8 {
+			if s, lerr := j.Stream(context.WithoutCancel(ctx), st.name); lerr == nil {
+				return s, nil
+			}
+			return nil, fmt.Errorf("create stream %s: %w", st.name, err)
+		}
+	}
+}
+
+// createOnce sends the stream's create request (three replicas then one
+// when replicas is 0 on a cluster that cannot place three).
+func (st *Store) createOnce(ctx context.Context, j js.JetStream, replicas int) (js.Stream, error) {
+	// Each attempt keeps time for the next: at most 2 s.
+	cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	ctx = cctx
+	subjects := []string{st.subject}
+	if st.remote != nil {
+		subjects = append(subjects, teamWildcard(st.name))
+	}
+	cfg := js.StreamConfig{
+		Name:        st.name,
+		Subjects:    subjects,
+		Storage:     js.FileStorage,
+		Retention:   js.LimitsPolicy,
+		Discard:     js.DiscardOld,
+		MaxAge:      0,
+		Duplicates:  duplicates,
+		AllowDirect: true,
+		Compression: js.NoCompression,
+		Replicas:    max(replicas, 1),
+	}
+	if replicas == 0 && st.remote != nil {
+		cfg.Replicas = 3
+	}
+	stream, err := j.CreateStream(ctx, cfg)
+	if err != nil && replicas == 0 && cfg.Replicas > 1 {
+		// A single server or a cluster of fewer than three: one replica.
+		cfg.Replicas = 1
+		stream, err = j.CreateStream(ctx, cfg)
+	}
+	return stream, err
 }
