@@ -147,7 +147,7 @@ func scrubHome(home string, value []byte, rep *ForgetReport) error {
 		}
 		name := filepath.Base(p)
 		switch {
-		case p == checkpointPath(home):
+		case isCheckpointFile(home, p):
 			if err := os.Remove(p); err != nil {
 				return err
 			}

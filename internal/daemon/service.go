@@ -82,6 +82,8 @@ type Service struct {
 	// projectOf names a directory's project as the Engine's events do
 	// (ProjectOf, or TeamProjectOf on a cluster).
 	projectOf func(string) string
+	// checkpoint is the checkpoint file of the home's backend.
+	checkpoint string
 }
 
 // NewService builds the service of cfg.Home over log: the Engine starts
@@ -104,13 +106,14 @@ func NewService(ctx context.Context, log events.Log, cfg Config) (*Service, erro
 	if err != nil {
 		return nil, err
 	}
-	return &Service{log: log, engine: eng, home: cfg.Home, version: cfg.Version, projectOf: opt.ProjectOf}, nil
+	return &Service{log: log, engine: eng, home: cfg.Home, version: cfg.Version, projectOf: opt.ProjectOf,
+		checkpoint: checkpointFile(cfg.Home, cfg.Backend())}, nil
 }
 
 // ServiceOf returns a service over an Engine already built on log (tests
 // and tools); home is where base snapshots are read ("" for none).
 func ServiceOf(log events.Log, eng *hooks.Engine, home string) *Service {
-	return &Service{log: log, engine: eng, home: home, projectOf: ProjectOf}
+	return &Service{log: log, engine: eng, home: home, projectOf: ProjectOf, checkpoint: checkpointPath(home)}
 }
 
 // scopeProject returns the project of dir ("" for an empty dir: no scope).
