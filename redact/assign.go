@@ -11,6 +11,7 @@ import (
 // headers, URL userinfo, command-line flags, XML elements, YAML flow
 // mappings, Kubernetes name/value pairs, .netrc and .pgpass lines.
 func assignmentSpans(line string, f feat, st *lineState, out []span) []span {
+	out = columnSpans(line, f, st, out)
 	pending := st.secretEnvName
 	st.secretEnvName = false
 	if pending {

@@ -165,7 +165,7 @@ func structSpans(line string, out []span) []span {
 		for e < len(line) && isNameByte(line[e]) {
 			e++
 		}
-		if e+1 >= len(line) || line[e] != ':' || strings.IndexByte(" :+-=?", line[e+1]) >= 0 {
+		if e+1 >= len(line) || line[e] != ':' || line[e+1] == ' ' || line[e+1] == ':' {
 			i = e - 1
 			continue
 		}
@@ -209,6 +209,21 @@ var configNouns = map[string]bool{"config": true, "configure": true, "configurat
 	"secret": true, "secrets": true, "credential": true, "credentials": true, "env": true, "vars": true,
 	"variable": true, "variables": true, "kv": true, "auth": true, "token": true, "property": true, "git": true}
 
+// secretVerb reports a subcommand that stores a named secret:
+// add-authtoken, set-token, put-password (a verb, "-", then a word that
+// names a credential).
+func secretVerb(t string) bool {
+	k := strings.IndexByte(t, '-')
+	if k < 0 {
+		return false
+	}
+	switch t[:k] {
+	case "add", "set", "put", "save", "store", "update":
+		return segmentsName(t[k+1:])
+	}
+	return false
+}
+
 // valueFlags give the value to a configuration command's verb.
 var valueFlags = map[string]bool{"--value": true, "--secret-value": true, "--body": true, "-b": true, "--data": true}
 
@@ -221,24 +236,47 @@ func configSetSpans(line string, out []span) []span {
 	var buf [32]word
 	ws := splitWords(line, buf[:])
 	noun, gitNoun := false, false
-	for i := 0; i < len(ws); i++ {
+	pos := 0 // the word's place in its simple command (0: the program)
+	for i := 0; i < len(ws); i, pos = i+1, pos+1 {
 		w := ws[i]
 		t := strings.ToLower(line[w.s:w.e])
 		if k := strings.LastIndexByte(t, '/'); k >= 0 && !w.quoted {
 			t = t[k+1:]
 		}
+		if noun && !w.quoted && (t == "--set" || t == "--add") {
+			t = strings.TrimLeft(t, "-") // conda config --set NAME V
+		}
 		if w.quoted || strings.HasPrefix(t, "-") {
 			continue
 		}
 		if t == "&&" || t == "||" || t == ";" || t == "|" {
-			noun = false
+			noun, pos = false, -1
 			continue
 		}
-		if !(noun && configVerbs[t]) || gitNoun && t != "config" {
-			if configNouns[t] {
-				noun, gitNoun = true, t == "git"
+		if noun && !configVerbs[t] && !configNouns[t] && secretVerb(t) {
+			// A verb that names the secret (ngrok config add-authtoken V).
+			if i+1 < len(ws) {
+				n := ws[i+1]
+				if v := line[n.s:n.e]; (n.quoted || !strings.HasPrefix(v, "-")) && credentialValue(v, false, ctxQuery, n.quoted) &&
+					!filePath(v) && (n.quoted || !plainWord(v)) {
+					out = append(out, span{n.s, n.e, "config-set"})
+				}
 			}
 			continue
+		}
+		verb := noun && configVerbs[t] && !(gitNoun && t != "config")
+		if !verb {
+			// A noun names the command's subject: the program or one of
+			// the two words after it (aws configure, az keyvault secret).
+			if configNouns[t] && pos <= 2 {
+				noun, gitNoun = true, t == "git"
+				// config and configure may take the setting at once
+				// (poetry config NAME V).
+				verb = t == "config" || t == "configure"
+			}
+			if !verb {
+				continue
+			}
 		}
 		// A value given by flag (az keyvault secret set --value V, gh
 		// secret set NAME --body V).
@@ -270,7 +308,19 @@ func configSetSpans(line string, out []span) []span {
 		name = strings.TrimLeft(name, "_")
 		matched, weak := matchName(name)
 		if !matched {
-			continue
+			// pypi-token.pypi: the credential word is not the last part.
+			full := strings.Map(func(r rune) rune {
+				if r == '.' || r == ':' || r == '/' {
+					return '_'
+				}
+				return r
+			}, strings.Trim(line[ws[j].s:ws[j].e], "/:_."))
+			if matched, weak = matchName(full); !matched {
+				continue
+			}
+		}
+		if j+2 < len(ws) && line[ws[j+1].s:ws[j+1].e] == "<<<" {
+			j++ // wrangler secret put NAME <<< V
 		}
 		n := ws[j+1]
 		v := line[n.s:n.e]
@@ -535,4 +585,86 @@ func programName(w string) bool {
 		}
 	}
 	return true
+}
+
+// columnSpans handles a table whose header names a credential column
+// ("USERNAME   PASSWORD   HOST", "| user | api_key |"): the header sets
+// st.secretCols, and each row below with the header's number of cells has
+// the cells of those columns masked when they read as values
+// (tableValue). A rule row ("----", "|---|") keeps the state; a blank line
+// or a row of another shape ends it.
+func columnSpans(line string, f feat, st *lineState, out []span) []span {
+	p := skipLinePrefix(line)
+	body := line[p:]
+	if strings.TrimSpace(body) == "" {
+		st.secretCols, st.cols = nil, 0
+		return out
+	}
+	var buf [16]seg
+	cells := tableCells(body, buf[:])
+	if len(st.secretCols) > 0 {
+		if ruleRow(body) {
+			return out
+		}
+		if len(cells) != st.cols {
+			st.secretCols, st.cols = nil, 0
+		} else {
+			for _, c := range st.secretCols {
+				v := body[cells[c].s:cells[c].e]
+				if !strings.ContainsAny(v, " \t") && tableValue(v) && credentialValue(v, false, ctxColon, false) {
+					out = append(out, span{p + cells[c].s, p + cells[c].e, "table"})
+				}
+			}
+			return out
+		}
+	}
+	if f&fStem == 0 || len(cells) < 2 {
+		return out
+	}
+	var secret []int
+	for i, c := range cells {
+		name := body[c.s:c.e]
+		if !headerWord(name) {
+			return out
+		}
+		if m, weak := matchName(name); m && !weak {
+			secret = append(secret, i)
+		}
+	}
+	if len(secret) > 0 && len(secret) < len(cells) {
+		st.secretCols, st.cols = secret, len(cells)
+	}
+	return out
+}
+
+// headerWord reports a table header cell: a name of letters, digits, "_",
+// "-", "." and single blanks, starting with a letter.
+func headerWord(s string) bool {
+	if s == "" || len(s) > 40 || !(isUpper(s[0]) || isLower(s[0])) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !isAlnum(c) && c != '_' && c != '-' && c != '.' && c != ' ' {
+			return false
+		}
+	}
+	return true
+}
+
+// ruleRow reports a table's rule line: dashes, equals signs, pluses,
+// colons, blanks and column separators only.
+func ruleRow(s string) bool {
+	n := 0
+	for _, r := range s {
+		switch r {
+		case '-', '=', '+', ':', ' ', '\t', '|', '│', '─', '┼', '├', '┤', '═', '╪', '┌', '┐', '└', '┘', '┬', '┴':
+			if r == '-' || r == '=' || r == '─' || r == '═' {
+				n++
+			}
+		default:
+			return false
+		}
+	}
+	return n >= 3
 }

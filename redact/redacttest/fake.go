@@ -330,6 +330,11 @@ func (g *Gen) Cases() []Case {
 	v = g.draw(hexd, 64)
 	add("table-tab", "key\tvalue\n"+name()+"\t"+v+"\n", v)
 
+	v = pw()
+	add("table-columns", "USERNAME"+strings.Repeat(" ", 2+g.r.IntN(4))+"PASSWORD"+strings.Repeat(" ", 2+g.r.IntN(10))+"HOST\nadmin   "+v+"   db1.internal\n", v)
+	v = tok(32)
+	add("table-columns-markdown", "| user | api_key | region |\n|------|---------|--------|\n| bot | "+v+" | eu-west-1 |\n", v)
+
 	// Struct dumps.
 	v = pw()
 	add("struct-go", "config: &{Host:db.internal Port:5432 User:app Password:"+v+" SSLMode:disable}\n", v)
@@ -363,6 +368,14 @@ func (g *Gen) Cases() []Case {
 	cmd("cmd-git-config", "git config --global github.token "+v, v)
 	v = tok(36)
 	cmd("cmd-yarn-config-set", "yarn config set npmAuthToken "+v+" -H", v)
+	v = tok(32)
+	cmd("cmd-conda-config", "conda config --set channel_token "+v, v)
+	v = "pypi-" + g.draw(b64url, 60)
+	cmd("cmd-poetry-config", "poetry config pypi-token.pypi "+v, v)
+	v = tok(40)
+	cmd("cmd-ngrok-authtoken", "ngrok config add-authtoken "+v, v)
+	v = tok(32)
+	cmd("cmd-wrangler-secret", "wrangler secret put API_KEY <<< "+v, v)
 	v = pw()
 	cmd("cmd-keyvault-set", "az keyvault secret set --vault-name kv1 --name db-password --value '"+v+"'", v)
 	return cs
