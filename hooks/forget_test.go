@@ -196,3 +196,46 @@ func TestSharedLogIgnoresKeepSecrets(t *testing.T) {
 		t.Error("a shared log recorded a raw secret for --keep-secrets")
 	}
 }
+
+// hidingLog is a shared log that never delivers one batch (as a team's
+// stream skips a forged one).
+type hidingLog struct {
+	*memlog.Log
+	hidden events.Seq
+}
+
+func (h hidingLog) Read(ctx context.Context, from events.Seq, fn func(events.Event) error) error {
+	return h.Log.Read(ctx, from, func(e events.Event) error {
+		if e.Seq == h.hidden {
+			return nil
+		}
+		return fn(e)
+	})
+}
+
+// TestSharedLogPassesOverAnUnreadableLastBatch: a newest batch the log
+// does not deliver (rejected as forged) does not make every later append
+// conflict: the Engine passes over it and appends after it.
+func TestSharedLogPassesOverAnUnreadableLastBatch(t *testing.T) {
+	ctx := context.Background()
+	ml := memlog.New()
+	log := hidingLog{Log: ml, hidden: 2}
+	e, err := New(ctx, log, Options{Now: fixedClock(), Shared: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Call(ctx, CallInput{Door: events.DoorExec, Command: "ls", Text: "a\nb\n", Session: "s1"}); err != nil {
+		t.Fatal(err)
+	}
+	// Another writer's batch the log will not deliver.
+	if _, err := ml.Append(ctx, []events.Event{{ID: "01KFORGED00000000000000000", Kind: events.KindRemembered, Time: time.Now(),
+		Remembered: &events.Remembered{Fact: "forged"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Call(ctx, CallInput{Door: events.DoorExec, Command: "ls", Text: "c\nd\n", Session: "s1"}); err != nil {
+		t.Fatalf("append after an unreadable newest batch: %v", err)
+	}
+	if last, _ := ml.Last(ctx); last != 3 {
+		t.Errorf("the second call was not appended: last %d", last)
+	}
+}
