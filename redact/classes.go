@@ -82,7 +82,11 @@ func tableSpans(line string, out []span) []span {
 	p := skipLinePrefix(line)
 	var buf [8]seg
 	cells := tableCells(line[p:], buf[:])
-	if len(cells) < 2 {
+	// A key/value listing has two columns (a boxed one may add a note or
+	// two); a wider table is a listing of things whose first column names
+	// them ("auth   svc-01   ClusterIP ..."), handled by its header
+	// (columnSpans).
+	if len(cells) < 2 || len(cells) > 2 && !(len(cells) <= 4 && boxedRow(line[p:])) {
 		return out
 	}
 	name := strings.TrimSuffix(line[p+cells[0].s:p+cells[0].e], ":")
@@ -98,6 +102,16 @@ func tableSpans(line string, out []span) []span {
 		return out
 	}
 	return append(out, span{p + cells[1].s, p + cells[1].e, "table"})
+}
+
+// boxedRow reports a row with column separators ("|", "│").
+func boxedRow(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if isBoxSep(s, i) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // tableValue reports a table cell that reads as a value rather than a word
@@ -509,7 +523,17 @@ func generatedWord(v string) bool {
 			return false
 		}
 	}
-	return letters >= 3 && digits >= 1 && !placeholder(v)
+	return letters >= 3 && (digits >= 1 || len(v) >= 20 && mixedCase(v)) && !placeholder(v)
+}
+
+// mixedCase reports upper and lower case letters in v.
+func mixedCase(v string) bool {
+	var up, lo bool
+	for i := 0; i < len(v); i++ {
+		up = up || isUpper(v[i])
+		lo = lo || isLower(v[i])
+	}
+	return up && lo
 }
 
 // Output is Text for the output of command (a shell command line): when
@@ -569,7 +593,32 @@ func randomSegment(v string) bool {
 			return true
 		}
 	}
-	return false
+	// Short pieces: base64 whose slashes cut it small. Only base64 bytes,
+	// 24 or more, and most pieces mixing upper and lower case (a path's
+	// pieces are names: lower case, or one capital).
+	if len(v) < 24 {
+		return false
+	}
+	pieces, mixed := 0, 0
+	for _, p := range strings.Split(v, "/") {
+		if p == "" {
+			continue
+		}
+		pieces++
+		var up, lo bool
+		for i := 0; i < len(p); i++ {
+			c := p[i]
+			if !isAlnum(c) && c != '+' && c != '=' {
+				return false
+			}
+			up = up || isUpper(c) && i > 0
+			lo = lo || isLower(c)
+		}
+		if up && lo {
+			mixed++
+		}
+	}
+	return pieces > 0 && 2*mixed > pieces
 }
 
 // programName reports a word that can name a program: letters, digits and

@@ -307,6 +307,7 @@ func TestShapesNotCredentials(t *testing.T) {
 		"&{Token:<nil> Expiry:0001-01-01}\n",
 		"kubectl set image deploy/api api=acme/api:v2\n",
 		"   access_key     ****************QX7A shared-credentials-file\n",
+		"NAMESPACE     NAME     TYPE        CLUSTER-IP   PORT(S)\nauth          svc-01   ClusterIP   10.96.1.11   8001/TCP\n",
 	} {
 		if got, n := Text(s); got != s || n != 0 {
 			t.Errorf("Text(%q) = %q, %d", s, got, n)

@@ -15,12 +15,12 @@ func TestConcurrentOpenOnEmptyCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a NATS cluster")
 	}
-	for _, n := range []int{1, 2} {
+	for _, n := range []int{1, 3} {
 		c := jstest.Start(t, n)
-		for round := 0; round < 3; round++ {
+		for round := 0; round < 2; round++ {
 			name := "RACE" + string(rune('A'+round))
 			var wg sync.WaitGroup
-			errs := make([]error, 4)
+			errs := make([]error, 3)
 			for i := range errs {
 				wg.Add(1)
 				go func() {

@@ -153,6 +153,7 @@ type Store struct {
 	// forged batch (Remote.OnReject).
 	pubSubject string
 	onReject   func(seq events.Seq, subject, machine string)
+	rejected   sync.Map // events.Seq -> true: forged batches reported
 	// remote describes a store reached through Options.URL (nil when
 	// embedded): the cluster's URL and the local RPC front.
 	remote *remoteState
@@ -445,7 +446,7 @@ func (st *Store) openStream(ctx context.Context, replicas int) error {
 	if err != nil {
 		return fmt.Errorf("jetstream: %w", err)
 	}
-	stream, err := j.Stream(ctx, st.name)
+	stream, err := st.lookupStream(ctx, j)
 	switch {
 	case errors.Is(err, js.ErrStreamNotFound):
 		stream, err = st.createStream(ctx, j, replicas)
@@ -576,6 +577,25 @@ func (st *Store) isClosed() bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	return st.closed
+}
+
+// lookupStream asks for the stream, again while ctx lasts when the
+// question goes unanswered (a cluster busy placing the stream another
+// daemon is creating answers late): each try has at most 2 s.
+func (st *Store) lookupStream(ctx context.Context, j js.JetStream) (js.Stream, error) {
+	for attempt := 0; ; attempt++ {
+		c, cancel := context.WithTimeout(ctx, 2*time.Second)
+		s, err := j.Stream(c, st.name)
+		cancel()
+		if err == nil || errors.Is(err, js.ErrStreamNotFound) || ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) && attempt >= 2 {
+			return s, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(time.Duration(50*(attempt+1)) * time.Millisecond):
+		}
+	}
 }
 
 // createStream creates the stream when no daemon has yet. Daemons of

@@ -111,8 +111,8 @@ func (st *Store) decode(data []byte, seq events.Seq, subject string) ([]events.E
 	}
 	for _, e := range evs {
 		if MachineToken(e.Machine) != tok {
-			if st.onReject != nil {
-				st.onReject(seq, subject, e.Machine)
+			if _, seen := st.rejected.LoadOrStore(seq, true); !seen && st.onReject != nil {
+				st.onReject(seq, subject, e.Machine) // once per batch
 			}
 			return nil, fmt.Errorf("batch %d on %s: event %s names machine %q: %w", seq, subject, e.ID, e.Machine, ErrForged)
 		}
