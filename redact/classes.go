@@ -429,7 +429,7 @@ func PrintsSecret(command string) bool {
 				}
 				continue
 			}
-			if segmentsName(t) {
+			if !strings.ContainsAny(t, "`'\"") && segmentsName(t) {
 				return true
 			}
 		}
@@ -523,7 +523,9 @@ func generatedWord(v string) bool {
 			return false
 		}
 	}
-	return letters >= 3 && (digits >= 1 || len(v) >= 20 && mixedCase(v)) && !placeholder(v)
+	// Without a digit only base64's own alphabet counts (a dotted or
+	// snake-case name mixes cases too).
+	return letters >= 3 && (digits >= 1 || len(v) >= 20 && mixedCase(v) && !strings.ContainsAny(v, "._-~:")) && !placeholder(v)
 }
 
 // mixedCase reports upper and lower case letters in v.
@@ -629,7 +631,9 @@ func programName(w string) bool {
 		return false
 	}
 	for i := 0; i < len(w); i++ {
-		if c := w[i]; !isAlnum(c) && strings.IndexByte("._+-", c) < 0 {
+		// Lower case: a capitalised word starts a sentence (an agent's
+		// prose in place of a command), not a program.
+		if c := w[i]; !isLower(c) && !isDigit(c) && strings.IndexByte("._+-", c) < 0 {
 			return false
 		}
 	}

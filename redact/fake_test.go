@@ -125,6 +125,7 @@ func TestPrintedNotFromScripts(t *testing.T) {
 		"python - <<'PY'\nfrom flask import Flask\napp.secret_key = 'secret'\nprint(app)\nPY",
 		"python -c 'import os; print(os.environ[\"TOKEN\"][:4])'",
 		"app.secret_key = 'x'",
+		"It uses `settings.SECRET_KEY` if `secret` is `None`.\nI'll search for usages of `get_session_auth_hash`.",
 	} {
 		if redact.PrintsSecret(cmd) {
 			t.Errorf("%q seen as printing a credential", cmd)
