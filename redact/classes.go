@@ -650,42 +650,69 @@ func columnSpans(line string, f feat, st *lineState, out []span) []span {
 	p := skipLinePrefix(line)
 	body := line[p:]
 	if strings.TrimSpace(body) == "" {
-		st.secretCols, st.cols = nil, 0
+		st.secretCols, st.cols, st.nameCol, st.valueCol = nil, 0, 0, 0
 		return out
 	}
 	var buf [16]seg
 	cells := tableCells(body, buf[:])
-	if len(st.secretCols) > 0 {
+	if st.cols > 0 {
 		if ruleRow(body) {
 			return out
 		}
 		if len(cells) != st.cols {
-			st.secretCols, st.cols = nil, 0
+			st.secretCols, st.cols, st.nameCol, st.valueCol = nil, 0, 0, 0
 		} else {
-			for _, c := range st.secretCols {
+			mask := func(c int) {
 				v := body[cells[c].s:cells[c].e]
 				if !strings.ContainsAny(v, " \t") && tableValue(v) && credentialValue(v, false, ctxColon, false) {
 					out = append(out, span{p + cells[c].s, p + cells[c].e, "table"})
 				}
 			}
+			for _, c := range st.secretCols {
+				mask(c)
+			}
+			if st.valueCol > 0 {
+				name := body[cells[st.nameCol-1].s:cells[st.nameCol-1].e]
+				if k := strings.LastIndexAny(name, "/.:"); k >= 0 {
+					name = name[k+1:]
+				}
+				if m, weak := matchName(name); m && !weak {
+					mask(st.valueCol - 1)
+				}
+			}
 			return out
 		}
 	}
-	if f&fStem == 0 || len(cells) < 2 {
+	if len(cells) < 2 {
 		return out
 	}
 	var secret []int
+	nameCol, valueCol := 0, 0
 	for i, c := range cells {
 		name := body[c.s:c.e]
 		if !headerWord(name) {
 			return out
 		}
+		switch strings.ToLower(name) {
+		case "name", "key", "parameter", "variable", "secret name":
+			if nameCol == 0 {
+				nameCol = i + 1
+			}
+		case "value", "secret value", "secretstring", "data":
+			valueCol = i + 1
+		}
+		if f&fStem == 0 {
+			continue
+		}
 		if m, weak := matchName(name); m && !weak {
 			secret = append(secret, i)
 		}
 	}
-	if len(secret) > 0 && len(secret) < len(cells) {
-		st.secretCols, st.cols = secret, len(cells)
+	if nameCol == 0 || valueCol == 0 {
+		nameCol, valueCol = 0, 0
+	}
+	if len(secret) > 0 && len(secret) < len(cells) || valueCol > 0 {
+		st.secretCols, st.cols, st.nameCol, st.valueCol = secret, len(cells), nameCol, valueCol
 	}
 	return out
 }

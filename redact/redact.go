@@ -65,6 +65,10 @@ type lineState struct {
 	// row of another shape.
 	secretCols []int
 	cols       int
+	// nameCol and valueCol (1-based; 0: none) are a header's NAME/KEY and
+	// VALUE columns: a row whose name is a credential name has its value
+	// masked.
+	nameCol, valueCol int
 }
 
 func text(s string, c Counts) (string, int) {

@@ -109,7 +109,10 @@ func (g *Gen) draw(set string, n int) string {
 func (g *Gen) password() string {
 	for {
 		p := g.draw(pwChars, 14+g.r.IntN(7))
-		if strings.ContainsAny(p, "!%^*+-_@") && strings.IndexByte("-@*!&", p[0]) < 0 {
+		// A lower-case letter too: all capitals, digits and "_" read as
+		// the name of another setting (PASSWORD=OTHER_NAME), which
+		// redaction leaves.
+		if strings.ContainsAny(p, "!%^*+-_@") && strings.IndexByte("-@*!&", p[0]) < 0 && strings.ContainsAny(p, "abcdefghijklmnopqrstuvwxyz") {
 			return p
 		}
 	}
@@ -334,6 +337,9 @@ func (g *Gen) Cases() []Case {
 	add("table-columns", "USERNAME"+strings.Repeat(" ", 2+g.r.IntN(4))+"PASSWORD"+strings.Repeat(" ", 2+g.r.IntN(10))+"HOST\nadmin   "+v+"   db1.internal\n", v)
 	v = tok(32)
 	add("table-columns-markdown", "| user | api_key | region |\n|------|---------|--------|\n| bot | "+v+" | eu-west-1 |\n", v)
+
+	v = pw()
+	add("table-name-value", "Name                 Type          Value                  Version\n----                 ----          -----                  -------\n/prod/db/"+name()+"   SecureString  "+v+"   3\n/prod/db/host        String        db.internal            1\n", v)
 
 	// Struct dumps.
 	v = pw()
