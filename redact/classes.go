@@ -352,8 +352,17 @@ func configSetSpans(line string, out []span) []span {
 // secretWords are the name segments that say a command prints a
 // credential: print-access-token, get-session-token, auth:token,
 // get-login-password, get-secret-value.
-var secretWords = map[string]bool{"token": true, "tokens": true, "password": true, "passwd": true, "secret": true,
+var secretWords = map[string]bool{"token": true, "tokens": true, "password": true, "passwd": true, "secret": true, "secrets": true,
 	"credential": true, "credentials": true, "creds": true, "apikey": true, "passphrase": true}
+
+// secretStores are password managers whose every read prints a secret
+// (pass show NAME, gopass, keyring get).
+var secretStores = map[string]bool{"pass": true, "gopass": true, "keyring": true}
+
+// valueSelectors are the flags that pick which field of a record a
+// command prints.
+var valueSelectors = map[string]bool{"field": true, "f": true, "query": true, "jsonpath": true, "o": true, "output": true,
+	"template": true, "go-template": true, "format": true}
 
 // readerCommands print a file; a file whose name is a credential name
 // (`cat ~/.config/gh/token`, `cat /run/secrets/db_password`) prints one.
@@ -410,11 +419,29 @@ func PrintsSecret(command string) bool {
 		if searchCommands[prog] || !programName(prog) {
 			continue
 		}
+		if secretStores[prog] {
+			return true
+		}
 		reader := readerCommands[prog]
 		seen := 0
 		for _, w := range ws[k+1:] {
 			t := part[w.s:w.e]
-			if strings.HasPrefix(t, "-") || strings.IndexByte(t, '=') >= 0 {
+			if i := strings.IndexByte(t, '='); i >= 0 {
+				// A field or query named by a flag (vault kv get
+				// -field=password, kubectl -o jsonpath={.data.token}).
+				name := strings.ToLower(strings.TrimLeft(t[:i], "-"))
+				if valueSelectors[name] && segmentsName(t[i+1:]) {
+					return true
+				}
+				continue
+			}
+			if strings.HasPrefix(t, "-") {
+				// A flag that asks for the secret itself (lpass show
+				// --password); not one that feeds one in.
+				l := strings.ToLower(t)
+				if !reader && !strings.Contains(l, "stdin") && !strings.Contains(l, "file") && segmentsName(strings.TrimLeft(t, "-")) {
+					return true
+				}
 				continue
 			}
 			if seen++; seen > 3 {
@@ -444,7 +471,9 @@ func segmentsName(t string) bool {
 	if len(t) > 64 {
 		return false
 	}
-	for _, s := range strings.FieldsFunc(t, func(r rune) bool { return r == '-' || r == ':' || r == '_' || r == '.' }) {
+	for _, s := range strings.FieldsFunc(t, func(r rune) bool {
+		return r == '-' || r == ':' || r == '_' || r == '.' || r == '/' || r == '{' || r == '}' || r == '[' || r == ']' || r == '\'' || r == '"'
+	}) {
 		if secretWords[s] {
 			return true
 		}

@@ -103,6 +103,8 @@ func TestPrintedOnlyWithItsCommand(t *testing.T) {
 		{"sha256sum dist/app.tar.gz", "9b74c9897bac770ffc029102a200c5de0a1b2c3d4e5f60718293a4b5c6d7e8f9  dist/app.tar.gz\n"},
 		{"grep -rn token src/", "src/auth.go:12: tokenizerV2Config := load()\n"},
 		{"docker build -t app .", "Successfully built 4f2a9c81b7e3d5a6\n"},
+		{"docker login --password-stdin -u bot registry.acme.dev", "Login Succeeded\n"},
+		{"cat src/tokenizer.go", "package tokenizer\n"},
 	} {
 		if redact.PrintsSecret(c.cmd) {
 			t.Errorf("%q seen as printing a credential", c.cmd)

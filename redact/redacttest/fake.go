@@ -431,5 +431,17 @@ func (g *Gen) PrintedCases() []PrintedCase {
 	add("cat-secret-file", "cat /run/secrets/db_password", v+"\n", v)
 	v = g.draw(b64url, 48)
 	add("doctl-token", "doctl auth token", v+"\n", v)
+	v = g.password()
+	add("vault-field", "vault kv get -field=password secret/prod/db", v+"\n", v)
+	v = g.password()
+	add("op-read", "op read \"op://Private/db/password\"", v+"\n", v)
+	v = g.password()
+	add("kubectl-jsonpath", "kubectl get secret db -o jsonpath='{.data.password}' | base64 -d", v, v)
+	v = g.password()
+	add("pass-show", "pass show prod/db", v+"\n", v)
+	v = g.password()
+	add("security-find-password", "security find-generic-password -s deploy -w", v+"\n", v)
+	v = g.draw(alnum, 32)
+	add("secretsmanager", "aws secretsmanager get-secret-value --secret-id prod/api --query SecretString --output text", v+"\n", v)
 	return cs
 }
