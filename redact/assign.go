@@ -249,7 +249,7 @@ func typeAnnotation(t string) bool {
 // k8sValue redacts `value: V` on the line after `- name: <credential name>`.
 func k8sValue(line string, out []span) []span {
 	t := strings.TrimLeft(line, " \t")
-	if !strings.HasPrefix(t, "value:") {
+	if len(t) < len("value:") || !strings.EqualFold(t[:len("value:")], "value:") {
 		return out
 	}
 	vs := len(line) - len(t) + len("value:")

@@ -82,6 +82,14 @@ func tableSpans(line string, out []span) []span {
 	p := skipLinePrefix(line)
 	var buf [8]seg
 	cells := tableCells(line[p:], buf[:])
+	if len(cells) == 1 {
+		// "API Key: V": a name of two or three words, a colon, one blank.
+		c := line[p+cells[0].s : p+cells[0].e]
+		if k := strings.Index(c, ": "); k > 0 && titleName(c[:k]) {
+			cells = append(cells[:1], seg{cells[0].s + k + 2, cells[0].e})
+			cells[0].e = cells[0].s + k
+		}
+	}
 	// A key/value listing has two columns (a boxed one may add a note or
 	// two); a wider table is a listing of things whose first column names
 	// them ("auth   svc-01   ClusterIP ..."), handled by its header
@@ -89,8 +97,8 @@ func tableSpans(line string, out []span) []span {
 	if len(cells) < 2 || len(cells) > 2 && !(len(cells) <= 4 && boxedRow(line[p:])) {
 		return out
 	}
-	name := strings.TrimSuffix(line[p+cells[0].s:p+cells[0].e], ":")
-	if !fieldName(name) || strings.ContainsAny(name, "=`'\"()") {
+	name := strings.TrimSpace(strings.TrimSuffix(line[p+cells[0].s:p+cells[0].e], ":"))
+	if !(fieldName(name) || titleName(name)) || strings.ContainsAny(name, "=`'\"()") {
 		return out
 	}
 	matched, weak := matchName(name)
@@ -102,6 +110,33 @@ func tableSpans(line string, out []span) []span {
 		return out
 	}
 	return append(out, span{p + cells[1].s, p + cells[1].e, "table"})
+}
+
+// titleName reports a name of two or three Title Case words whose last
+// names a credential (a CLI's "API Key", "Client Secret", "Secret Access
+// Key").
+func titleName(s string) bool {
+	words, n := 0, 0 // words seen, letters in the current one
+	for i := 0; i <= len(s); i++ {
+		if i == len(s) || s[i] == ' ' {
+			if n == 0 || n > 16 {
+				return false
+			}
+			words, n = words+1, 0
+			continue
+		}
+		if !isUpper(s[i]) && !isLower(s[i]) || n == 0 && !isUpper(s[i]) {
+			return false // Title Case words only: "API Key", not "POST key"
+		}
+		n++
+	}
+	if words < 2 || words > 3 {
+		return false
+	}
+	// The last word names the credential ("Client Secret", not "Token
+	// generated").
+	m, _ := matchName(s[strings.LastIndexByte(s, ' ')+1:])
+	return m
 }
 
 // boxedRow reports a row with column separators ("|", "│").

@@ -307,6 +307,7 @@ func TestShapesNotCredentials(t *testing.T) {
 		"&{Token:<nil> Expiry:0001-01-01}\n",
 		"kubectl set image deploy/api api=acme/api:v2\n",
 		"   access_key     ****************QX7A shared-credentials-file\n",
+		"POST key: formX-0-id\nToken generated: czhnsi-a5e812a84ba7\n",
 		"NAMESPACE     NAME     TYPE        CLUSTER-IP   PORT(S)\nauth          svc-01   ClusterIP   10.96.1.11   8001/TCP\n",
 	} {
 		if got, n := Text(s); got != s || n != 0 {

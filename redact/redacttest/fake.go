@@ -159,6 +159,15 @@ func (g *Gen) Cases() []Case {
 	}
 	pw := g.password
 	tok := func(n int) string { return g.draw(alnum, n) }
+	// basic is base64 of user:password, drawn again when the encoding
+	// happens to spell a placeholder ("fake" inside the base64).
+	basic := func(user string) string {
+		for {
+			if v := base64.StdEncoding.EncodeToString([]byte(user + ":" + pw())); !looksPlaceholder(v) {
+				return v
+			}
+		}
+	}
 
 	// Assignments with credential names, in every syntax.
 	v := pw()
@@ -213,7 +222,7 @@ func (g *Gen) Cases() []Case {
 	// HTTP.
 	v = tok(40)
 	add("http-bearer", "> GET /v1/me HTTP/2\n> Host: api.acme.dev\n> Authorization: Bearer "+v+"\n> Accept: */*\n", v)
-	v = base64.StdEncoding.EncodeToString([]byte("app:" + pw()))
+	v = basic("app")
 	add("http-basic", "< WWW-Authenticate: Basic\n> Authorization: Basic "+v+"\n", v)
 	v = tok(32)
 	add("http-x-api-key", "curl -s -H \"X-Api-Key: "+v+"\" https://api.acme.dev/v1/items\n", v)
@@ -240,7 +249,7 @@ func (g *Gen) Cases() []Case {
 	v = g.b64(24)
 	v2 = g.b64(600)
 	add("kubeconfig", "users:\n- name: admin\n  user:\n    token: "+v+"\n    client-key-data: "+v2+"\n", v, v2)
-	v = base64.StdEncoding.EncodeToString([]byte("bot:" + pw()))
+	v = basic("bot")
 	add("docker-config", "{\n  \"auths\": {\n    \"registry.acme.dev\": {\n      \"auth\": \""+v+"\"\n    }\n  }\n}\n", v)
 	v = "npm_" + tok(36)
 	add("npmrc", "registry=https://registry.npmjs.org/\n//registry.npmjs.org/:_authToken="+v+"\n", v)
@@ -340,6 +349,14 @@ func (g *Gen) Cases() []Case {
 
 	v = pw()
 	add("table-name-value", "Name                 Type          Value                  Version\n----                 ----          -----                  -------\n/prod/db/"+name()+"   SecureString  "+v+"   3\n/prod/db/host        String        db.internal            1\n", v)
+
+	v = tok(24 + g.r.IntN(16))
+	add("table-title-name", []string{"API Key", "Client Secret", "Access Token", "Secret Access Key"}[g.r.IntN(4)]+":"+strings.Repeat(" ", 1+g.r.IntN(6))+v+"\n", v)
+	h := g.draw(hexd, 32)
+	v = h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+	add("consul-secret-id", "AccessorID:       6a1c2f3e-8b7d-4c1a-9e2f-3d4c5b6a7f80\nSecretID:         "+v+"\nDescription:      ci\n", v)
+	v = tok(32)
+	add("key-value-lines", "Key: api_token\nValue: "+v+"\n", v)
 
 	// Struct dumps.
 	v = pw()
