@@ -56,7 +56,7 @@ func assignmentSpans(line string, f feat, st *lineState, out []span) []span {
 		out = pgpass(line, out)
 	}
 	if named {
-		out = tableSpans(line, out)
+		out = tableSpans(line, f, out)
 		out = configSetSpans(line, out)
 		if f&fColon != 0 && (f&fBrace != 0 || strings.Contains(line, "map[")) {
 			out = structSpans(line, out)

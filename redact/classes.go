@@ -11,8 +11,12 @@ import "strings"
 // isBoxSep reports a table's column separator at s[i:]: "|" or one of the
 // box-drawing verticals "│", "┃", "║". n is its length in bytes.
 func isBoxSep(s string, i int) (n int) {
-	if s[i] == '|' {
+	switch s[i] {
+	case '|':
 		return 1
+	case 0xe2: // the first byte of every box-drawing vertical
+	default:
+		return 0
 	}
 	for _, b := range []string{"│", "┃", "║"} {
 		if strings.HasPrefix(s[i:], b) {
@@ -78,8 +82,18 @@ func tableCells(line string, buf []seg) []seg {
 // cell is a credential name and the second one word that looks like a
 // value, not a word (a digit or a symbol beside letters, or 16 bytes and
 // more).
-func tableSpans(line string, out []span) []span {
+func tableSpans(line string, f feat, out []span) []span {
 	p := skipLinePrefix(line)
+	if f&fCells != 0 && !hasCells(line[p:]) {
+		f &^= fCells // only the indentation had two blanks
+	}
+	if f&fCells == 0 {
+		// One cell: only "Title Name: V" (API Key: V) remains.
+		k := strings.Index(line[p:], ": ")
+		if k <= 0 || !titleName(strings.TrimLeft(line[p:p+k], " ")) {
+			return out
+		}
+	}
 	var buf [8]seg
 	cells := tableCells(line[p:], buf[:])
 	if len(cells) == 1 {
@@ -137,6 +151,13 @@ func titleName(s string) bool {
 	// generated").
 	m, _ := matchName(s[strings.LastIndexByte(s, ' ')+1:])
 	return m
+}
+
+// hasCells reports two cells in s after its indentation: a run of two
+// blanks, a tab, "|" or a box-drawing byte.
+func hasCells(s string) bool {
+	s = strings.TrimLeft(s, " \t")
+	return strings.Contains(s, "  ") || strings.IndexByte(s, '\t') >= 0 || strings.IndexByte(s, '|') >= 0 || strings.IndexByte(s, 0xe2) >= 0
 }
 
 // boxedRow reports a row with column separators ("|", "│").
@@ -282,13 +303,18 @@ var valueFlags = map[string]bool{"--value": true, "--secret-value": true, "--bod
 // colon segment: aws_secret_access_key, github.token,
 // //registry.npmjs.org/:_authToken) and then its value, as a separate word.
 func configSetSpans(line string, out []span) []span {
+	if !strings.Contains(line, "config") && !strings.Contains(line, "set") && !strings.Contains(line, "put") && !strings.Contains(line, "add") {
+		return out // no configuration verb
+	}
 	var buf [32]word
 	ws := splitWords(line, buf[:])
 	noun, gitNoun := false, false
 	pos := 0 // the word's place in its simple command (0: the program)
 	for i := 0; i < len(ws); i, pos = i+1, pos+1 {
 		w := ws[i]
-		t := strings.ToLower(line[w.s:w.e])
+		// Subcommands are lower case: a word as written (lower-casing
+		// every word of every named line would allocate).
+		t := line[w.s:w.e]
 		if k := strings.LastIndexByte(t, '/'); k >= 0 && !w.quoted {
 			t = t[k+1:]
 		}
@@ -711,8 +737,14 @@ func programName(w string) bool {
 // (tableValue). A rule row ("----", "|---|") keeps the state; a blank line
 // or a row of another shape ends it.
 func columnSpans(line string, f feat, st *lineState, out []span) []span {
+	if st.cols == 0 && (f&(fStem|fValue) == 0 || f&fCells == 0) {
+		return out // no table being read, and no header here
+	}
 	p := skipLinePrefix(line)
 	body := line[p:]
+	if st.cols == 0 && !hasCells(body) {
+		return out
+	}
 	if strings.TrimSpace(body) == "" {
 		st.secretCols, st.cols, st.nameCol, st.valueCol = nil, 0, 0, 0
 		return out
