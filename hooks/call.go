@@ -88,7 +88,13 @@ func (e *Engine) callAt(ctx context.Context, in CallInput, now time.Time, projec
 	t0 := time.Now()
 	// The redaction stage, before anything is recorded or printed: on
 	// failure nothing is recorded and the raw output stands.
-	in, red, err := redactCall(in, in.KeepSecrets || e.opt.KeepSecrets)
+	// A shared log (a team's stream) is redacted whatever the caller
+	// asked: every member's machine holds a copy, and no forget reaches
+	// them all.
+	if e.opt.Shared {
+		in.KeepSecrets = false
+	}
+	in, red, err := redactCall(in, (in.KeepSecrets || e.opt.KeepSecrets) && !e.opt.Shared)
 	if err != nil {
 		return Result{Tool: "Bash", Raw: in.Text, Delivered: in.Text}, err
 	}

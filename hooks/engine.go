@@ -49,6 +49,8 @@ type Options struct {
 	Logf func(format string, args ...any)
 	// KeepSecrets keeps raw inputs that hold credentials in the log (and
 	// turns redaction off), as `--keep-secrets` / OMNI_KEEP_SECRETS=1 ask.
+	// It has no effect with Shared: a team's stream is always redacted
+	// (every member holds a copy and no forget reaches them all).
 	KeepSecrets bool
 	// LedgerOnly skips the first-seen stages (redaction, distillers,
 	// collapse, final cut): guard and ledger only (omni bench --ledger-only).
@@ -502,6 +504,14 @@ func (e *Engine) readable(h string, b ledger.Block) bool {
 // ErrBadHandle, ErrReservedHandle, ErrUnknownHandle, ErrArchiveUnreadable
 // (wrapped), or a wrapped store error.
 func (e *Engine) Retrieve(ctx context.Context, h string, r events.Reader) ([]byte, error) {
+	return e.RetrieveIn(ctx, h, r, "")
+}
+
+// RetrieveIn is Retrieve scoped to project ("" for none): a block whose
+// Archived event belongs to another project is ErrUnknownHandle, as if it
+// were not archived (a reader confined to one project learns nothing of
+// another's output).
+func (e *Engine) RetrieveIn(ctx context.Context, h string, r events.Reader, project string) ([]byte, error) {
 	if len(h) != pipeline.HandleLen || !isHex(h) {
 		return nil, ErrBadHandle
 	}
@@ -526,6 +536,9 @@ func (e *Engine) Retrieve(ctx context.Context, h string, r events.Reader) ([]byt
 	}
 	if b.Index >= len(evs) || evs[b.Index].Archived == nil || evs[b.Index].Archived.Handle != h {
 		return nil, fmt.Errorf("read archive %s: event %d.%d is not its Archived event", h, b.Seq, b.Index)
+	}
+	if project != "" && evs[b.Index].Project != project {
+		return nil, ErrUnknownHandle
 	}
 	a := evs[b.Index].Archived
 	if a.Forgotten {

@@ -133,7 +133,47 @@ type forgetter struct {
 	value   []byte
 	jsonVal []byte // value as it appears inside a JSON string
 	jsonRed []byte // [REDACTED] inside a JSON string
-	dec     *zstd.Decoder
+	// forms are the encodings the value is stored in inside a decoded
+	// input or block: as is, and inside a JSON string with and without
+	// HTML escaping (a hook payload is JSON; "<", ">" and "&" are
+	// \u003c… in Go's encoding, as is in others).
+	forms [][]byte
+	dec   *zstd.Decoder
+}
+
+// Forms returns the encodings of value a store may hold it in: the bytes
+// themselves, and inside a JSON string with and without HTML escaping
+// (each once).
+func Forms(value []byte) [][]byte {
+	forms := [][]byte{value}
+	add := func(b []byte) {
+		for _, f := range forms {
+			if bytes.Equal(f, b) {
+				return
+			}
+		}
+		forms = append(forms, b)
+	}
+	if q, err := json.Marshal(string(value)); err == nil {
+		add(q[1 : len(q)-1])
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(string(value)) == nil {
+		q := bytes.TrimSpace(buf.Bytes())
+		add(q[1 : len(q)-1])
+	}
+	return forms
+}
+
+// count returns the occurrences of the value's forms in b.
+func (f *forgetter) count(b []byte) int {
+	n := 0
+	for _, form := range f.forms {
+		n += bytes.Count(b, form)
+	}
+	return n
 }
 
 func newForgetter(value []byte) (*forgetter, error) {
@@ -146,7 +186,7 @@ func newForgetter(value []byte) (*forgetter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &forgetter{value: value, jsonVal: q[1 : len(q)-1], jsonRed: r[1 : len(r)-1], dec: dec}, nil
+	return &forgetter{value: value, jsonVal: q[1 : len(q)-1], jsonRed: r[1 : len(r)-1], forms: Forms(value), dec: dec}, nil
 }
 
 // decoded returns stored bytes decompressed; bytes that do not decompress
@@ -168,7 +208,7 @@ func (f *forgetter) scrub(batch []events.Event) ([]events.Event, int, int, []str
 	var handles []string
 	for i, e := range batch {
 		if iv := e.Invoked; iv != nil {
-			if k := bytes.Count(f.decoded(iv.Codec, iv.Input), f.value); k > 0 {
+			if k := f.count(f.decoded(iv.Codec, iv.Input)); k > 0 {
 				c := *iv
 				c.Input, c.Codec = nil, events.CodecNone
 				c.Params = make(map[string]string, len(iv.Params)+1)
@@ -182,7 +222,7 @@ func (f *forgetter) scrub(batch []events.Event) ([]events.Event, int, int, []str
 			}
 		}
 		if a := e.Archived; a != nil {
-			if k := bytes.Count(f.decoded(a.Codec, a.Data), f.value); k > 0 {
+			if k := f.count(f.decoded(a.Codec, a.Data)); k > 0 {
 				c := *a
 				c.Data, c.Codec, c.Forgotten = nil, events.CodecNone, true
 				e.Archived = &c

@@ -140,3 +140,102 @@ func equalJSON(a, b []events.Event) bool {
 	y, _ := json.Marshal(b)
 	return bytes.Equal(x, y)
 }
+
+// TestForgetEscapedForms: a value that a JSON payload stores escaped
+// (quotes, backslashes, "<>&") inside a compressed hook input is found and
+// erased, not reported absent.
+func TestForgetEscapedForms(t *testing.T) {
+	ctx := context.Background()
+	log := memlog.New()
+	e, err := New(ctx, log, Options{Now: fixedClock(), KeepSecrets: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{`Zq"9\forget&me<4f3e>2d1c`, "pw&<x>-0123456789"} {
+		var sb strings.Builder
+		for i := 0; i < 200; i++ {
+			fmt.Fprintf(&sb, "row %03d of a long listing that compresses well\n", i)
+		}
+		sb.WriteString("password: " + secret + "\n")
+		if _, err := e.HookResult(ctx, HookInput{Stdin: bashPayload("s1", "", "cat conf", sb.String())}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(storedText(t, log), string(Forms([]byte(secret))[1])) {
+			t.Fatal("the escaped secret is not in the log: the test proves nothing")
+		}
+		f, seq, err := Forget(ctx, log, []byte(secret), []byte("0123456789abcdef0123456789abcdef"), time.Now())
+		if err != nil || seq == 0 || f.Withheld == 0 {
+			t.Fatalf("forget %q: seq %d, %+v, %v", secret, seq, f, err)
+		}
+		for _, form := range Forms([]byte(secret)) {
+			if strings.Contains(storedText(t, log), string(form)) {
+				t.Errorf("%q is still in the log as %q", secret, form)
+			}
+		}
+	}
+}
+
+// TestSharedLogIgnoresKeepSecrets: on a shared log (a team's stream),
+// --keep-secrets still redacts what is recorded and delivered, at the hook
+// and exec doors.
+func TestSharedLogIgnoresKeepSecrets(t *testing.T) {
+	ctx := context.Background()
+	log := memlog.New()
+	e, err := New(ctx, log, Options{Now: fixedClock(), KeepSecrets: true, Shared: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const secret = "Zq9-shared-keep-4f3e2d1c0b9a"
+	if _, err := e.Call(ctx, CallInput{Door: events.DoorExec, Command: "env", Text: "API_TOKEN=" + secret + "\n", Session: "s1", KeepSecrets: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.HookResult(ctx, HookInput{Stdin: bashPayload("s1", "", "env", "API_TOKEN="+secret+"\n")}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(storedText(t, log), secret) {
+		t.Error("a shared log recorded a raw secret for --keep-secrets")
+	}
+}
+
+// hidingLog is a shared log that never delivers one batch (as a team's
+// stream skips a forged one).
+type hidingLog struct {
+	*memlog.Log
+	hidden events.Seq
+}
+
+func (h hidingLog) Read(ctx context.Context, from events.Seq, fn func(events.Event) error) error {
+	return h.Log.Read(ctx, from, func(e events.Event) error {
+		if e.Seq == h.hidden {
+			return nil
+		}
+		return fn(e)
+	})
+}
+
+// TestSharedLogPassesOverAnUnreadableLastBatch: a newest batch the log
+// does not deliver (rejected as forged) does not make every later append
+// conflict: the Engine passes over it and appends after it.
+func TestSharedLogPassesOverAnUnreadableLastBatch(t *testing.T) {
+	ctx := context.Background()
+	ml := memlog.New()
+	log := hidingLog{Log: ml, hidden: 2}
+	e, err := New(ctx, log, Options{Now: fixedClock(), Shared: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Call(ctx, CallInput{Door: events.DoorExec, Command: "ls", Text: "a\nb\n", Session: "s1"}); err != nil {
+		t.Fatal(err)
+	}
+	// Another writer's batch the log will not deliver.
+	if _, err := ml.Append(ctx, []events.Event{{ID: "01KFORGED00000000000000000", Kind: events.KindRemembered, Time: time.Now(),
+		Remembered: &events.Remembered{Fact: "forged"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Call(ctx, CallInput{Door: events.DoorExec, Command: "ls", Text: "c\nd\n", Session: "s1"}); err != nil {
+		t.Fatalf("append after an unreadable newest batch: %v", err)
+	}
+	if last, _ := ml.Last(ctx); last != 3 {
+		t.Errorf("the second call was not appended: last %d", last)
+	}
+}

@@ -218,7 +218,10 @@ func (e *Engine) keep(ctx context.Context, p GCPlan) (int, int64, error) {
 			}
 			batch, size = nil, 0
 		}
-		batch = append(batch, events.Event{ID: e.newID(now), Kind: events.KindArchived, Time: now, Archived: &a})
+		// The copy keeps the project and session it was archived in (a
+		// scoped retrieve asks for them).
+		batch = append(batch, events.Event{ID: e.newID(now), Kind: events.KindArchived, Time: now, Archived: &a,
+			Project: evs[blk.Index].Project, Session: evs[blk.Index].Session})
 		size += len(a.Data)
 		total += int64(a.Bytes)
 	}

@@ -193,11 +193,15 @@ func inlinePersisted(stdin []byte) []byte {
 	if json.Unmarshal(top["tool_response"], &resp) != nil {
 		return stdin
 	}
-	var path string
+	var path, transcript string
 	if json.Unmarshal(resp["persistedOutputPath"], &path) != nil || !filepath.IsAbs(path) {
 		return stdin
 	}
-	fi, err := os.Stat(path)
+	_ = json.Unmarshal(top["transcript_path"], &transcript)
+	if !hostPersisted(path, transcript) {
+		return stdin
+	}
+	fi, err := os.Lstat(path)
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() > MaxInput {
 		return stdin
 	}
@@ -223,6 +227,25 @@ func inlinePersisted(stdin []byte) []byte {
 	return out
 }
 
+// hostPersisted reports whether path is where Claude Code persists a
+// session's large outputs: a file directly inside the session's
+// tool-results directory beside its transcript ("<dir>/<session>.jsonl" has
+// "<dir>/<session>/tool-results/<id>.txt", measured with Claude Code
+// 2.1.328, ../shared/hosts), reached without a link. Any other path (a
+// payload naming ~/.ssh/id_rsa) is never read.
+func hostPersisted(path, transcript string) bool {
+	if !filepath.IsAbs(transcript) || !strings.HasSuffix(transcript, ".jsonl") || filepath.Clean(path) != path {
+		return false
+	}
+	dir := filepath.Join(strings.TrimSuffix(transcript, ".jsonl"), "tool-results")
+	if filepath.Dir(path) != dir {
+		return false
+	}
+	// Every directory on the way resolves to itself: no link leads out.
+	real, err := filepath.EvalSymlinks(path)
+	return err == nil && real == path
+}
+
 // replayCtx carries what a replay takes from the recorded events instead of
 // the environment.
 type replayCtx struct {
@@ -242,7 +265,7 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 	// omni bench --ledger-only measures the ledger alone over a corpus's
 	// own text (which its output file carries as raw anyway): no stage but
 	// the guard and the ledger runs, and the input is recorded as kept.
-	stdin, red, err := redactPayload(in.Stdin, e.opt.KeepSecrets || e.opt.LedgerOnly)
+	stdin, red, err := redactPayload(in.Stdin, e.opt.KeepSecrets && !e.opt.Shared || e.opt.LedgerOnly)
 	if err != nil {
 		return Result{}, err
 	}

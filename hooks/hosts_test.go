@@ -944,10 +944,15 @@ func TestClaudePersistedOutputInlined(t *testing.T) {
 	b.WriteString("PASS\nok  \texample.com/big\t0.412s\n")
 	full := b.String()
 	dir := t.TempDir()
-	path := filepath.Join(dir, "persisted.txt")
+	transcript := filepath.Join(dir, "projects", "-home-u-proj", "s1.jsonl")
+	path := filepath.Join(dir, "projects", "-home-u-proj", "s1", "tool-results", "persisted.txt")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(path, []byte(full), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	claudeBash := string(withValue(t, hostsClaudeBash, "transcript_path", transcript))
 	payload := func(p string) []byte {
 		x := withValue(t, hostsClaudeBash, "tool_input.command", "go test ./...")
 		x = withValue(t, string(x), "tool_response.stdout", full[:30000])
@@ -991,7 +996,7 @@ func TestClaudePersistedOutputInlined(t *testing.T) {
 	if err := os.WriteFile(path, []byte(uniq), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	x := withValue(t, hostsClaudeBash, "tool_input.command", "./gen")
+	x := withValue(t, claudeBash, "tool_input.command", "./gen")
 	x = withValue(t, string(x), "tool_response.stdout", uniq[:30000])
 	x = withValue(t, string(x), "tool_response.persistedOutputPath", path)
 	r, err = e.HookResult(context.Background(), HookInput{Stdin: x})
@@ -1002,6 +1007,22 @@ func TestClaudePersistedOutputInlined(t *testing.T) {
 	r, err = e.HookResult(context.Background(), HookInput{Stdin: payload(filepath.Join(dir, "gone.txt"))})
 	if err != nil || r.Reply != nil {
 		t.Fatalf("missing file, yet replied: %s %v", r.Reply, err)
+	}
+	// A file outside the session's tool-results directory, or reached
+	// through a link in it, is never read into the log.
+	secret := filepath.Join(dir, "id_rsa")
+	if err := os.WriteFile(secret, []byte(full), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(filepath.Dir(path), "link.txt")
+	if err := os.Symlink(secret, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{secret, link, filepath.Join(filepath.Dir(path), "..", "..", "..", "..", "id_rsa")} {
+		r, err = e.HookResult(context.Background(), HookInput{Stdin: payload(p)})
+		if err != nil || r.Reply != nil {
+			t.Errorf("%s was read: %s %v", p, r.Reply, err)
+		}
 	}
 }
 

@@ -46,6 +46,13 @@ type RecentFold struct {
 // RecentCalls returns up to n of the newest invocations that delivered
 // text, newest first, reading the log backwards from its last batch.
 func RecentCalls(ctx context.Context, log events.Log, n int) ([]Recent, error) {
+	return RecentCallsWhere(ctx, log, n, nil)
+}
+
+// RecentCallsWhere is RecentCalls over the invocations whose Emitted event
+// keep accepts (nil: all): a scope by project or session. It reads the
+// log backwards until it has n or reaches the log's first batch.
+func RecentCallsWhere(ctx context.Context, log events.Log, n int, keep func(events.Event) bool) ([]Recent, error) {
 	last, err := log.Last(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("recent: %w", err)
@@ -65,7 +72,7 @@ func RecentCalls(ctx context.Context, log events.Log, n int) ([]Recent, error) {
 		}
 		var r *Recent
 		for _, ev := range batch {
-			if ev.Kind != events.KindEmitted || ev.Emitted == nil {
+			if ev.Kind != events.KindEmitted || ev.Emitted == nil || keep != nil && !keep(ev) {
 				continue
 			}
 			em := ev.Emitted

@@ -82,7 +82,9 @@ func redactCall(in CallInput, keep bool) (out CallInput, r doorRedaction, err er
 	}()
 	var n, m int
 	before := len(in.Text)
-	in.Text, n = redact.Text(in.Text)
+	// The output is read knowing the command that printed it (a command
+	// that prints a credential prints it bare).
+	in.Text, n = redact.Output(in.Command, in.Text)
 	in.Command, m = redact.Text(in.Command)
 	return in, doorRedaction{total: n + m, visible: n, grew: len(in.Text) > before}, nil
 }

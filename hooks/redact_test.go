@@ -175,3 +175,35 @@ func TestDoorGrewYAMLSaysWhy(t *testing.T) {
 		t.Fatalf("replay: %+v %v", rep, err)
 	}
 }
+
+// TestPrintedCredentialThroughDoors: the bare output of a command whose
+// name says it prints a credential is masked at the hook and exec doors.
+func TestPrintedCredentialThroughDoors(t *testing.T) {
+	ctx := context.Background()
+	e, err := New(ctx, memlog.New(), Options{Now: fixedClock(), ProjectOf: func(string) string { return "/home/dev/proj" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := redacttest.New(0)
+	t.Logf("seed %d", g.Seed)
+	for _, c := range g.PrintedCases() {
+		r, err := e.HookResult(ctx, HookInput{Stdin: doorPayload("s1", "Bash", "PostToolUse", c.Command, c.Text)})
+		if err != nil {
+			t.Fatalf("%s: %v", c.Kind, err)
+		}
+		seen := string(r.Reply) + r.Delivered
+		if r.Reply == nil {
+			t.Errorf("%s: no reply, the host shows its raw output", c.Kind)
+		}
+		if l := leaks(seen, c.Values); len(l) > 0 {
+			t.Errorf("%s: hook reply leaks %q", c.Kind, l)
+		}
+		res, err := e.Call(ctx, CallInput{Door: events.DoorExec, Command: c.Command, Text: c.Text, Session: "s1", Cwd: "/home/dev/proj"})
+		if err != nil {
+			t.Fatalf("%s: exec: %v", c.Kind, err)
+		}
+		if l := leaks(res.Delivered, c.Values); len(l) > 0 {
+			t.Errorf("%s: exec delivers %q", c.Kind, l)
+		}
+	}
+}

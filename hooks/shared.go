@@ -80,10 +80,25 @@ func (e *Engine) catchUp(ctx context.Context, upto events.Seq) error {
 		}
 		to = upto + 1
 	}
-	return replay.Batches(ctx, e.log, e.applied+1, to, func(b []events.Event) error {
+	// To the end: the log's newest batch before the read. Every batch up
+	// to it is visited by the read; one it does not deliver (removed, or
+	// rejected as forged on a team's stream) is passed over, so the next
+	// conditional append expects the log's real last batch instead of
+	// conflicting with an unreadable one forever.
+	var last events.Seq
+	if to == 0 {
+		if l, err := e.log.Last(ctx); err == nil {
+			last = l
+		}
+	}
+	err := replay.Batches(ctx, e.log, e.applied+1, to, func(b []events.Event) error {
 		e.apply(b)
 		return nil
 	})
+	if err == nil && last > e.applied {
+		e.applied = last
+	}
+	return err
 }
 
 // CatchUp folds every batch the log holds after the newest one the

@@ -11,6 +11,7 @@ import (
 // headers, URL userinfo, command-line flags, XML elements, YAML flow
 // mappings, Kubernetes name/value pairs, .netrc and .pgpass lines.
 func assignmentSpans(line string, f feat, st *lineState, out []span) []span {
+	out = columnSpans(line, f, st, out)
 	pending := st.secretEnvName
 	st.secretEnvName = false
 	if pending {
@@ -53,6 +54,13 @@ func assignmentSpans(line string, f feat, st *lineState, out []span) []span {
 	}
 	if f&fColon != 0 && strings.Count(line, ":") >= 4 {
 		out = pgpass(line, out)
+	}
+	if named {
+		out = tableSpans(line, f, out)
+		out = configSetSpans(line, out)
+		if f&fColon != 0 && (f&fBrace != 0 || strings.Contains(line, "map[")) {
+			out = structSpans(line, out)
+		}
 	}
 	return out
 }
@@ -241,7 +249,7 @@ func typeAnnotation(t string) bool {
 // k8sValue redacts `value: V` on the line after `- name: <credential name>`.
 func k8sValue(line string, out []span) []span {
 	t := strings.TrimLeft(line, " \t")
-	if !strings.HasPrefix(t, "value:") {
+	if len(t) < len("value:") || !strings.EqualFold(t[:len("value:")], "value:") {
 		return out
 	}
 	vs := len(line) - len(t) + len("value:")

@@ -24,6 +24,12 @@ import (
 func JSON(b []byte, kinds Counts) (out []byte, fields Counts) {
 	w := jsonWalker{src: b, kinds: kinds, collect: true}
 	w.walk()
+	if w.printedLate {
+		// tool_input.command came after the output it explains: walk
+		// again knowing it.
+		w = jsonWalker{src: b, kinds: kinds, collect: true, printed: true}
+		w.walk()
+	}
 	if w.out == nil {
 		return b, w.fields
 	}
@@ -78,6 +84,11 @@ type jsonWalker struct {
 	collect bool
 	found   map[string]bool
 	again   []string
+	// printed: tool_input.command prints a credential (PrintsSecret), so
+	// the output's generated-looking words are masked too. outputSeen: a
+	// string of the output was walked; printedLate: the command was found
+	// after it.
+	printed, outputSeen, printedLate bool
 }
 
 func (w *jsonWalker) walk() {
@@ -151,6 +162,14 @@ func (w *jsonWalker) str(s, e int, esc bool) {
 	if n > 0 {
 		key = w.stack[n-1].key
 	}
+	if n == 2 && w.top == "tool_input" && key == "command" && w.again == nil && !w.printed && PrintsSecret(v) {
+		w.printed = true
+		w.printedLate = w.outputSeen
+	}
+	output := w.top == "tool_response" || w.top == "error"
+	if output {
+		w.outputSeen = true
+	}
 	var red string
 	cnt := 0
 	if m, weak := matchName(key); m && key != "" && credentialValue(v, weak, ctxAssign, true) {
@@ -167,6 +186,8 @@ func (w *jsonWalker) str(s, e int, esc bool) {
 			return
 		}
 		red, cnt = maskAgain(v, w.again, w.kinds)
+	} else if w.printed && output && !pathKey(key) {
+		red, cnt = printedText(v, w.kinds)
 	} else if n > 0 && !w.stack[n-1].obj {
 		red, cnt = textState(v, &w.stack[n-1].st, w.kinds)
 	} else {

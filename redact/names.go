@@ -143,6 +143,9 @@ func matchName(name string) (matched, weak bool) {
 		return false, false
 	}
 	at := func(k int) string { return name[segs[k].s:segs[k].e] }
+	if len(segs) == 2 && strings.EqualFold(at(0), "SECRET") && strings.EqualFold(at(1), "ID") {
+		return true, false // Vault AppRole's secret_id, Consul's SecretID: the credential itself
+	}
 	if len(segs) > 1 {
 		last := at(len(segs) - 1)
 		if len(last) <= 24 {

@@ -99,6 +99,9 @@ func hasB64Run(s string) bool {
 // truncated) and must be scanned as any other line.
 func pemBodyLine(line string, st *lineState, out []span) ([]span, bool) {
 	p := skipLinePrefix(line)
+	if p == 0 {
+		p = numberedPrefix(line)
+	}
 	for p < len(line) && (line[p] == ' ' || line[p] == '\t') {
 		p++
 	}
@@ -192,4 +195,42 @@ func skipLinePrefix(s string) int {
 		}
 	}
 	return 0
+}
+
+// numberedPrefix returns the length of a line number a viewer prints
+// before a line other than cat -n's tab (less -N's "     12 ", bat's
+// "  12 │ ", nl -s': ' or awk's "12: "): blanks, digits, then a blank or
+// one of ":", ")", "|", "│" and blanks. It is only asked inside a private
+// key's body, where a line of digits and a separator is never base64.
+func numberedPrefix(s string) int {
+	i := 0
+	for i < len(s) && s[i] == ' ' {
+		i++
+	}
+	d := i
+	for d < len(s) && isDigit(s[d]) {
+		d++
+	}
+	if d == i || d >= len(s) {
+		return 0
+	}
+	e := d
+	switch {
+	case s[e] == ':' || s[e] == ')' || s[e] == '|' || s[e] == '.':
+		e++
+	case strings.HasPrefix(s[e:], "│"):
+		e += len("│")
+	case s[e] != ' ':
+		return 0
+	}
+	for e < len(s) && (s[e] == ' ' || s[e] == '\t') {
+		e++
+	}
+	if strings.HasPrefix(s[e:], "│") {
+		e += len("│")
+		for e < len(s) && s[e] == ' ' {
+			e++
+		}
+	}
+	return e
 }

@@ -59,6 +59,16 @@ type lineState struct {
 	// secretEnvName: the line above was `- name: <credential name>`, so a
 	// `value:` line here is the credential (Kubernetes env).
 	secretEnvName bool
+	// secretCols are the columns a table's header named as credentials
+	// (PASSWORD, api_key); cols is that header's cell count. Rows below
+	// with as many cells have those cells masked, until a blank line or a
+	// row of another shape.
+	secretCols []int
+	cols       int
+	// nameCol and valueCol (1-based; 0: none) are a header's NAME/KEY and
+	// VALUE columns: a row whose name is a credential name has its value
+	// masked.
+	nameCol, valueCol int
 }
 
 func text(s string, c Counts) (string, int) {

@@ -292,3 +292,26 @@ func TestMaskedValueRecurs(t *testing.T) {
 		t.Fatalf("short value propagated: %q", out)
 	}
 }
+
+// TestShapesNotCredentials: tables, struct dumps and configuration
+// commands that name a credential without holding one stay as they are.
+func TestShapesNotCredentials(t *testing.T) {
+	for _, s := range []string{
+		"| `auth.clientType` | `'user-scoped'` | Client identification |\n",
+		"NAME            TYPE     DATA   AGE\ndb-password     Opaque   1      5d\n",
+		"test_password_reset    PASSED\n",
+		"password    required\n",
+		"echo \"ANTHROPIC_API_KEY is ${ANTHROPIC_API_KEY:+set}\"\n",
+		"git worktree add .worktrees/auth -b feature/auth\n",
+		"&{Host:db Password: User:app}\n",
+		"&{Token:<nil> Expiry:0001-01-01}\n",
+		"kubectl set image deploy/api api=acme/api:v2\n",
+		"   access_key     ****************QX7A shared-credentials-file\n",
+		"POST key: formX-0-id\nToken generated: czhnsi-a5e812a84ba7\n",
+		"NAMESPACE     NAME     TYPE        CLUSTER-IP   PORT(S)\nauth          svc-01   ClusterIP   10.96.1.11   8001/TCP\n",
+	} {
+		if got, n := Text(s); got != s || n != 0 {
+			t.Errorf("Text(%q) = %q, %d", s, got, n)
+		}
+	}
+}

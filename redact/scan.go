@@ -25,6 +25,8 @@ const (
 	fFlag                    // " -" (a short or long flag)
 	fNetrc                   // "machine" or "passw"
 	fEyJ                     // "eyJ" (a JWT)
+	fCells                   // two blanks, a tab, "|" or a box-drawing byte: a table's cells
+	fValue                   // "alue" (any case): a VALUE column
 )
 
 // byteFeat maps single bytes to their features.
@@ -37,6 +39,7 @@ var byteFeat = func() (t [256]feat) {
 	t['?'], t['&'] = fQuery, fQuery
 	t['@'] = fAt
 	t['-'] = fDash
+	t['\t'], t['|'], t[0xe2] = fCells, fCells, fCells
 	return t
 }()
 
@@ -50,7 +53,7 @@ type trigger struct {
 var triggers = []trigger{
 	{"earer ", fBearer}, {"uthorization", fAuthz}, {"ookie", fCookie}, {"hook", fHook}, {"googleapis", fHook},
 	{"q~", fAzure}, {"-----begin ", fPEM}, {"://", fScheme}, {" -", fFlag}, {"\t-", fFlag}, {"machine", fNetrc},
-	{"passw", fNetrc}, {"eyj", fEyJ},
+	{"passw", fNetrc}, {"eyj", fEyJ}, {"  ", fCells}, {"alue", fValue},
 }
 
 // pairFeat marks the lower-cased first two bytes of every trigger (fStem

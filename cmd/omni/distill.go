@@ -50,7 +50,7 @@ Exit codes: 0 printed; 2 the file could not be read.`,
 				return failErr(err, "omni distill: "+err.Error())
 			}
 			text := string(b)
-			out := redactLocal(text, keepSecrets) // what prints if the Engine does not answer
+			out := redactLocal(text, command, keepSecrets) // what prints if the Engine does not answer
 			if len(b) <= hooks.MaxInput && len(b) > 0 && utf8.Valid(b) {
 				in := hooks.CallInput{Door: events.DoorDistill, Command: command, Text: text,
 					ExitCode: exitCode, Session: session, Agent: agent, Cwd: cwd(), KeepSecrets: keepSecrets}

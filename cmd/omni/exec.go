@@ -96,7 +96,7 @@ func runExec(ctx context.Context, s streams, in hooks.CallInput, quiet bool, tim
 	}
 	text := string(r.Output)
 	if r.Signal != nil {
-		io.WriteString(s.Out, redactLocal(text, in.KeepSecrets))
+		io.WriteString(s.Out, redactLocal(text, r.Command, in.KeepSecrets))
 		return childExit{r.Code}
 	}
 	code := r.Code
@@ -127,14 +127,14 @@ func deliverCall(ctx context.Context, in hooks.CallInput) string {
 	if in.Text == "" || !utf8.ValidString(in.Text) {
 		// Invalid UTF-8 cannot cross the JSON request byte for byte:
 		// nothing is recorded, the text passes redacted here.
-		return redactLocal(in.Text, in.KeepSecrets)
+		return redactLocal(in.Text, in.Command, in.KeepSecrets)
 	}
 	cctx, cancel := context.WithTimeout(ctx, hookDeadline)
 	defer cancel()
 	r, err := newClient().Call(cctx, in)
 	if err != nil {
 		homeLogf(omniHome())("%s: %v", in.Door, err)
-		return redactLocal(in.Text, in.KeepSecrets)
+		return redactLocal(in.Text, in.Command, in.KeepSecrets)
 	}
 	return r.Delivered
 }

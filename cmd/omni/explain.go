@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/hooks"
 	"github.com/omnictx/omni/internal/daemon"
 	"github.com/omnictx/omni/internal/statsreport"
@@ -68,6 +69,7 @@ func scopeClaim(scope string) string {
 }
 
 func renderExplain(w io.Writer, x hooks.Explanation) {
+	x = printableExplanation(x)
 	if x.TotalFolds > len(x.Folds) {
 		fmt.Fprintf(w, "%s names %d folds; the first %d are explained\n\n", x.Target, x.TotalFolds, len(x.Folds))
 	}
@@ -140,6 +142,43 @@ func renderExplain(w io.Writer, x hooks.Explanation) {
 }
 
 // quoteSource shows a command or path on one line, shortened.
+// printableExplanation returns x with every string a payload wrote (ids,
+// projects, sources, markers) made printable (events.Printable), so none
+// can forge a line or act on the terminal.
+func printableExplanation(x hooks.Explanation) hooks.Explanation {
+	p := events.Printable
+	x.Target = p(x.Target)
+	folds := make([]hooks.FoldWhy, len(x.Folds))
+	for i, f := range x.Folds {
+		f.Reader, f.Project, f.Tool, f.Source, f.Marker, f.LedgerSource = p(f.Reader), p(f.Project), p(f.Tool), p(f.Source), p(f.Marker), p(f.LedgerSource)
+		if f.First != nil {
+			d := *f.First
+			d.Reader, d.Tool, d.Source, d.Door = p(d.Reader), p(d.Tool), p(d.Source), p(d.Door)
+			f.First = &d
+		}
+		ds := make([]hooks.Delivery, len(f.Deliveries))
+		for k, o := range f.Deliveries {
+			o.Reader, o.Tool, o.Source = p(o.Reader), p(o.Tool), p(o.Source)
+			ds[k] = o
+		}
+		f.Deliveries = ds
+		rs := make([]hooks.Later, len(f.Retrieves))
+		for k, r := range f.Retrieves {
+			r.Reader, r.What = p(r.Reader), p(r.What)
+			rs[k] = r
+		}
+		f.Retrieves = rs
+		if f.Compacted != nil {
+			c := *f.Compacted
+			c.What = p(c.What)
+			f.Compacted = &c
+		}
+		folds[i] = f
+	}
+	x.Folds = folds
+	return x
+}
+
 func quoteSource(s string) string {
 	if s == "" {
 		return "(no command)"

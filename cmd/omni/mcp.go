@@ -19,7 +19,8 @@ import (
 )
 
 func newMCPCmd(s streams) *cobra.Command {
-	return &cobra.Command{
+	var wholeHome bool
+	c := &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve omni's MCP tools over stdio",
 		Long: `Runs an MCP server on stdin/stdout (newline-delimited JSON-RPC; logs go to
@@ -29,6 +30,13 @@ stderr) until stdin closes. Tools:
                         example 0000000000000000 is refused)
   omni_explain_savings  what omni did to the last n tool outputs: bytes in and
                         out, markers and their handles, or why nothing changed
+
+Both are scoped to the project of the directory the host starts the server
+in (its repository's top level): omni_retrieve knows only the handles
+archived in that project, and omni_explain_savings lists only its calls, and
+only the host's session's when the host names one ($OMNI_SESSION, else
+$CLAUDE_CODE_SESSION_ID). --whole-home lifts the scope: every project and
+session of the home.
 
 Only these two are advertised, because every tool definition is sent with
 every request. OMNI_MCP_TOOLS names more (comma-separated, or "all"):
@@ -51,7 +59,13 @@ Exit codes: 0 when stdin closes; 1 on a transport error.`,
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			srv := mcpserver.New(mcpStore{home: omniHome()}, version, mcpserver.OptionsFromEnv(os.Getenv))
+			opt := mcpserver.OptionsFromEnv(os.Getenv)
+			store := mcpStore{home: omniHome()}
+			if !wholeHome {
+				store.dir, _ = os.Getwd()
+				store.session = opt.Run.Session
+			}
+			srv := mcpserver.New(store, version, opt)
 			d := mcpserver.NewDrain(s.In, s.Out, mcpserver.DrainWait)
 			t := &mcp.IOTransport{Reader: d, Writer: d}
 			if err := srv.Run(ctx, t); err != nil && ctx.Err() == nil && !isEOF(err) {
@@ -60,11 +74,15 @@ Exit codes: 0 when stdin closes; 1 on a transport error.`,
 			return nil
 		},
 	}
+	c.Flags().BoolVar(&wholeHome, "whole-home", false, "serve every project and session of the home, not only this directory's project")
+	return c
 }
 
 // mcpStore is the MCP server's Store: the daemon client of home, which
-// opens the store in-process when no daemon can serve.
-type mcpStore struct{ home string }
+// opens the store in-process when no daemon can serve. dir, when set,
+// scopes retrieve and recent to its project; session, when set, scopes
+// recent to that session.
+type mcpStore struct{ home, dir, session string }
 
 func (m mcpStore) client() *daemon.Client { return daemon.NewClient(configOf(m.home)) }
 
@@ -72,12 +90,12 @@ func (m mcpStore) client() *daemon.Client { return daemon.NewClient(configOf(m.h
 // daemon.ErrUnknownHandle (hooks.ErrUnknownHandle) when nothing is archived
 // under h, as its code crossed the wire.
 func (m mcpStore) Retrieve(ctx context.Context, h string) ([]byte, error) {
-	return m.client().Retrieve(ctx, daemon.RetrieveRequest{Handle: h})
+	return m.client().Retrieve(ctx, daemon.RetrieveRequest{Handle: h, Dir: m.dir})
 }
 
 // Recent asks for the last n calls.
 func (m mcpStore) Recent(ctx context.Context, n int) ([]hooks.Recent, error) {
-	return m.client().Recent(ctx, daemon.RecentRequest{N: n})
+	return m.client().Recent(ctx, daemon.RecentRequest{N: n, Dir: m.dir, Session: m.session})
 }
 
 // Stats asks for the savings totals and returns them as JSON.

@@ -21,16 +21,20 @@ import (
 // mcpSeed builds omni, folds one Bash output in a fresh OMNI_HOME and
 // returns the binary, the environment, the handle and `omni retrieve`'s
 // exact stdout for it.
-func mcpSeed(t *testing.T) (bin string, env []string, handle string, want []byte) {
+func mcpSeed(t *testing.T) (bin string, env []string, handle string, want []byte, proj string) {
 	t.Helper()
 	bin = hostOmniBinary(t)
 	home := t.TempDir()
+	proj = filepath.Join(home, "proj")
+	if err := os.MkdirAll(proj, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	env = append(os.Environ(), "OMNI_HOME="+filepath.Join(home, "omni"), "OMNI_NO_DAEMON=1", "HOME="+home)
 	var out strings.Builder
 	for i := 0; i < 40; i++ {
 		fmt.Fprintf(&out, "src/pkg/file_%03d.go:%d: the quick brown fox jumps over the lazy dog\n", i, i*7)
 	}
-	payload, _ := json.Marshal(map[string]any{"session_id": "s-mcp", "cwd": "/home/u/proj", "hook_event_name": "PostToolUse",
+	payload, _ := json.Marshal(map[string]any{"session_id": "s-mcp", "cwd": proj, "hook_event_name": "PostToolUse",
 		"tool_name": "Bash", "tool_input": map[string]any{"command": "grep -rn fox src"},
 		"tool_response": map[string]any{"stdout": out.String(), "stderr": "", "interrupted": false}})
 	var reply []byte
@@ -54,15 +58,16 @@ func mcpSeed(t *testing.T) (bin string, env []string, handle string, want []byte
 	if err != nil || len(want) == 0 {
 		t.Fatalf("omni retrieve: %v", err)
 	}
-	return bin, env, handle, want
+	return bin, env, handle, want, proj
 }
 
 func TestMCPServerWithSDKClient(t *testing.T) {
-	bin, env, handle, want := mcpSeed(t)
+	bin, env, handle, want, proj := mcpSeed(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	connect := func(extra ...string) *mcp.ClientSession {
 		cmd := exec.Command(bin, "mcp")
+		cmd.Dir = proj
 		cmd.Env = append(append([]string{}, env...), extra...)
 		c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
 		cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
@@ -166,7 +171,7 @@ func TestMCPServerWithSDKClient(t *testing.T) {
 // Raw newline-delimited JSON-RPC piped in at once: every request is answered
 // before the server exits at the end of stdin.
 func TestMCPServerRawLines(t *testing.T) {
-	bin, env, handle, want := mcpSeed(t)
+	bin, env, handle, want, proj := mcpSeed(t)
 	lines := []string{
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"probe","version":"1"}}}`,
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
@@ -178,7 +183,7 @@ func TestMCPServerRawLines(t *testing.T) {
 		`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"omni_explain_savings","arguments":{}}}`,
 	}
 	cmd := exec.Command(bin, "mcp")
-	cmd.Env = env
+	cmd.Env, cmd.Dir = env, proj
 	cmd.Stdin = strings.NewReader(strings.Join(lines, "\n") + "\n")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -250,5 +255,36 @@ func TestMCPServerRawLines(t *testing.T) {
 	c = callResult{}
 	if json.Unmarshal(got[7].Result, &c) != nil || c.IsError || !strings.Contains(c.Content[0].Text, handle) {
 		t.Fatalf("explain: %s", got[7].Result)
+	}
+}
+
+// TestMCPScopedToProject: a server started in another project knows
+// neither the handle nor the calls of the seeded one; --whole-home does.
+func TestMCPScopedToProject(t *testing.T) {
+	bin, env, handle, want, _ := mcpSeed(t)
+	other := t.TempDir()
+	lines := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"probe","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"omni_retrieve","arguments":{"handle":"` + handle + `"}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"omni_explain_savings","arguments":{}}}`,
+	}
+	for _, whole := range []bool{false, true} {
+		args := []string{"mcp"}
+		if whole {
+			args = append(args, "--whole-home")
+		}
+		cmd := exec.Command(bin, args...)
+		cmd.Env, cmd.Dir = env, other
+		cmd.Stdin = strings.NewReader(strings.Join(lines, "\n") + "\n")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("omni mcp: %v", err)
+		}
+		got := string(out)
+		leaked := strings.Contains(got, strings.ReplaceAll(string(want[:40]), "\n", "\\n")) || strings.Contains(got, "grep -rn fox")
+		if whole != leaked {
+			t.Errorf("whole-home=%v: the other project's output or calls shown=%v:\n%s", whole, leaked, got)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/internal/daemon"
 	"github.com/omnictx/omni/internal/statsreport"
 	"github.com/spf13/cobra"
@@ -67,7 +68,7 @@ Exit codes: 0 printed; 2 a bad flag, or the store could not be reached.`,
 }
 
 func renderSession(w io.Writer, r daemon.SessionReply, op string) {
-	fmt.Fprintf(w, "project %s", r.Project)
+	fmt.Fprintf(w, "project %s", events.Printable(r.Project))
 	if r.Goal != "" {
 		fmt.Fprintf(w, " · goal: %s", r.Goal)
 	}
@@ -97,9 +98,9 @@ func renderSession(w io.Writer, r daemon.SessionReply, op string) {
 		if st.Ended {
 			state = "ended"
 		}
-		fmt.Fprintf(w, "session %s (%s)\n", st.ID, state)
+		fmt.Fprintf(w, "session %s (%s)\n", events.Printable(st.ID), state)
 		fmt.Fprintf(w, "  %s … %s\n", st.First, st.Last)
-		fmt.Fprintf(w, "  readers: %s\n", strings.Join(st.Readers, ", "))
+		fmt.Fprintf(w, "  readers: %s\n", events.Printable(strings.Join(st.Readers, ", ")))
 		fmt.Fprintf(w, "  calls %s; compactions %s", statsreport.Num(st.Calls), statsreport.Num(len(st.Segments)))
 		if len(st.Segments) > 0 {
 			segs := make([]string, len(st.Segments))

@@ -34,7 +34,7 @@ func (st *Store) Follow(ctx context.Context, from events.Seq, fn func([]events.E
 			return
 		}
 		seq := events.Seq(md.Sequence.Stream)
-		evs, err := events.Decode(m.Data(), seq)
+		evs, err := st.decode(m.Data(), seq, m.Subject())
 		if err != nil {
 			if bad != nil {
 				bad(seq, err)

@@ -93,7 +93,7 @@ func (st *Store) append(ctx context.Context, batch []events.Event, last *events.
 		opts = append(opts, js.WithExpectLastSequence(uint64(*last)))
 	}
 	start := time.Now()
-	ack, err := st.js.Publish(ctx, st.subject, data, opts...)
+	ack, err := st.js.Publish(ctx, st.pubSubject, data, opts...)
 	if err != nil {
 		var apiErr *js.APIError
 		if errors.As(err, &apiErr) && (apiErr.ErrorCode == errWrongLastSequence || apiErr.ErrorCode == errWrongLastSequenceReplicated) {
@@ -238,7 +238,11 @@ func (st *Store) Read(ctx context.Context, from events.Seq, fn func(events.Event
 			if err := st.readReplaced(ctx, seq, m.seq, fn); err != nil {
 				return err
 			}
-			evs, err := events.Decode(m.data, m.seq)
+			evs, err := st.decode(m.data, m.seq, m.subject)
+			if errors.Is(err, ErrForged) {
+				seq = m.seq + 1
+				continue // reported by decode; never folded
+			}
 			if err != nil {
 				return fmt.Errorf("read: %w", err)
 			}
@@ -255,8 +259,9 @@ func (st *Store) Read(ctx context.Context, from events.Seq, fn func(events.Event
 
 // stored is one message of a direct-get reply.
 type stored struct {
-	seq  events.Seq
-	data []byte
+	seq     events.Seq
+	data    []byte
+	subject string
 }
 
 // fetch sends one batched direct get for up to n messages from seq and
@@ -293,7 +298,7 @@ func (st *Store) fetch(ctx context.Context, sub *nats.Subscription, inbox string
 		if err != nil {
 			return nil, fmt.Errorf("read from %d: %w", seq, err)
 		}
-		out = append(out, stored{seq: s, data: m.Data})
+		out = append(out, stored{seq: s, data: m.Data, subject: m.Header.Get(subjectHeader)})
 	}
 }
 
@@ -351,7 +356,21 @@ func (st *Store) Get(ctx context.Context, seq events.Seq) ([]events.Event, error
 		}
 		return st.getReplaced(ctx, seq)
 	}
-	return events.Decode(m.Data, seq)
+	return st.decodeGot(m.Data, seq, m.Header.Get(subjectHeader))
+}
+
+// subjectHeader names the subject a stored message was published on, in a
+// direct-get reply.
+const subjectHeader = "Nats-Subject"
+
+// decodeGot is decode for Get: a forged batch is events.ErrNotFound (it
+// is not part of the log).
+func (st *Store) decodeGot(data []byte, seq events.Seq, subject string) ([]events.Event, error) {
+	evs, err := st.decode(data, seq, subject)
+	if errors.Is(err, ErrForged) {
+		return nil, events.ErrNotFound
+	}
+	return evs, err
 }
 
 // leaderGet is Get's answer when a direct get found no batch at seq: on a
@@ -374,7 +393,7 @@ func (st *Store) leaderGet(ctx context.Context, seq events.Seq) ([]events.Event,
 	if m.seq != seq {
 		return nil, events.ErrNotFound
 	}
-	return events.Decode(m.data, seq)
+	return st.decodeGot(m.data, seq, m.subject)
 }
 
 // leaderNext is Read's and Check's answer when a batched direct get found
@@ -405,6 +424,9 @@ func (st *Store) leaderMsg(ctx context.Context, seq events.Seq, next bool) (stor
 	}{Seq: uint64(seq)}
 	if next {
 		req.Next = st.subject
+		if st.pubSubject != st.subject || st.remote != nil {
+			req.Next = ">" // the unattested subject and every machine's
+		}
 	}
 	b, err := json.Marshal(req)
 	if err != nil {
@@ -419,8 +441,9 @@ func (st *Store) leaderMsg(ctx context.Context, seq events.Seq, next bool) (stor
 	}
 	var rep struct {
 		Message *struct {
-			Seq  uint64 `json:"seq"`
-			Data []byte `json:"data"`
+			Seq     uint64 `json:"seq"`
+			Data    []byte `json:"data"`
+			Subject string `json:"subject"`
 		} `json:"message"`
 		Error *struct {
 			Code        int    `json:"code"`
@@ -438,7 +461,7 @@ func (st *Store) leaderMsg(ctx context.Context, seq events.Seq, next bool) (stor
 	case rep.Message == nil:
 		return stored{}, errors.New("message get: empty reply")
 	}
-	return stored{seq: events.Seq(rep.Message.Seq), data: rep.Message.Data}, nil
+	return stored{seq: events.Seq(rep.Message.Seq), data: rep.Message.Data, subject: rep.Message.Subject}, nil
 }
 
 // Last returns the stream's last sequence: the newest batch, 0 when nothing
@@ -497,7 +520,11 @@ func (st *Store) mapErr(err error) error {
 }
 
 // Purge removes every batch with a sequence below before from the stream
-// (physical retention, omni gc). Sequences are never reused; First reports
+// (physical retention, omni gc). Each removed batch is first securely
+// deleted (its bytes overwritten on disk with random data, JetStream's
+// secure delete), so what gc removed cannot be read back from the store's
+// files (a purge alone leaves the records in their block until the block
+// is rewritten). Sequences are never reused; First reports
 // the new start and Get of a removed batch is events.ErrNotFound. The
 // newest batch is never removed: before is capped at Last. Errors: the
 // stream's, wrapped, or events.ErrClosed.
@@ -509,6 +536,18 @@ func (st *Store) Purge(ctx context.Context, before events.Seq) error {
 	before = min(before, last)
 	if before <= 1 {
 		return nil
+	}
+	first, err := st.First(ctx)
+	if err != nil {
+		return err
+	}
+	for q := max(first, 1); q < before; q++ {
+		c, cancel := opContext(ctx)
+		err := st.stream.SecureDeleteMsg(c, uint64(q))
+		cancel()
+		if err != nil && !gone(err) {
+			return fmt.Errorf("overwrite batch %d: %w", q, st.mapErr(err))
+		}
 	}
 	ctx, cancel := opContext(ctx)
 	defer cancel()

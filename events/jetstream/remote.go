@@ -37,6 +37,17 @@ type Remote struct {
 	// deployment cannot place three (a single server, or a cluster of
 	// two); 1 to 5 ask for exactly that many.
 	Replicas int
+	// Machine is this machine's name ("host/id"); when it has a token
+	// (MachineToken) the store publishes on the machine's own subject
+	// (TeamSubject), which a cluster's authorization can bind to this
+	// machine's user, and every reader checks the batches of machine
+	// subjects against the machine their events name. "" publishes on
+	// the stream's unattested subject.
+	Machine string
+	// OnReject, when not nil, is told of every batch rejected as forged
+	// (ErrForged): its sequence, the subject it was published on and the
+	// machine its event claims.
+	OnReject func(seq events.Seq, subject, machine string)
 }
 
 // remoteState is what a store reached through Options.URL holds beyond
@@ -149,6 +160,10 @@ func openRemote(ctx context.Context, o Options) (*Store, error) {
 	}
 	st := &Store{nc: nc, remote: &remoteState{urls: RedactURL(o.URL)}}
 	st.setNames(name)
+	if sub := TeamSubject(name, r.Machine); sub != "" {
+		st.pubSubject = sub
+	}
+	st.onReject = r.OnReject
 	if err := st.openStream(ctx, r.Replicas); err != nil {
 		nc.Close()
 		unlock()

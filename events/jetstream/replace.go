@@ -198,6 +198,12 @@ func (st *Store) purgeReplaced(ctx context.Context, before events.Seq) error {
 	st.replaced.mu.Unlock()
 	for _, q := range qs {
 		subj := st.replacedPrefix() + "." + strconv.FormatUint(uint64(q), 10)
+		// Overwrite the copy's bytes first, as Purge does for the log's.
+		if m, err := side.GetLastMsgForSubject(ctx, subj); err == nil {
+			if err := side.SecureDeleteMsg(ctx, m.Sequence); err != nil && !gone(err) {
+				return fmt.Errorf("overwrite replaced %d: %w", q, st.mapErr(err))
+			}
+		}
 		if err := side.Purge(ctx, js.WithPurgeSubject(subj)); err != nil {
 			return fmt.Errorf("purge replaced %d: %w", q, st.mapErr(err))
 		}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/metrics"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/nats-io/nats.go"
 	js "github.com/nats-io/nats.go/jetstream"
 
+	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/internal/daemon/wire"
 )
 
@@ -146,6 +148,12 @@ type Store struct {
 	// name and subject are the stream's name and only subject; directGet
 	// its batched direct-get API subject.
 	name, subject, directGet string
+	// pubSubject is the subject Append publishes on: subject, or on a
+	// team's stream this machine's (TeamSubject). onReject reports a
+	// forged batch (Remote.OnReject).
+	pubSubject string
+	onReject   func(seq events.Seq, subject, machine string)
+	rejected   sync.Map // events.Seq -> true: forged batches reported
 	// remote describes a store reached through Options.URL (nil when
 	// embedded): the cluster's URL and the local RPC front.
 	remote *remoteState
@@ -414,6 +422,7 @@ func goMemory() uint64 {
 // setNames sets the stream's name and the subjects derived from it.
 func (st *Store) setNames(name string) {
 	st.name, st.subject = name, SubjectOf(name)
+	st.pubSubject = st.subject
 	st.directGet = "$JS.API.DIRECT.GET." + name
 }
 
@@ -437,32 +446,12 @@ func (st *Store) openStream(ctx context.Context, replicas int) error {
 	if err != nil {
 		return fmt.Errorf("jetstream: %w", err)
 	}
-	stream, err := j.Stream(ctx, st.name)
+	stream, err := st.lookupStream(ctx, j)
 	switch {
 	case errors.Is(err, js.ErrStreamNotFound):
-		cfg := js.StreamConfig{
-			Name:        st.name,
-			Subjects:    []string{st.subject},
-			Storage:     js.FileStorage,
-			Retention:   js.LimitsPolicy,
-			Discard:     js.DiscardOld,
-			MaxAge:      0,
-			Duplicates:  duplicates,
-			AllowDirect: true,
-			Compression: js.NoCompression,
-			Replicas:    max(replicas, 1),
-		}
-		if replicas == 0 && st.remote != nil {
-			cfg.Replicas = 3
-		}
-		stream, err = j.CreateStream(ctx, cfg)
-		if err != nil && replicas == 0 && cfg.Replicas > 1 {
-			// A single server or a cluster of fewer than three: one replica.
-			cfg.Replicas = 1
-			stream, err = j.CreateStream(ctx, cfg)
-		}
+		stream, err = st.createStream(ctx, j, replicas)
 		if err != nil {
-			return fmt.Errorf("create stream %s: %w", st.name, err)
+			return err
 		}
 	case err != nil:
 		return fmt.Errorf("stream %s: %w", st.name, err)
@@ -471,6 +460,20 @@ func (st *Store) openStream(ctx context.Context, replicas int) error {
 		cfg.AllowDirect = true
 		if stream, err = j.UpdateStream(ctx, cfg); err != nil {
 			return fmt.Errorf("enable direct get on %s: %w", st.name, err)
+		}
+	}
+	if st.remote != nil && st.pubSubject != st.subject {
+		// A stream made before machine subjects: add them, which only
+		// the cluster's administrator may (members cannot update
+		// streams); without them this machine publishes unattested.
+		cfg := stream.CachedInfo().Config
+		if !slices.Contains(cfg.Subjects, teamWildcard(st.name)) {
+			cfg.Subjects = append(cfg.Subjects, teamWildcard(st.name))
+			if up, err := j.UpdateStream(ctx, cfg); err == nil {
+				stream = up
+			} else {
+				st.pubSubject = st.subject
+			}
 		}
 	}
 	st.js, st.stream = j, stream
@@ -574,4 +577,91 @@ func (st *Store) isClosed() bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	return st.closed
+}
+
+// lookupStream asks for the stream, again while ctx lasts when the
+// question goes unanswered (a cluster busy placing the stream another
+// daemon is creating answers late): each try has at most 2 s.
+func (st *Store) lookupStream(ctx context.Context, j js.JetStream) (js.Stream, error) {
+	for attempt := 0; ; attempt++ {
+		c, cancel := context.WithTimeout(ctx, 2*time.Second)
+		s, err := j.Stream(c, st.name)
+		cancel()
+		if err == nil || errors.Is(err, js.ErrStreamNotFound) || ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) && attempt >= 2 {
+			return s, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(time.Duration(50*(attempt+1)) * time.Millisecond):
+		}
+	}
+}
+
+// createStream creates the stream when no daemon has yet. Daemons of
+// several machines started together on an empty cluster race to create
+// it: a create that fails (already created by another with another
+// replication, or not answered while the cluster places it) looks the
+// stream up again and, while ctx lasts, tries once more, so every daemon
+// ends with the one stream.
+func (st *Store) createStream(ctx context.Context, j js.JetStream, replicas int) (js.Stream, error) {
+	var last error
+	for attempt := 0; ; attempt++ {
+		if attempt > 0 {
+			if s, err := j.Stream(ctx, st.name); err == nil {
+				return s, nil
+			}
+			select {
+			case <-ctx.Done():
+				return nil, fmt.Errorf("create stream %s: %w (then: %w)", st.name, last, ctx.Err())
+			case <-time.After(time.Duration(50*attempt) * time.Millisecond):
+			}
+		}
+		stream, err := st.createOnce(ctx, j, replicas)
+		if err == nil {
+			return stream, nil
+		}
+		last = err
+		if ctx.Err() != nil || attempt >= 8 {
+			if s, lerr := j.Stream(context.WithoutCancel(ctx), st.name); lerr == nil {
+				return s, nil
+			}
+			return nil, fmt.Errorf("create stream %s: %w", st.name, err)
+		}
+	}
+}
+
+// createOnce sends the stream's create request (three replicas then one
+// when replicas is 0 on a cluster that cannot place three).
+func (st *Store) createOnce(ctx context.Context, j js.JetStream, replicas int) (js.Stream, error) {
+	// Each attempt keeps time for the next: at most 2 s.
+	cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	ctx = cctx
+	subjects := []string{st.subject}
+	if st.remote != nil {
+		subjects = append(subjects, teamWildcard(st.name))
+	}
+	cfg := js.StreamConfig{
+		Name:        st.name,
+		Subjects:    subjects,
+		Storage:     js.FileStorage,
+		Retention:   js.LimitsPolicy,
+		Discard:     js.DiscardOld,
+		MaxAge:      0,
+		Duplicates:  duplicates,
+		AllowDirect: true,
+		Compression: js.NoCompression,
+		Replicas:    max(replicas, 1),
+	}
+	if replicas == 0 && st.remote != nil {
+		cfg.Replicas = 3
+	}
+	stream, err := j.CreateStream(ctx, cfg)
+	if err != nil && replicas == 0 && cfg.Replicas > 1 {
+		// A single server or a cluster of fewer than three: one replica.
+		cfg.Replicas = 1
+		stream, err = j.CreateStream(ctx, cfg)
+	}
+	return stream, err
 }

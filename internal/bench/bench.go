@@ -472,10 +472,18 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 		overCap := false
 		if o.Persisted && hostTool == "Bash" && payload["hook_event_name"] == "PostToolUse" && utf8.RuneCountInString(r.Output) >= hooks.HostOutputCap {
 			overCap = true
-			dir := filepath.Join(home, "persisted")
+			// Where Claude Code persists: the session's tool-results
+			// directory beside its transcript (the hook reads no other).
+			base := home
+			if real, err := filepath.EvalSymlinks(home); err == nil {
+				base = real // the hook reads no file reached through a link
+			}
+			transcript := filepath.Join(base, "persisted", strings.ReplaceAll(r.Session, "/", "_")+".jsonl")
+			dir := filepath.Join(strings.TrimSuffix(transcript, ".jsonl"), "tool-results")
 			if err := os.MkdirAll(dir, 0o700); err != nil {
 				return nil, err
 			}
+			payload["transcript_path"] = transcript
 			path := filepath.Join(dir, fmt.Sprintf("%d.txt", rep.All.Calls))
 			if err := os.WriteFile(path, []byte(r.Output), 0o600); err != nil {
 				return nil, err

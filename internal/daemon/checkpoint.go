@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -23,14 +24,40 @@ import (
 // tests.
 var checkpointEvery events.Seq = 5000
 
-// checkpointPath is where the daemon keeps its projections' checkpoint.
+// checkpointPath is where the daemon keeps its projections' checkpoint
+// of the embedded store.
 func checkpointPath(home string) string { return filepath.Join(home, "store", "checkpoint.bin") }
 
-// loadCheckpoint reads the checkpoint of home. A missing file is nil, nil;
+// checkpointFile is where the daemon keeps the checkpoint of backend
+// (Config.Backend: "embedded", or a cluster's URLs and stream): one file
+// per backend and stream, so a home used on a cluster and then on its
+// embedded store (or on another stream) never starts from, or measures
+// its log against, another log's checkpoint.
+func checkpointFile(home, backend string) string {
+	if backend == "" || backend == "embedded" {
+		return checkpointPath(home)
+	}
+	sum := sha256.Sum256([]byte(backend))
+	return filepath.Join(home, "store", "checkpoint-"+hex.EncodeToString(sum[:8])+".bin")
+}
+
+// isCheckpointFile reports a checkpoint file of home, of any backend.
+func isCheckpointFile(home, p string) bool {
+	name := filepath.Base(p)
+	return filepath.Dir(p) == storeDir(home) && strings.HasPrefix(name, "checkpoint") && strings.HasSuffix(name, ".bin")
+}
+
+// loadCheckpoint reads the embedded store's checkpoint of home
+// (loadCheckpointAt).
+func loadCheckpoint(home, version string, logf func(string, ...any)) *hooks.Checkpoint {
+	return loadCheckpointAt(checkpointPath(home), version, logf)
+}
+
+// loadCheckpointAt reads the checkpoint file path. A missing file is nil;
 // an unreadable or corrupt one is logged and nil (never trusted: the
 // Engine validates even a well-formed one against the log).
-func loadCheckpoint(home, version string, logf func(string, ...any)) *hooks.Checkpoint {
-	b, err := os.ReadFile(checkpointPath(home))
+func loadCheckpointAt(path, version string, logf func(string, ...any)) *hooks.Checkpoint {
+	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -42,17 +69,17 @@ func loadCheckpoint(home, version string, logf func(string, ...any)) *hooks.Chec
 	// state of one binary's folds, and another build may fold differently.
 	want := checkpointHeader(version)
 	if len(b) < len(want) || string(b[:len(want)]) != want {
-		logf("checkpoint ignored: %s was written by another omni build", checkpointPath(home))
+		logf("checkpoint ignored: %s was written by another omni build", path)
 		return nil
 	}
 	b, err = unseal(b[len(want):])
 	if err != nil {
-		logf("checkpoint ignored: %s: %v", checkpointPath(home), err)
+		logf("checkpoint ignored: %s: %v", path, err)
 		return nil
 	}
 	var cp hooks.Checkpoint
 	if err := cp.UnmarshalBinary(b); err != nil {
-		logf("checkpoint ignored: %s: %v", checkpointPath(home), err)
+		logf("checkpoint ignored: %s: %v", path, err)
 		return nil
 	}
 	return &cp
@@ -61,8 +88,11 @@ func loadCheckpoint(home, version string, logf func(string, ...any)) *hooks.Chec
 // checkpointSeq returns the batch the checkpoint file of home was taken
 // at, whichever build wrote it (0 when there is none or it cannot be
 // read): only to notice a log that lost its newest batches.
-func checkpointSeq(home string) events.Seq {
-	b, err := os.ReadFile(checkpointPath(home))
+func checkpointSeq(home string) events.Seq { return checkpointSeqAt(checkpointPath(home)) }
+
+// checkpointSeqAt is checkpointSeq of the checkpoint file path.
+func checkpointSeqAt(path string) events.Seq {
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return 0
 	}
@@ -132,6 +162,7 @@ func writeFileAtomic(path string, b []byte) error {
 // and writing happen outside it.
 type checkpointer struct {
 	home    string
+	path    string // checkpointFile of the home's backend
 	version string // Config.Version, for checkpointHeader
 	eng     *hooks.Engine
 	logf    func(string, ...any)
@@ -147,7 +178,7 @@ type checkpointer struct {
 }
 
 func newCheckpointer(cfg Config, eng *hooks.Engine, logf func(string, ...any)) *checkpointer {
-	c := &checkpointer{home: cfg.Home, version: cfg.Version, eng: eng, logf: logf}
+	c := &checkpointer{home: cfg.Home, path: checkpointFile(cfg.Home, cfg.Backend()), version: cfg.Version, eng: eng, logf: logf}
 	c.written.Store(uint64(eng.Restored()))
 	return c
 }
@@ -186,8 +217,8 @@ func (c *checkpointer) write() error {
 		return err
 	}
 	b := seal(checkpointHeader(c.version), body)
-	if err := writeFileAtomic(checkpointPath(c.home), b); err != nil {
-		return fmt.Errorf("write %s: %w", checkpointPath(c.home), err)
+	if err := writeFileAtomic(c.path, b); err != nil {
+		return fmt.Errorf("write %s: %w", c.path, err)
 	}
 	c.written.Store(uint64(cp.Seq))
 	c.logf("checkpoint at %d written (%d bytes) in %s", cp.Seq, len(b), time.Since(start).Round(time.Microsecond))
@@ -213,7 +244,8 @@ func (c *checkpointer) close() error {
 func newEngineFromCheckpoint(ctx context.Context, log events.Log, cfg Config, opt hooks.Options) (*hooks.Engine, error) {
 	home := cfg.Home
 	start := time.Now()
-	cp := loadCheckpoint(home, cfg.Version, opt.Logf)
+	cpFile := checkpointFile(home, cfg.Backend())
+	cp := loadCheckpointAt(cpFile, cfg.Version, opt.Logf)
 	eng, err := hooks.NewFromCheckpoint(ctx, log, opt, cp)
 	if err != nil {
 		return nil, err
@@ -222,7 +254,7 @@ func newEngineFromCheckpoint(ctx context.Context, log events.Log, cfg Config, op
 	// newest batches (a truncated file dropped while recovering). Record
 	// them, so the blocks archived in them are forgotten and the loss shows
 	// in omni doctor and replay; the next appends reuse those numbers.
-	cpSeq := checkpointSeq(home)
+	cpSeq := checkpointSeqAt(cpFile)
 	if last, lerr := log.Last(ctx); lerr == nil && cpSeq > last {
 		seqs := make([]events.Seq, 0, cpSeq-last)
 		for q := last + 1; q <= cpSeq; q++ {

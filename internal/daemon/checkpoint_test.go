@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/omnictx/omni/events/jetstream"
+	"github.com/omnictx/omni/hooks"
 )
 
 func hookReq(session, cmd, stdout string) []byte {
@@ -112,5 +113,41 @@ func TestDaemonCheckpoint(t *testing.T) {
 	}
 	if cp := loadCheckpoint(home, testVersion, t.Logf); cp == nil || cp.Seq != 6 {
 		t.Fatalf("closing did not replace the corrupt checkpoint: %+v", cp)
+	}
+}
+
+// TestCheckpointPerBackend: each backend and stream has its own checkpoint
+// file; the embedded store's never reads a cluster's (which would take the
+// cluster's batches for lost ones of the embedded log).
+func TestCheckpointPerBackend(t *testing.T) {
+	home := t.TempDir()
+	emb := checkpointFile(home, "embedded")
+	a := checkpointFile(home, "nats://n1:4222 stream EVENTS")
+	b := checkpointFile(home, "nats://n1:4222 stream OTHER")
+	if emb != checkpointPath(home) || a == emb || b == emb || a == b {
+		t.Fatalf("checkpoint files: %s %s %s", emb, a, b)
+	}
+	for _, p := range []string{emb, a, b} {
+		if !isCheckpointFile(home, p) {
+			t.Errorf("%s is not seen as a checkpoint (forget would keep it)", p)
+		}
+	}
+	// A cluster checkpoint far ahead does not count as the embedded one's.
+	cp := hooks.Checkpoint{Seq: 900}
+	body, err := cp.MarshalBinary()
+	if err != nil {
+		t.Skipf("an empty checkpoint does not encode: %v", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(a), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeFileAtomic(a, seal(checkpointHeader(testVersion), body)); err != nil {
+		t.Fatal(err)
+	}
+	if got := checkpointSeqAt(emb); got != 0 {
+		t.Errorf("the embedded store reads checkpoint seq %d from the cluster's file", got)
+	}
+	if got := checkpointSeqAt(a); got != 900 {
+		t.Errorf("the cluster's checkpoint reads %d", got)
 	}
 }

@@ -5,7 +5,8 @@
 //
 //	store/              the JetStream store, guarded by store/store.lock (flock)
 //	store/checkpoint.bin the projections' checkpoint (every 5,000 batches and
-//	                    at shutdown), tagged with the build that wrote it
+//	                    at shutdown), tagged with the build that wrote it;
+//	                    a cluster's stream has its own, checkpoint-HASH.bin
 //	store/base-SEQ.bin  the base snapshot omni gc saved below a cut
 //	store/busy.json     a long command holds the store (MarkBusy)
 //	store/damaged.json  the store was refused as damaged (jetstream.Marker);

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"encoding/json"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/hooks"
@@ -116,21 +118,36 @@ func Forget(ctx context.Context, cfg Config, value []byte) (ForgetReport, error)
 // scrubHome removes value from the files under home (see Forget) and
 // fails naming any store file that still holds it.
 func scrubHome(home string, value []byte, rep *ForgetReport) error {
-	q, _ := json.Marshal(string(value))
-	jsonVal := q[1 : len(q)-1] // as written inside a JSON string
+	forms := hooks.Forms(value)
 	mask := bytes.Repeat([]byte{'*'}, len(value))
+	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(64<<20))
+	if err != nil {
+		return err
+	}
+	defer dec.Close()
 	var still []string
-	err := filepath.WalkDir(home, func(p string, d fs.DirEntry, err error) error {
+	inStore := func(p string) bool { return strings.HasPrefix(p, storeDir(home)+string(filepath.Separator)) }
+	err = filepath.WalkDir(home, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || !d.Type().IsRegular() || p == forgetKeyPath(home) {
 			return nil
 		}
 		b, err := os.ReadFile(p)
-		if err != nil || (!bytes.Contains(b, value) && !bytes.Contains(b, jsonVal)) {
+		if err != nil {
+			return nil
+		}
+		if !holdsAny(b, forms) {
+			// A store file may hold it inside a compressed output (an
+			// input or block is stored as base64 of a zstd frame) that
+			// the log no longer names: a batch removed without being
+			// overwritten.
+			if inStore(p) && compressedHolds(b, forms, dec) {
+				still = append(still, p+" (inside a compressed output)")
+			}
 			return nil
 		}
 		name := filepath.Base(p)
 		switch {
-		case p == checkpointPath(home):
+		case isCheckpointFile(home, p):
 			if err := os.Remove(p); err != nil {
 				return err
 			}
@@ -147,15 +164,23 @@ func scrubHome(home string, value []byte, rep *ForgetReport) error {
 				still = append(still, p)
 				return nil
 			}
-			body = bytes.ReplaceAll(bytes.ReplaceAll(body, value, mask), jsonVal, bytes.Repeat([]byte{'*'}, len(jsonVal)))
+			for _, f := range forms {
+				m := mask
+				if len(f) != len(value) {
+					m = bytes.Repeat([]byte{'*'}, len(f))
+				}
+				body = bytes.ReplaceAll(body, f, m)
+			}
 			if err := writeFileAtomic(p, seal(baseHeader, body)); err != nil {
 				return err
 			}
 			rep.Rewritten = append(rep.Rewritten, p)
-		case strings.HasPrefix(p, storeDir(home)+string(filepath.Separator)):
+		case inStore(p):
 			still = append(still, p) // the store's own files: the server's
 		default:
-			b = bytes.ReplaceAll(bytes.ReplaceAll(b, value, []byte(redact.Marker)), jsonVal, []byte(redact.Marker))
+			for _, f := range forms {
+				b = bytes.ReplaceAll(b, f, []byte(redact.Marker))
+			}
 			if err := writeFileAtomic(p, b); err != nil {
 				return err
 			}
@@ -167,7 +192,49 @@ func scrubHome(home string, value []byte, rep *ForgetReport) error {
 		return fmt.Errorf("scrub %s: %w", home, err)
 	}
 	if len(still) > 0 {
-		return fmt.Errorf("the value is still in %s", strings.Join(still, ", "))
+		return fmt.Errorf("the value is still in %s: the bytes of batches the log no longer holds (removed by an omni gc that "+
+			"did not overwrite them; omni gc now overwrites what it removes), which omni cannot rewrite in the store's own files "+
+			"without damaging the store. To erase them, stop the daemon ('omni daemon stop') and move %s away (the log then "+
+			"starts empty), or keep it until the store rewrites that block", strings.Join(still, ", "), storeDir(home))
 	}
 	return nil
+}
+
+// holdsAny reports whether b holds one of forms.
+func holdsAny(b []byte, forms [][]byte) bool {
+	for _, f := range forms {
+		if bytes.Contains(b, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// zstdB64 is the base64 of the zstd frame magic (28 b5 2f fd): where an
+// event's compressed input or block starts in the JSON a batch is stored as.
+const zstdB64 = "KLUv/"
+
+// compressedHolds reports whether a compressed output stored in b (a
+// store file: base64 zstd frames inside JSON) decodes to text that holds
+// one of forms.
+func compressedHolds(b []byte, forms [][]byte, dec *zstd.Decoder) bool {
+	for at := 0; ; {
+		k := bytes.Index(b[at:], []byte(zstdB64))
+		if k < 0 {
+			return false
+		}
+		s := at + k
+		e := s
+		for e < len(b) && (b[e] >= 'A' && b[e] <= 'Z' || b[e] >= 'a' && b[e] <= 'z' || b[e] >= '0' && b[e] <= '9' || b[e] == '+' || b[e] == '/' || b[e] == '=') {
+			e++
+		}
+		at = e
+		raw, err := base64.StdEncoding.DecodeString(string(b[s:e]))
+		if err != nil {
+			continue
+		}
+		if text, err := dec.DecodeAll(raw, nil); err == nil && holdsAny(text, forms) {
+			return true
+		}
+	}
 }

@@ -2,11 +2,14 @@ package daemon
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/gob"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // TestScrubHome: after a forget, the checkpoint is removed, a base
@@ -65,5 +68,28 @@ func TestScrubHome(t *testing.T) {
 	write(filepath.Join(store, "jetstream", "1.blk"), []byte("msg "+value))
 	if err := scrubHome(home, []byte(value), &rep); err == nil || !strings.Contains(err.Error(), "1.blk") {
 		t.Errorf("a store file holding the value: %v", err)
+	}
+}
+
+// TestScrubHomeCompressed: a store file that holds the value only inside
+// a compressed output (base64 of a zstd frame, as a batch stores an input)
+// is named, not passed over.
+func TestScrubHomeCompressed(t *testing.T) {
+	home := t.TempDir()
+	store := filepath.Join(home, "store", "js")
+	if err := os.MkdirAll(store, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	const value = "Zq8x-compressed-0123456789"
+	enc, _ := zstd.NewWriter(nil)
+	frame := enc.EncodeAll([]byte(strings.Repeat("line of output\n", 50)+"token="+value+"\n"), nil)
+	rec := `{"kind":"invoked","invoked":{"input":"` + base64.StdEncoding.EncodeToString(frame) + `","codec":"zstd"}}`
+	if err := os.WriteFile(filepath.Join(store, "1.blk"), []byte("\x00\x01hdr"+rec+"\x00"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var rep ForgetReport
+	err := scrubHome(home, []byte(value), &rep)
+	if err == nil || !strings.Contains(err.Error(), "1.blk (inside a compressed output)") {
+		t.Errorf("a compressed stale copy: %v", err)
 	}
 }

@@ -23,13 +23,29 @@ func Logf(home string) func(string, ...any) {
 		logMu.Lock()
 		defer logMu.Unlock()
 		_ = os.MkdirAll(home, 0o700)
-		f, err := os.OpenFile(filepath.Join(home, "omni.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+		f, err := AppendLog(filepath.Join(home, "omni.log"))
 		if err != nil {
 			return
 		}
 		defer f.Close()
 		fmt.Fprintf(f, "%s pid=%d %s\n", time.Now().UTC().Format(time.RFC3339Nano), os.Getpid(), fmt.Sprintf(format, args...))
 	}
+}
+
+// AppendLog opens the log file path (omni.log, daemon.log) for appending,
+// creating it with mode 0600, never through a link (O_NOFOLLOW: a home
+// another user made first may hold a link to a file of yours) and never
+// onto anything but a regular file (a FIFO would block the writer).
+func AppendLog(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	return f, nil
 }
 
 // ProjectOf returns the repository top level of dir (the nearest ancestor

@@ -130,11 +130,14 @@ type CallReply struct {
 }
 
 // RetrieveRequest is the "retrieve" request: a handle (16 hex) and the
-// reader asking (empty: every reader shown a marker with it).
+// reader asking (empty: every reader shown a marker with it). Dir, when
+// set, scopes it to the project of that directory (as the daemon names
+// projects): a handle archived in another project is unknown.
 type RetrieveRequest struct {
 	Handle  string `json:"handle"`
 	Session string `json:"session,omitempty"`
 	Agent   string `json:"agent,omitempty"`
+	Dir     string `json:"dir,omitempty"`
 }
 
 // ReplayRequest is the "replay" request: the invocation at sequence At, or
@@ -168,9 +171,12 @@ type ExplainRequest struct {
 }
 
 // RecentRequest is the "recent" request: the newest N calls (outside
-// 1..1000: 20).
+// 1..1000: 20). Dir, when set, keeps the calls of that directory's
+// project; Session, when set, those of that session.
 type RecentRequest struct {
-	N int `json:"n"`
+	N       int    `json:"n"`
+	Dir     string `json:"dir,omitempty"`
+	Session string `json:"session,omitempty"`
 }
 
 // DiffRequest is the "diff" request (Seq 0: the newest invocation that

@@ -56,7 +56,19 @@ type Config struct {
 // under Home/store, or the cluster's stream with the lock still in
 // Home/store.
 func (cfg Config) storeOptions() jetstream.Options {
-	return jetstream.Options{Dir: storeDir(cfg.Home), URL: cfg.ClusterURL, Remote: cfg.Cluster}
+	r := cfg.Cluster
+	if cfg.ClusterURL != "" {
+		// On a team's stream this machine publishes on its own subject,
+		// and a batch published on one machine's subject that names
+		// another is rejected and reported in omni.log.
+		r.Machine, _ = Identity(cfg.Home)
+		logf := Logf(cfg.Home)
+		r.OnReject = func(seq events.Seq, subject, machine string) {
+			logf("rejected batch %d of the team stream: published on %s, its events name machine %q (forged origin)",
+				seq, subject, events.Printable(machine))
+		}
+	}
+	return jetstream.Options{Dir: storeDir(cfg.Home), URL: cfg.ClusterURL, Remote: r}
 }
 
 // Service answers the daemon's methods over one open store. The daemon
@@ -68,6 +80,11 @@ type Service struct {
 	engine  *hooks.Engine
 	home    string
 	version string // Config.Version: the checkpoints it writes name it
+	// projectOf names a directory's project as the Engine's events do
+	// (ProjectOf, or TeamProjectOf on a cluster).
+	projectOf func(string) string
+	// checkpoint is the checkpoint file of the home's backend.
+	checkpoint string
 }
 
 // NewService builds the service of cfg.Home over log: the Engine starts
@@ -96,13 +113,25 @@ func NewService(ctx context.Context, log events.Log, cfg Config) (*Service, erro
 	if err != nil {
 		return nil, err
 	}
-	return &Service{log: log, engine: eng, home: cfg.Home, version: cfg.Version}, nil
+	return &Service{log: log, engine: eng, home: cfg.Home, version: cfg.Version, projectOf: opt.ProjectOf,
+		checkpoint: checkpointFile(cfg.Home, cfg.Backend())}, nil
 }
 
 // ServiceOf returns a service over an Engine already built on log (tests
 // and tools); home is where base snapshots are read ("" for none).
 func ServiceOf(log events.Log, eng *hooks.Engine, home string) *Service {
-	return &Service{log: log, engine: eng, home: home}
+	return &Service{log: log, engine: eng, home: home, projectOf: ProjectOf, checkpoint: checkpointPath(home)}
+}
+
+// scopeProject returns the project of dir ("" for an empty dir: no scope).
+func (s *Service) scopeProject(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	if s.projectOf == nil {
+		return ProjectOf(dir)
+	}
+	return s.projectOf(dir)
 }
 
 // Log returns the log the service answers from.
@@ -232,7 +261,8 @@ func (s *Service) Call(ctx context.Context, in hooks.CallInput) (CallReply, erro
 // does not answer, ErrDamaged, ErrBadHandle, ErrReservedHandle, the log's.
 func (s *Service) Retrieve(ctx context.Context, in RetrieveRequest) ([]byte, error) {
 	reader := events.Reader{Session: in.Session, Agent: in.Agent}
-	b, err := s.engine.Retrieve(ctx, in.Handle, reader)
+	project := s.scopeProject(in.Dir)
+	b, err := s.engine.RetrieveIn(ctx, in.Handle, reader, project)
 	if st, ok := s.log.(*jetstream.Store); ok && st.Remote() && errors.Is(err, hooks.ErrUnknownHandle) {
 		// Another machine may have archived it after the newest batch this
 		// one folded: fold the shared stream to its end and look again.
@@ -246,7 +276,7 @@ func (s *Service) Retrieve(ctx context.Context, in RetrieveRequest) ([]byte, err
 		if cerr != nil {
 			return nil, fmt.Errorf("handle %s is not among the batches this machine folded, and the shared stream cannot be read now: %w", in.Handle, cerr)
 		}
-		b, err = s.engine.Retrieve(ctx, in.Handle, reader)
+		b, err = s.engine.RetrieveIn(ctx, in.Handle, reader, project)
 	}
 	if errors.Is(err, hooks.ErrUnknownHandle) && !errors.Is(err, hooks.ErrForgotten) {
 		if first, ferr := s.log.First(ctx); ferr == nil && first > 1 {
@@ -298,7 +328,13 @@ func (s *Service) Recent(ctx context.Context, in RecentRequest) ([]hooks.Recent,
 	if in.N <= 0 || in.N > 1000 {
 		in.N = 20
 	}
-	return hooks.RecentCalls(ctx, s.log, in.N)
+	project := s.scopeProject(in.Dir)
+	if project == "" && in.Session == "" {
+		return hooks.RecentCalls(ctx, s.log, in.N)
+	}
+	return hooks.RecentCallsWhere(ctx, s.log, in.N, func(ev events.Event) bool {
+		return (project == "" || ev.Project == project) && (in.Session == "" || ev.Session == in.Session)
+	})
 }
 
 // Stats returns the stats report: the Engine's projection, or with

@@ -36,7 +36,7 @@ func (s *Service) GC(ctx context.Context, in GCRequest) (hooks.GCPlan, error) {
 	}
 	if !plan.DryRun && plan.Before != 0 {
 		logf := Logf(s.home)
-		cp := &checkpointer{home: s.home, version: s.version, eng: s.engine, logf: logf}
+		cp := &checkpointer{home: s.home, path: s.checkpoint, version: s.version, eng: s.engine, logf: logf}
 		if err := cp.write(); err != nil {
 			logf("gc: checkpoint: %v (the next start folds from the base)", err)
 		}
@@ -112,7 +112,7 @@ func (s *Service) Health(ctx context.Context) (HealthReply, error) {
 			out.Unrecorded = append(out.Unrecorded, q)
 		}
 	}
-	out.Checkpoint = checkpointSeq(s.home)
+	out.Checkpoint = checkpointSeqAt(s.checkpoint)
 	if bases, err := filepath.Glob(filepath.Join(s.home, "store", "base-*.bin")); err == nil {
 		out.GCBases = len(bases)
 	}
@@ -193,7 +193,7 @@ func (s *Service) Repair(ctx context.Context) (RepairReply, error) {
 		Logf(s.home)("repair: %v (the batches stay counted, and stay recorded as lost)", err)
 	}
 	if len(out.Recorded) > 0 {
-		cp := &checkpointer{home: s.home, version: s.version, eng: s.engine, logf: Logf(s.home)}
+		cp := &checkpointer{home: s.home, path: s.checkpoint, version: s.version, eng: s.engine, logf: Logf(s.home)}
 		if err := cp.write(); err != nil {
 			Logf(s.home)("repair: checkpoint: %v", err)
 		}

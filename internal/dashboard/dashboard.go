@@ -8,7 +8,10 @@ package dashboard
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"crypto/subtle"
 	"embed"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"html"
@@ -37,6 +40,10 @@ type Source func(ctx context.Context, since time.Time) (stats.Report, error)
 
 // Dashboard serves the page over one report source.
 type Dashboard struct {
+	// key is the owner's key: every request carries it (the URL Serve
+	// prints, then a cookie), so another local user, who can reach the
+	// loopback port but never saw the URL, reads nothing.
+	key     string
 	report  Source
 	now     func() time.Time
 	version string
@@ -69,13 +76,38 @@ func New(src Source, now func() time.Time, version string) (*Dashboard, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dashboard style: %w", err)
 	}
-	return &Dashboard{report: src, now: now, version: version, tmpl: t, css: css}, nil
+	var k [16]byte
+	if _, err := rand.Read(k[:]); err != nil {
+		return nil, fmt.Errorf("dashboard key: %w", err)
+	}
+	return &Dashboard{key: hex.EncodeToString(k[:]), report: src, now: now, version: version, tmpl: t, css: css}, nil
+}
+
+// Key returns the owner's key (32 hex): the URL Serve reports carries it
+// as ?key=, and a browser keeps it in a cookie.
+func (d *Dashboard) Key() string { return d.key }
+
+// keyCookie names the cookie that carries the owner's key.
+const keyCookie = "omni_dashboard_key"
+
+// authorized reports a request that carries the owner's key, in its
+// query (the printed URL; the key is then set as a cookie for the page's
+// links) or its cookie.
+func (d *Dashboard) authorized(w http.ResponseWriter, r *http.Request) bool {
+	if q := r.URL.Query().Get("key"); q != "" && subtle.ConstantTimeCompare([]byte(q), []byte(d.key)) == 1 {
+		http.SetCookie(w, &http.Cookie{Name: keyCookie, Value: d.key, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+		return true
+	}
+	c, err := r.Cookie(keyCookie)
+	return err == nil && subtle.ConstantTimeCompare([]byte(c.Value), []byte(d.key)) == 1
 }
 
 // Handler serves GET / (the page), /stats.json (the report, as
 // `omni stats --json` prints it) and /style.css; every page takes
 // ?since=WHEN as `omni stats --since` does. Requests naming another host
-// than the loopback address are refused (DNS rebinding).
+// than the loopback address are refused (DNS rebinding), and so are
+// requests without the owner's key (Key): the report names sessions,
+// projects and users, and any local user can reach the port.
 func (d *Dashboard) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", d.page)
@@ -95,6 +127,10 @@ func (d *Dashboard) Handler() http.Handler {
 		}
 		w.Header().Set("Cache-Control", "no-store")
 		w.Header().Set("X-Content-Type-Options", "nosniff")
+		if !d.authorized(w, r) {
+			http.Error(w, "omni dashboard: open the URL 'omni dashboard' printed (it carries the owner's key)", http.StatusForbidden)
+			return
+		}
 		mux.ServeHTTP(w, r)
 	})
 }
@@ -366,7 +402,8 @@ func foldChart(folds []stats.FoldReport) template.HTML {
 }
 
 // Serve listens on 127.0.0.1:port (0: any free port) and serves d until
-// ctx ends; ready, if not nil, receives the URL once the listener is open.
+// ctx ends; ready, if not nil, receives the URL once the listener is open
+// (with the owner's key: print it only to the owner).
 // Errors: the port cannot be bound, the server's.
 func Serve(ctx context.Context, d *Dashboard, port int, ready func(url string)) error {
 	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
@@ -377,7 +414,7 @@ func Serve(ctx context.Context, d *Dashboard, port int, ready func(url string)) 
 	errCh := make(chan error, 1)
 	go func() { errCh <- srv.Serve(ln) }()
 	if ready != nil {
-		ready("http://" + ln.Addr().String() + "/")
+		ready("http://" + ln.Addr().String() + "/?key=" + d.key)
 	}
 	select {
 	case err := <-errCh:

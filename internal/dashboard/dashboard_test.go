@@ -32,9 +32,15 @@ func serviceSource(svc *daemon.Service) Source {
 	}
 }
 
+// testKey is the owner's key get sends (the dashboard under test's).
+var testKey string
+
 func get(t *testing.T, url, host string) (int, string) {
 	t.Helper()
 	req, _ := http.NewRequest("GET", url, nil)
+	if testKey != "" {
+		req.AddCookie(&http.Cookie{Name: keyCookie, Value: testKey})
+	}
 	if host != "" {
 		req.Host = host
 	}
@@ -55,6 +61,15 @@ func TestDashboardFixture(t *testing.T) {
 	}
 	srv := httptest.NewServer(d.Handler())
 	defer srv.Close()
+	// Without the owner's key, nothing: the page, the report, the style.
+	testKey = ""
+	for _, p := range []string{"/", "/stats.json", "/style.css", "/?key=0123"} {
+		if code, body := get(t, srv.URL+p, ""); code != 403 || strings.Contains(body, "s1") {
+			t.Errorf("GET %s without the key: %d", p, code)
+		}
+	}
+	testKey = d.Key()
+	defer func() { testKey = "" }()
 	rep, _ := testfixture.ServiceStats(t, svc, time.Time{})
 	var want bytes.Buffer
 	statsreport.WriteJSON(&want, rep)
@@ -130,6 +145,8 @@ func TestDashboardTeam(t *testing.T) {
 	}
 	srv := httptest.NewServer(d.Handler())
 	defer srv.Close()
+	testKey = d.Key()
+	defer func() { testKey = "" }()
 	if _, page := get(t, srv.URL+"/", ""); strings.Contains(page, "Savings by machine") {
 		t.Fatal("one machine: the team charts show")
 	}

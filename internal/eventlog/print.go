@@ -173,14 +173,16 @@ func (d *Decoder) text(c events.Codec, b []byte) (json.RawMessage, *string, even
 
 // Summary renders e as one line for people: sequence.index, time (UTC, to
 // the second), kind, reader ("-" without a session) and what the event
-// says, shortened.
+// says, shortened. Every part a payload wrote (ids, commands, sources) is
+// made printable (events.Printable): an id holding a newline or an escape
+// sequence cannot forge a line or act on the terminal.
 func Summary(e Entry) string {
 	reader := e.Reader().String()
 	if reader == "" {
 		reader = "-"
 	}
-	return fmt.Sprintf("%d.%d %s %-14s %s %s", e.Seq, e.Index, e.Time.UTC().Format(time.RFC3339),
-		e.Kind, reader, about(e.Event))
+	return events.Printable(fmt.Sprintf("%d.%d %s %-14s %s %s", e.Seq, e.Index, e.Time.UTC().Format(time.RFC3339),
+		e.Kind, reader, about(e.Event)))
 }
 
 // about says in a few words what one event records.

@@ -182,7 +182,11 @@ func Fix(o Options, rows []HostStatus, project string) []string {
 			ho.Omni = fixBinary(o.Omni, hp, mp)
 			// The variants let the backup logic recognise omni's own earlier
 			// entries, so a later uninstall restores the user's file, not them.
-			if _, err := runParts(partsFor(h, ho), true, false, func(path string) [][]part { return variantsFor(h, ho, path) }); err == nil {
+			_, ops, err := runParts(partsFor(h, ho), true, ho.Project, func(path string) [][]part { return variantsFor(h, ho, path) })
+			if err == nil {
+				err = commit(ops)
+			}
+			if err == nil {
 				fix := "ran '" + flag + "'"
 				if !slices.Contains(did, fix) {
 					did = append(did, fix)

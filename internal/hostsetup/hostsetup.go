@@ -27,6 +27,7 @@ import (
 	"github.com/omnictx/omni/internal/rewrite"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // BackupSuffix names the one backup kept of every file omni init changes.
@@ -263,8 +264,8 @@ func partsFor(h Host, o Options) []part {
 			})})
 		case Codex:
 			ps = append(ps, part{"mcp", mcpPath, func(src []byte, _, install bool) ([]byte, bool, error) {
-				out := applyCodexTOML(src, omni, install)
-				return out, false, nil
+				out, err := applyCodexTOML(src, omni, install)
+				return out, false, err
 			}})
 		case Gemini:
 			v := omap{{"command", omni}, {"args", []string{"mcp"}}}
@@ -303,8 +304,26 @@ type fileResult struct {
 	after  []byte
 }
 
-// runParts applies the parts of one host, file by file.
-func runParts(ps []part, install, dry bool, variants func(path string) [][]part) ([]fileResult, error) {
+// fileOp is the change one file needs, planned before any file is written
+// (init is all or nothing).
+type fileOp struct {
+	path string
+	// data is the file's new content; del removes the file instead.
+	data []byte
+	del  bool
+	// backup, when not "", is written first with backupData (a new file,
+	// never through a link); removeBackup removes path's backup after.
+	backup       string
+	backupData   []byte
+	removeBackup bool
+	// before is the file's content (existed: it was there), for undoing.
+	before  []byte
+	existed bool
+}
+
+// runParts plans the parts of one host, file by file; it writes nothing.
+// Under a project (o.Project) every file must resolve inside it.
+func runParts(ps []part, install bool, project string, variants func(path string) [][]part) ([]fileResult, []fileOp, error) {
 	var order []string
 	byPath := map[string][]part{}
 	for _, p := range ps {
@@ -314,14 +333,25 @@ func runParts(ps []part, install, dry bool, variants func(path string) [][]part)
 		byPath[p.path] = append(byPath[p.path], p)
 	}
 	var out []fileResult
+	var ops []fileOp
 	for _, path := range order {
-		r, err := runFile(path, byPath[path], install, dry, variants)
+		if project != "" {
+			for _, f := range []string{path, path + BackupSuffix} {
+				if err := insideProject(project, f); err != nil {
+					return out, nil, err
+				}
+			}
+		}
+		r, op, err := planFile(path, byPath[path], install, variants)
 		if err != nil {
-			return out, err
+			return out, nil, err
 		}
 		out = append(out, r)
+		if op != nil {
+			ops = append(ops, *op)
+		}
 	}
-	return out, nil
+	return out, ops, nil
 }
 
 func partKinds(ps []part) []string {
@@ -345,54 +375,43 @@ func chain(ps []part, src []byte, exists, install bool) ([]byte, bool, error) {
 	return cur, del, nil
 }
 
-func runFile(path string, ps []part, install, dry bool, variants func(path string) [][]part) (fileResult, error) {
+// planFile works out what installing (or uninstalling) ps does to path:
+// the report line and the change to make (nil: none). It writes nothing.
+func planFile(path string, ps []part, install bool, variants func(path string) [][]part) (fileResult, *fileOp, error) {
 	r := fileResult{Path: path, Parts: partKinds(ps)}
 	src, err := os.ReadFile(path)
 	exists := err == nil
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return r, fmt.Errorf("read %s: %w", path, err)
+		return r, nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	r.before = src
 	if !install && !exists {
 		r.Action = "absent"
-		return r, nil
+		return r, nil, nil
 	}
 	out, del, err := chain(ps, src, exists, install)
 	if err != nil {
-		return r, fmt.Errorf("%s: %w", path, err)
+		return r, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	backup := path + BackupSuffix
+	op := &fileOp{path: path, before: src, existed: exists}
 	if !install {
 		// The original bytes come back when the file is exactly what
 		// installing into them produced.
 		if orig, origExists, ok := originalOf(path, src, variants(path)); ok {
 			r.Action = "restored"
-			out, del = orig, !origExists
 			if !origExists {
 				r.Action = "deleted"
 			}
-			r.after = out
-			if dry {
-				return r, nil
-			}
-			if del {
-				err = os.Remove(path)
-			} else {
-				err = writeAtomic(path, out)
-			}
-			if err != nil {
-				return r, err
-			}
-			if err := os.Remove(backup); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return r, err
-			}
-			return r, nil
+			r.after = orig
+			op.data, op.del, op.removeBackup = orig, !origExists, true
+			return r, op, nil
 		}
 	}
 	switch {
 	case del && !exists, !del && exists && bytes.Equal(out, src):
 		r.Action = "unchanged"
-		return r, nil
+		return r, nil, nil
 	case del:
 		r.Action = "deleted"
 	case !exists:
@@ -403,27 +422,128 @@ func runFile(path string, ps []part, install, dry bool, variants func(path strin
 		r.Action = "removed"
 	}
 	r.after = out
-	if dry {
-		return r, nil
-	}
+	op.data, op.del = out, del
 	// The backup keeps the file as it was before omni: a file that already
 	// holds omni's entries (omni created it, or an install predates backups)
 	// is not an original and is not backed up.
 	if exists && install && !holdsOmni(src, variants(path)) {
-		if _, err := os.Stat(backup); errors.Is(err, os.ErrNotExist) {
-			if err := writeFileMode(backup, src, path); err != nil {
-				return r, fmt.Errorf("backup %s: %w", path, err)
-			}
+		fi, err := os.Lstat(backup)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			op.backup, op.backupData = backup, src
 			r.Backup = backup
+		case err != nil:
+			return r, nil, fmt.Errorf("backup %s: %w", path, err)
+		case fi.Mode()&os.ModeSymlink != 0 || !fi.Mode().IsRegular():
+			return r, nil, fmt.Errorf("backup %s: %s is a link or not a regular file; omni writes no backup through it (remove it and run again)", path, backup)
 		}
 	}
-	if del {
-		if err := os.Remove(path); err != nil {
-			return r, err
+	return r, op, nil
+}
+
+// commit makes the planned changes in order. On the first failure it puts
+// back every file it changed (their bytes as planned from), removes the
+// backups it wrote, and returns the failure.
+func commit(ops []fileOp) error {
+	var done []fileOp
+	var err error
+	for _, op := range ops {
+		if err = apply1(op); err != nil {
+			break
 		}
-		return r, nil
+		done = append(done, op)
 	}
-	return r, writeAtomic(path, out)
+	if err == nil {
+		return nil
+	}
+	var undo []error
+	for i := len(done) - 1; i >= 0; i-- {
+		op := done[i]
+		if op.existed {
+			undo = append(undo, writeAtomic(op.path, op.before))
+		} else if rerr := os.Remove(op.path); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
+			undo = append(undo, rerr)
+		}
+		if op.backup != "" {
+			_ = os.Remove(op.backup)
+		}
+	}
+	if uerr := errors.Join(undo...); uerr != nil {
+		return fmt.Errorf("%w; putting back the files changed before it also failed: %v", err, uerr)
+	}
+	return fmt.Errorf("%w (no file was left changed)", err)
+}
+
+// apply1 makes one planned change.
+func apply1(op fileOp) error {
+	if op.backup != "" {
+		if err := writeNew(op.backup, op.backupData, op.path); err != nil {
+			return fmt.Errorf("backup %s: %w", op.path, err)
+		}
+	}
+	var err error
+	if op.del {
+		if err = os.Remove(op.path); errors.Is(err, os.ErrNotExist) {
+			err = nil
+		}
+	} else {
+		err = writeAtomic(op.path, op.data)
+	}
+	if err != nil {
+		if op.backup != "" {
+			_ = os.Remove(op.backup)
+		}
+		return err
+	}
+	if op.removeBackup {
+		if err := os.Remove(op.path + BackupSuffix); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// insideProject returns an error when path, with every link on its way
+// resolved, lies outside the project root (a repository's
+// .claude/settings.json.omni-backup or .mcp.json pointing at a file of the
+// user's), or is a link whose target is missing.
+func insideProject(root, path string) error {
+	rr, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return fmt.Errorf("project %s: %w", root, err)
+	}
+	p := path
+	var rest []string
+	for {
+		fi, err := os.Lstat(p)
+		if err == nil {
+			t, err := filepath.EvalSymlinks(p)
+			if err != nil {
+				kind := "a link to a missing target"
+				if fi.Mode()&os.ModeSymlink == 0 {
+					kind = "not resolvable"
+				}
+				return fmt.Errorf("%s is %s; omni writes no file of a project through a link (remove it and run again)", p, kind)
+			}
+			p = t
+			break
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		d := filepath.Dir(p)
+		if d == p {
+			break
+		}
+		rest = append([]string{filepath.Base(p)}, rest...)
+		p = d
+	}
+	full := filepath.Join(append([]string{p}, rest...)...)
+	rel, err := filepath.Rel(rr, full)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return fmt.Errorf("%s resolves to %s, outside the project %s; omni edits no file outside a project in project mode", path, full, root)
+	}
+	return nil
 }
 
 // originalOf reports the content a file had before omni wrote it (its
@@ -487,11 +607,24 @@ func writeAtomic(path string, data []byte) error {
 	return nil
 }
 
-// writeFileMode writes data to path with the mode of like.
-func writeFileMode(path string, data []byte, like string) error {
+// writeNew creates path with data and the mode of like, never through a
+// link: the bytes go to a new temporary file beside it, which is then
+// hard-linked at path (which fails if anything, a dangling link included,
+// is there already).
+func writeNew(path string, data []byte, like string) error {
 	mode := os.FileMode(0o600)
 	if fi, err := os.Stat(like); err == nil {
 		mode = fi.Mode().Perm()
 	}
-	return os.WriteFile(path, data, mode)
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".omni-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr, os.Chmod(f.Name(), mode)); err != nil {
+		return err
+	}
+	return os.Link(f.Name(), path)
 }

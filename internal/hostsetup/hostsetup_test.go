@@ -75,14 +75,15 @@ func TestJSONEditRoundTrip(t *testing.T) {
 
 func TestCodexTOMLRoundTrip(t *testing.T) {
 	for _, orig := range []string{"", "model = \"o3\"\n", "model = \"o3\"", "[a]\nx = 1\n\n[b]\ny = 2\n"} {
-		out := applyCodexTOML([]byte(orig), "/o/omni", true)
+		out, _ := applyCodexTOML([]byte(orig), "/o/omni", true)
 		if !bytes.HasSuffix(out, []byte(codexBlock("/o/omni"))) {
 			t.Fatalf("%q -> %q", orig, out)
 		}
-		if again := applyCodexTOML(out, "/o/omni", true); !bytes.Equal(again, out) {
+		if again, _ := applyCodexTOML(out, "/o/omni", true); !bytes.Equal(again, out) {
 			t.Fatalf("not idempotent: %q", again)
 		}
-		back := string(applyCodexTOML(out, "/o/omni", false))
+		backB, _ := applyCodexTOML(out, "/o/omni", false)
+		back := string(backB)
 		want := orig
 		if want != "" && !strings.HasSuffix(want, "\n") {
 			want += "\n"
@@ -93,7 +94,8 @@ func TestCodexTOMLRoundTrip(t *testing.T) {
 	}
 	// A stale table (another path, a sub-table) is replaced whole, in place.
 	src := "[mcp_servers.omni]\ncommand = \"/old/omni\"\n[mcp_servers.omni.env]\nA = \"1\"\n\n[other]\nk = 1\n"
-	got := string(applyCodexTOML([]byte(src), "/o/omni", true))
+	gotB, _ := applyCodexTOML([]byte(src), "/o/omni", true)
+	got := string(gotB)
 	if got != codexBlock("/o/omni")+"\n[other]\nk = 1\n" {
 		t.Fatalf("got %q", got)
 	}

@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/pelletier/go-toml/v2/unstable"
 )
 
 // MCP server entries in JSON settings files, the Codex config.toml table and
@@ -96,8 +97,6 @@ func isOmniServer(src []byte, v *jnode, omni string) bool {
 
 // Codex config.toml.
 
-var tomlHeader = regexp.MustCompile(`^\s*\[\s*([^\]]*?)\s*\]\s*(#.*)?$`)
-
 // codexBlock renders omni's [mcp_servers.omni] table. Codex starts MCP
 // servers with a filtered environment, so OMNI_HOME is passed on by name
 // (env_vars), or `omni mcp` would read ~/.omni (measured on Codex 0.169.0,
@@ -107,30 +106,67 @@ func codexBlock(omni string) string {
 	return "[mcp_servers.omni]\ncommand = \"" + q + "\"\nargs = [\"mcp\"]\nenv_vars = [\"OMNI_HOME\"]\n"
 }
 
+// tomlTables returns the line (0-based) of every table header of a TOML
+// document ([a.b] and [[a.b]]) and its dotted key, its parts unquoted,
+// found by go-toml's parser: a header-like line inside a multi-line
+// string is text, not a header. Errors: the document does not parse.
+func tomlTables(src []byte) (map[int]string, error) {
+	out := map[int]string{}
+	var p unstable.Parser
+	p.Reset(src)
+	for p.NextExpression() {
+		e := p.Expression()
+		if e.Kind != unstable.Table && e.Kind != unstable.ArrayTable {
+			continue
+		}
+		var parts []string
+		line := -1
+		for it := e.Key(); it.Next(); {
+			k := it.Node()
+			if line < 0 && k.Raw.Length > 0 {
+				line = bytes.Count(src[:k.Raw.Offset], []byte("\n"))
+			}
+			parts = append(parts, string(k.Data))
+		}
+		if line >= 0 {
+			out[line] = strings.Join(parts, ".")
+		}
+	}
+	if err := p.Error(); err != nil {
+		return nil, fmt.Errorf("does not parse as TOML: %w", err)
+	}
+	return out, nil
+}
+
 // applyCodexTOML installs (or removes) the [mcp_servers.omni] table (and its
 // sub-tables) of a Codex config.toml, as text: the rest of the file is kept
 // byte for byte. The table is complete on its own, so Codex never sees a
-// sub-table without its parent.
-func applyCodexTOML(src []byte, omni string, install bool) []byte {
+// sub-table without its parent. Tables are found by go-toml's parser
+// (tomlTables), so a multi-line string that holds "[mcp_servers.omni]" is
+// kept whole. Errors: a file that does not parse (nothing is changed).
+func applyCodexTOML(src []byte, omni string, install bool) ([]byte, error) {
+	tables, err := tomlTables(src)
+	if err != nil {
+		return nil, err
+	}
 	lines := strings.SplitAfter(string(src), "\n")
 	if len(lines) > 0 && lines[len(lines)-1] == "" {
 		lines = lines[:len(lines)-1]
 	}
 	isOurs := func(name string) bool {
-		name = strings.ReplaceAll(strings.ReplaceAll(name, `"`, ""), " ", "")
 		return name == "mcp_servers.omni" || strings.HasPrefix(name, "mcp_servers.omni.")
 	}
 	start, end := -1, -1
-	for i, l := range lines {
-		m := tomlHeader.FindStringSubmatch(strings.TrimRight(l, "\r\n"))
-		if m == nil {
+	for i := range lines {
+		name, ok := tables[i]
+		if !ok {
 			continue
 		}
-		if start < 0 && isOurs(m[1]) {
+		if start < 0 && isOurs(name) {
 			start = i
 			continue
 		}
-		if start >= 0 && !isOurs(m[1]) {
+		if start >= 0 && !isOurs(name) {
 			end = i
 			break
 		}
@@ -145,9 +181,9 @@ func applyCodexTOML(src []byte, omni string, install bool) []byte {
 	if install {
 		if start >= 0 {
 			if strings.Join(lines[start:end], "") == want {
-				return src
+				return src, nil
 			}
-			return []byte(strings.Join(lines[:start], "") + want + strings.Join(lines[end:], ""))
+			return []byte(strings.Join(lines[:start], "") + want + strings.Join(lines[end:], "")), nil
 		}
 		s := string(src)
 		if s != "" && !strings.HasSuffix(s, "\n") {
@@ -156,10 +192,10 @@ func applyCodexTOML(src []byte, omni string, install bool) []byte {
 		if s != "" {
 			s += "\n"
 		}
-		return []byte(s + want)
+		return []byte(s + want), nil
 	}
 	if start < 0 {
-		return src
+		return src, nil
 	}
 	before := lines[:start]
 	if len(before) > 0 && strings.TrimSpace(before[len(before)-1]) == "" {
@@ -167,9 +203,9 @@ func applyCodexTOML(src []byte, omni string, install bool) []byte {
 	}
 	out := strings.Join(before, "") + strings.Join(lines[end:], "")
 	if strings.TrimSpace(out) == "" {
-		return nil
+		return nil, nil
 	}
-	return []byte(out)
+	return []byte(out), nil
 }
 
 // The OpenCode plugin shim and the Cline plugin.

@@ -130,19 +130,24 @@ type initReport struct {
 
 // Run installs (install true) or uninstalls the registrations of hosts under
 // o and prints one line per file to w (asJSON: one JSON array of host
-// reports); dry prints what would change and writes nothing. The error, if
-// any, is the first file that could not be read, parsed or written; what was
-// done before it is printed.
+// reports); dry prints what would change and writes nothing. Every file is
+// read and planned before any is written, and a failed write puts back the
+// files written before it, so init changes all its files or none: the
+// error, if any, is the first file that could not be read, parsed, placed
+// (under a project, a file must resolve inside it) or written, and nothing
+// is printed for the files then.
 func Run(w io.Writer, hosts []Host, o Options, install, dry, asJSON bool) error {
 	var reports []initReport
 	var failed error
+	var ops []fileOp
 	for _, h := range hosts {
 		ho := o
 		if h != Claude {
 			ho.Rewrite = false
 		}
 		ps := partsFor(h, ho)
-		res, err := runParts(ps, install, dry, func(path string) [][]part { return variantsFor(h, ho, path) })
+		res, hops, err := runParts(ps, install, ho.Project, func(path string) [][]part { return variantsFor(h, ho, path) })
+		ops = append(ops, hops...)
 		rep := initReport{Host: hostNames[h], Tier: hostTiers[h], Files: res}
 		changed := false
 		for _, f := range res {
@@ -158,8 +163,17 @@ func Run(w io.Writer, hosts []Host, o Options, install, dry, asJSON bool) error 
 		}
 		reports = append(reports, rep)
 		if err != nil {
-			failed = err
+			// All or nothing: a file that cannot be read, parsed or
+			// placed stops the run before any file is written.
+			failed = fmt.Errorf("%w (no file was changed)", err)
+			reports = nil
 			break
+		}
+	}
+	if failed == nil && !dry {
+		if err := commit(ops); err != nil {
+			failed = err
+			reports = nil
 		}
 	}
 	if asJSON {

@@ -109,7 +109,7 @@ func mcpRun(ctx context.Context, store Store, cfg RunConfig, in mcpRunIn) *mcp.C
 	} else {
 		// A stopped command's partial output passes raw (redacted): it was
 		// never a whole result to fold against.
-		delivered = redactText(text, cfg.KeepSecrets)
+		delivered = redactText(text, in.Command, cfg.KeepSecrets)
 	}
 	// A command that ran and failed is a result, not a tool error: the
 	// exit code leads the text. Claude Code 2.1.328 cuts an MCP error
@@ -127,20 +127,21 @@ func deliver(ctx context.Context, store Store, in hooks.CallInput) string {
 	if in.Text == "" || !utf8.ValidString(in.Text) {
 		// Invalid UTF-8 cannot cross the JSON request byte for byte:
 		// nothing is recorded, the text passes redacted (as omni exec).
-		return redactText(in.Text, in.KeepSecrets)
+		return redactText(in.Text, in.Command, in.KeepSecrets)
 	}
 	ctx, cancel := context.WithTimeout(ctx, mcpCallTimeout)
 	defer cancel()
 	out, err := store.Call(ctx, in)
 	if err != nil {
-		return redactText(in.Text, in.KeepSecrets)
+		return redactText(in.Text, in.Command, in.KeepSecrets)
 	}
 	return out
 }
 
 // redactText is the redaction stage alone, for text that does not pass
-// the store; a panic in it leaves the text (fail open).
-func redactText(text string, keep bool) (out string) {
+// the store, read knowing the command that printed it (redact.Output); a
+// panic in it leaves the text (fail open).
+func redactText(text, command string, keep bool) (out string) {
 	if keep || text == "" {
 		return text
 	}
@@ -149,7 +150,7 @@ func redactText(text string, keep bool) (out string) {
 			out = text
 		}
 	}()
-	out, _ = redact.Text(text)
+	out, _ = redact.Output(command, text)
 	return out
 }
 

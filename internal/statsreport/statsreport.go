@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/projections/stats"
 )
 
@@ -158,7 +159,7 @@ func Plural(n int, word string) string {
 // ClipName squeezes the blanks of s and cuts it to n runes, the last one
 // an ellipsis when it was cut.
 func ClipName(s string, n int) string {
-	r := []rune(strings.Join(strings.Fields(s), " "))
+	r := []rune(events.Printable(strings.Join(strings.Fields(s), " ")))
 	if len(r) <= n {
 		return string(r)
 	}

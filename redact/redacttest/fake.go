@@ -64,6 +64,13 @@ func looksPlaceholder(v string) bool {
 			return true
 		}
 	}
+	// A printf verb after a separator reads as a format string ("%d",
+	// "@%s").
+	for i := 0; i+1 < len(v); i++ {
+		if v[i] == '%' && strings.IndexByte("sdv", v[i+1]) >= 0 && (i == 0 || strings.IndexByte(":=/@", v[i-1]) >= 0) {
+			return true
+		}
+	}
 	run := 1
 	for i := 1; i < len(v); i++ {
 		if v[i] == v[i-1] {
@@ -102,7 +109,10 @@ func (g *Gen) draw(set string, n int) string {
 func (g *Gen) password() string {
 	for {
 		p := g.draw(pwChars, 14+g.r.IntN(7))
-		if strings.ContainsAny(p, "!%^*+-_@") && strings.IndexByte("-@*!&", p[0]) < 0 {
+		// A lower-case letter too: all capitals, digits and "_" read as
+		// the name of another setting (PASSWORD=OTHER_NAME), which
+		// redaction leaves.
+		if strings.ContainsAny(p, "!%^*+-_@") && strings.IndexByte("-@*!&", p[0]) < 0 && strings.ContainsAny(p, "abcdefghijklmnopqrstuvwxyz") {
 			return p
 		}
 	}
@@ -149,6 +159,15 @@ func (g *Gen) Cases() []Case {
 	}
 	pw := g.password
 	tok := func(n int) string { return g.draw(alnum, n) }
+	// basic is base64 of user:password, drawn again when the encoding
+	// happens to spell a placeholder ("fake" inside the base64).
+	basic := func(user string) string {
+		for {
+			if v := base64.StdEncoding.EncodeToString([]byte(user + ":" + pw())); !looksPlaceholder(v) {
+				return v
+			}
+		}
+	}
 
 	// Assignments with credential names, in every syntax.
 	v := pw()
@@ -203,7 +222,7 @@ func (g *Gen) Cases() []Case {
 	// HTTP.
 	v = tok(40)
 	add("http-bearer", "> GET /v1/me HTTP/2\n> Host: api.acme.dev\n> Authorization: Bearer "+v+"\n> Accept: */*\n", v)
-	v = base64.StdEncoding.EncodeToString([]byte("app:" + pw()))
+	v = basic("app")
 	add("http-basic", "< WWW-Authenticate: Basic\n> Authorization: Basic "+v+"\n", v)
 	v = tok(32)
 	add("http-x-api-key", "curl -s -H \"X-Api-Key: "+v+"\" https://api.acme.dev/v1/items\n", v)
@@ -230,7 +249,7 @@ func (g *Gen) Cases() []Case {
 	v = g.b64(24)
 	v2 = g.b64(600)
 	add("kubeconfig", "users:\n- name: admin\n  user:\n    token: "+v+"\n    client-key-data: "+v2+"\n", v, v2)
-	v = base64.StdEncoding.EncodeToString([]byte("bot:" + pw()))
+	v = basic("bot")
 	add("docker-config", "{\n  \"auths\": {\n    \"registry.acme.dev\": {\n      \"auth\": \""+v+"\"\n    }\n  }\n}\n", v)
 	v = "npm_" + tok(36)
 	add("npmrc", "registry=https://registry.npmjs.org/\n//registry.npmjs.org/:_authToken="+v+"\n", v)
@@ -308,5 +327,138 @@ func (g *Gen) Cases() []Case {
 	cmd("cmd-token-flag", "gh auth login --with-token --hostname git.acme.dev --token "+v, v)
 	v = pw()
 	cmd("cmd-curl-user", "curl -u bot:"+v+" https://ci.acme.dev/api/json", v)
+
+	// Key/value tables a CLI prints.
+	names := []string{"password", "api_key", "db_password", "client_secret", "access_token", "SECRET_KEY_BASE", "auth-token"}
+	name := func() string { return names[g.r.IntN(len(names))] }
+	v = pw()
+	add("table-vault", "====== Data ======\nKey         Value\n---         -----\n"+name()+"    "+v+"\nttl         768h\n", v)
+	v = tok(20 + g.r.IntN(20))
+	add("table-aligned", "NAME                 VALUE\n"+strings.ToUpper(name())+strings.Repeat(" ", 2+g.r.IntN(6))+v+"\nREGION  eu-west-1\n", v)
+	v = pw()
+	add("table-box", "┌─────────────┬──────────────────────┐\n│ NAME        │ VALUE                │\n│ "+strings.ToUpper(name())+" │ "+v+" │\n│ LOG_LEVEL   │ info                 │\n", v)
+	v = tok(32)
+	add("table-markdown", "| key | value |\n|---|---|\n| "+name()+" | "+v+" |\n| region | us-east-1 |\n", v)
+	v = g.draw(hexd, 64)
+	add("table-tab", "key\tvalue\n"+name()+"\t"+v+"\n", v)
+
+	v = pw()
+	add("table-columns", "USERNAME"+strings.Repeat(" ", 2+g.r.IntN(4))+"PASSWORD"+strings.Repeat(" ", 2+g.r.IntN(10))+"HOST\nadmin   "+v+"   db1.internal\n", v)
+	v = tok(32)
+	add("table-columns-markdown", "| user | api_key | region |\n|------|---------|--------|\n| bot | "+v+" | eu-west-1 |\n", v)
+
+	v = pw()
+	add("table-name-value", "Name                 Type          Value                  Version\n----                 ----          -----                  -------\n/prod/db/"+name()+"   SecureString  "+v+"   3\n/prod/db/host        String        db.internal            1\n", v)
+
+	v = tok(24 + g.r.IntN(16))
+	add("table-title-name", []string{"API Key", "Client Secret", "Access Token", "Secret Access Key"}[g.r.IntN(4)]+":"+strings.Repeat(" ", 1+g.r.IntN(6))+v+"\n", v)
+	h := g.draw(hexd, 32)
+	v = h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+	add("consul-secret-id", "AccessorID:       6a1c2f3e-8b7d-4c1a-9e2f-3d4c5b6a7f80\nSecretID:         "+v+"\nDescription:      ci\n", v)
+	v = tok(32)
+	add("key-value-lines", "Key: api_token\nValue: "+v+"\n", v)
+
+	// Struct dumps.
+	v = pw()
+	add("struct-go", "config: &{Host:db.internal Port:5432 User:app Password:"+v+" SSLMode:disable}\n", v)
+	v = tok(24)
+	add("struct-go-map", "settings map[api_key:"+v+" region:us-east-1 retries:3]\n", v)
+	v = pw()
+	add("struct-go-sharp", "main.Config{Host:\"db\", Port:5432, Password:\""+v+"\"}\n", v)
+	v = tok(30)
+	add("struct-rust", "Credentials { user: \"app\", secret: \""+v+"\" }\n", v)
+	v = pw()
+	add("struct-java", "DataSource{url='jdbc:postgresql://db/app', username='app', password='"+v+"'}\n", v)
+	v = tok(28)
+	add("struct-python", "Settings(debug=False, api_token='"+v+"', region='eu')\n", v)
+
+	// A private key in numbered views.
+	body = g.pemBody(3)
+	add("pem-cat-n", numbered("-----BEGIN RSA PRIVATE KEY-----\n"+strings.Join(body, "\n")+"\n-----END RSA PRIVATE KEY-----\n", "%6d\t"), body...)
+	body = g.pemBody(3)
+	add("pem-less-n", numbered("-----BEGIN OPENSSH PRIVATE KEY-----\n"+strings.Join(body, "\n")+"\n-----END OPENSSH PRIVATE KEY-----\n", "%7d "), body...)
+	body = g.pemBody(3)
+	add("pem-bat", numbered("-----BEGIN EC PRIVATE KEY-----\n"+strings.Join(body, "\n")+"\n-----END EC PRIVATE KEY-----\n", "%4d │ "), body...)
+	body = g.pemBody(3)
+	add("pem-grep-n", numbered("-----BEGIN PRIVATE KEY-----\n"+strings.Join(body, "\n")+"\n-----END PRIVATE KEY-----\n", "keys/id.pem:%d:"), body...)
+
+	// A secret given to a CLI's configuration command.
+	v = g.b64(30)
+	cmd("cmd-aws-configure-set", "aws configure set aws_secret_access_key "+v+" --profile ci", v)
+	v = "npm_" + tok(36)
+	cmd("cmd-npm-config-set", "npm config set //registry.npmjs.org/:_authToken "+v, v)
+	v = tok(40)
+	cmd("cmd-git-config", "git config --global github.token "+v, v)
+	v = tok(36)
+	cmd("cmd-yarn-config-set", "yarn config set npmAuthToken "+v+" -H", v)
+	v = tok(32)
+	cmd("cmd-conda-config", "conda config --set channel_token "+v, v)
+	v = "pypi-" + g.draw(b64url, 60)
+	cmd("cmd-poetry-config", "poetry config pypi-token.pypi "+v, v)
+	v = tok(40)
+	cmd("cmd-ngrok-authtoken", "ngrok config add-authtoken "+v, v)
+	v = tok(32)
+	cmd("cmd-wrangler-secret", "wrangler secret put API_KEY <<< "+v, v)
+	v = pw()
+	cmd("cmd-keyvault-set", "az keyvault secret set --vault-name kv1 --name db-password --value '"+v+"'", v)
+	return cs
+}
+
+// numbered prefixes each line of s with its number in format f (a
+// Printf verb with one %d).
+func numbered(s, f string) string {
+	var b strings.Builder
+	for i, l := range strings.SplitAfter(strings.TrimSuffix(s, "\n"), "\n") {
+		b.WriteString(fmt.Sprintf(f, i+1) + l)
+	}
+	return b.String() + "\n"
+}
+
+// PrintedCase is the output of a command whose name says it prints a
+// credential: Values appear bare in Text, with nothing naming them.
+type PrintedCase struct {
+	Kind    string
+	Command string
+	Text    string
+	Values  []string
+}
+
+// PrintedCases returns one case per printing command, every value fresh.
+func (g *Gen) PrintedCases() []PrintedCase {
+	var cs []PrintedCase
+	add := func(kind, command, text string, values ...string) {
+		cs = append(cs, PrintedCase{kind, command, text, values})
+	}
+	uuid := func() string {
+		h := g.draw(hexd, 32)
+		return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+	}
+	v := uuid()
+	add("heroku-auth-token", "heroku auth:token", v+"\n", v)
+	v = g.draw(b64url, 120+g.r.IntN(60))
+	add("gcloud-print-access-token", "gcloud auth print-access-token --account ci@acme.iam", v+"\n", v)
+	k, sec, st := "ASIA"+g.draw(upperAN, 16), g.b64(30), g.b64(200)
+	add("aws-get-session-token", "aws sts get-session-token --duration-seconds 900 --output text",
+		"CREDENTIALS\t"+k+"\t2026-03-04T05:06:07+00:00\t"+sec+"\t"+st+"\n", k, sec, st)
+	v = g.b64(600)
+	add("aws-ecr-get-login-password", "aws ecr get-login-password --region eu-west-1", v+"\n", v)
+	v = g.draw(alnum, 40)
+	add("gh-auth-token", "gh auth token --hostname git.acme.dev", v+"\n", v)
+	v = g.password()
+	add("cat-secret-file", "cat /run/secrets/db_password", v+"\n", v)
+	v = g.draw(b64url, 48)
+	add("doctl-token", "doctl auth token", v+"\n", v)
+	v = g.password()
+	add("vault-field", "vault kv get -field=password secret/prod/db", v+"\n", v)
+	v = g.password()
+	add("op-read", "op read \"op://Private/db/password\"", v+"\n", v)
+	v = g.password()
+	add("kubectl-jsonpath", "kubectl get secret db -o jsonpath='{.data.password}' | base64 -d", v, v)
+	v = g.password()
+	add("pass-show", "pass show prod/db", v+"\n", v)
+	v = g.password()
+	add("security-find-password", "security find-generic-password -s deploy -w", v+"\n", v)
+	v = g.draw(alnum, 32)
+	add("secretsmanager", "aws secretsmanager get-secret-value --secret-id prod/api --query SecretString --output text", v+"\n", v)
 	return cs
 }

@@ -4,12 +4,19 @@
 // reaches it: for trying two homes on one machine and for the README's
 // figures. With -tls the nodes speak TLS with a CA made for the run, and
 // with -creds they authenticate users by JWT (operator mode); it prints
-// the OMNI_NATS_CA and OMNI_NATS_CREDS that go with them.
+// the OMNI_NATS_CA and OMNI_NATS_CREDS that go with them (the
+// administrator's: every right). With -creds and -members N it also issues
+// N member machines' credentials with the team permission template
+// (jetstream.TeamPermissions: publish on the machine's own subject only,
+// no purge, delete or update) and prints, per member, the machine id to
+// write to that home's machine.id and its OMNI_NATS_CREDS.
 //
-//	go run ./tools/natscluster [-n 3] [-dir DIR] [-tls] [-creds]
+//	go run ./tools/natscluster [-n 3] [-dir DIR] [-tls] [-creds [-members N] [-stream NAME]]
 package main
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"flag"
 	"fmt"
 	"log"
@@ -17,6 +24,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/omnictx/omni/events/jetstream"
 	"github.com/omnictx/omni/events/jetstream/jstest"
 )
 
@@ -49,7 +57,12 @@ func main() {
 	dir := flag.String("dir", "", "directory for the nodes' stores (default: a new temporary directory)")
 	useTLS := flag.Bool("tls", false, "serve clients over TLS (a CA made for the run; prints OMNI_NATS_CA)")
 	useCreds := flag.Bool("creds", false, "authenticate users by JWT, operator mode (prints OMNI_NATS_CREDS)")
+	members := flag.Int("members", 0, "with -creds: issue this many member machines' credentials (the team permission template)")
+	stream := flag.String("stream", jetstream.StreamName, "with -members: the stream the members share (OMNI_NATS_STREAM)")
 	flag.Parse()
+	if *members > 0 && !*useCreds {
+		log.Fatal("-members needs -creds")
+	}
 	if *dir == "" {
 		d, err := os.MkdirTemp("", "natscluster")
 		if err != nil {
@@ -69,7 +82,17 @@ func main() {
 		fmt.Printf("OMNI_NATS_CA=%s\n", s.CA)
 	}
 	if s := with.Security; s != nil && s.Creds != "" {
-		fmt.Printf("OMNI_NATS_CREDS=%s\n", s.Creds)
+		fmt.Printf("OMNI_NATS_CREDS=%s   (administrator: every right)\n", s.Creds)
+	}
+	for i := 0; i < *members; i++ {
+		var b [4]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			log.Fatal(err)
+		}
+		id := hex.EncodeToString(b[:])
+		pa, pd, sa := jetstream.TeamPermissions(*stream, id)
+		creds := with.Security.UserCreds(r, "member-"+id, jstest.Permissions{PubAllow: pa, PubDeny: pd, SubAllow: sa})
+		fmt.Printf("member %d: echo %s > $OMNI_HOME/machine.id; OMNI_NATS_CREDS=%s\n", i+1, id, creds)
 	}
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)

@@ -48,6 +48,8 @@ type Security struct {
 	Creds, OtherCreds, Account string
 
 	serverTLS *tls.Config
+	account   nkeys.KeyPair // signs Account's users (MemberCreds)
+	dir       string
 	operator  *jwt.OperatorClaims
 	system    string
 	resolver  *server.MemAccResolver
@@ -221,7 +223,7 @@ func (s *Security) makeJWT(t TB, dir string) {
 	}
 	_, s.system = account("SYS", okp, false)
 	akp, apub := account("TEAM", okp, true)
-	s.Account = apub
+	s.Account, s.account, s.dir = apub, akp, dir
 	// An account signed by a key the operator does not know: its users
 	// are refused.
 	rogue, err := nkeys.CreateOperator()
@@ -246,4 +248,47 @@ func (s *Security) makeJWT(t TB, dir string) {
 	}
 	s.Creds = user("omni.creds", akp)
 	s.OtherCreds = user("rogue.creds", bkp)
+}
+
+// Permissions are a user's NATS publish and subscribe permissions
+// (subject lists).
+type Permissions struct {
+	PubAllow, PubDeny, SubAllow []string
+}
+
+// UserCreds writes a .creds file for a new user named name of Account
+// with permissions p, and returns its path (Creds must have been wanted).
+func (s *Security) UserCreds(t TB, name string, p Permissions) string {
+	t.Helper()
+	if s.account == nil {
+		t.Fatalf("jstest: UserCreds without Creds")
+	}
+	ukp, err := nkeys.CreateUser()
+	if err != nil {
+		t.Fatalf("jstest: %v", err)
+	}
+	upub, _ := ukp.PublicKey()
+	uc := jwt.NewUserClaims(upub)
+	uc.Name = name
+	uc.Pub.Allow.Add(p.PubAllow...)
+	uc.Pub.Deny.Add(p.PubDeny...)
+	uc.Sub.Allow.Add(p.SubAllow...)
+	uj, err := uc.Encode(s.account)
+	if err != nil {
+		t.Fatalf("jstest: %v", err)
+	}
+	seed, _ := ukp.Seed()
+	creds, err := jwt.FormatUserConfig(uj, seed)
+	if err != nil {
+		t.Fatalf("jstest: %v", err)
+	}
+	f, err := os.CreateTemp(s.dir, name+"-*.creds")
+	if err != nil {
+		t.Fatalf("jstest: %v", err)
+	}
+	defer f.Close()
+	if _, err := f.Write(creds); err != nil {
+		t.Fatalf("jstest: %v", err)
+	}
+	return f.Name()
 }
