@@ -123,7 +123,7 @@ func TestHostFrameNeverContent(t *testing.T) {
 			if only, project := onlyMarkers(body); only && project {
 				t.Fatalf("the model reads only markers, one of them project scope:\n%s", text)
 			}
-			if !strings.Contains(text, c.name+"-new line 000") || !strings.Contains(text, "[OMNI: 40 lines identical to an earlier run") {
+			if !strings.Contains(text, c.name+"-new line 000") || !strings.Contains(text, "[OMNI: 40 lines already shown") {
 				t.Fatalf("want the project lines delivered and the session's own lines folded:\n%s", text)
 			}
 			for _, f := range c.frameLines {

@@ -954,7 +954,7 @@ func TestClaudePersistedOutputInlined(t *testing.T) {
 	}
 	claudeBash := string(withValue(t, hostsClaudeBash, "transcript_path", transcript))
 	payload := func(p string) []byte {
-		x := withValue(t, hostsClaudeBash, "tool_input.command", "go test ./...")
+		x := withValue(t, claudeBash, "tool_input.command", "go test ./...")
 		x = withValue(t, string(x), "tool_response.stdout", full[:30000])
 		x = withValue(t, string(x), "tool_response.persistedOutputPath", p)
 		return withValue(t, string(x), "tool_response.persistedOutputSize", len(full))

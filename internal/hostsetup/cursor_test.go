@@ -69,6 +69,12 @@ func TestCursorInitDoctorUninstall(t *testing.T) {
 		dir := filepath.Join(o.Home, ".cursor")
 		if project {
 			o.Project = filepath.Join(o.Home, "repo")
+			if err := os.MkdirAll(o.Project, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.MkdirAll(o.Project, 0o755); err != nil {
+				t.Fatal(err)
+			}
 			dir = filepath.Join(o.Project, ".cursor")
 		}
 		// The user's own hooks.json and mcp.json come back byte for byte.
@@ -95,6 +101,9 @@ func TestCursorInitDoctorUninstall(t *testing.T) {
 		o2 := testHome(t)
 		if project {
 			o2.Project = filepath.Join(o2.Home, "repo")
+			if err := os.MkdirAll(o2.Project, 0o755); err != nil {
+				t.Fatal(err)
+			}
 		}
 		if err := Run(&w, []Host{Cursor}, o2, true, false, false); err != nil {
 			t.Fatal(err)
@@ -163,6 +172,9 @@ func TestDroidInitUninstall(t *testing.T) {
 func TestCopilotProjectHooks(t *testing.T) {
 	o := testHome(t)
 	o.Project = filepath.Join(o.Home, "repo")
+	if err := os.MkdirAll(o.Project, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	var w bytes.Buffer
 	if err := Run(&w, []Host{Copilot}, o, true, false, false); err != nil {
 		t.Fatal(err)
