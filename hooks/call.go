@@ -48,9 +48,11 @@ type CallInput struct {
 	Host string `json:"host,omitempty"`
 	// Deferred says a host's post-tool hook will see the printed text and
 	// record it (the pipe door under the PreToolUse rewrite): a text this
-	// door leaves as it arrived (redaction aside) is not recorded here, so
-	// the post-tool hook decides and records it once; a text this door
-	// shortened is recorded here, and the post-tool hook leaves it alone.
+	// door leaves as it arrived (redaction aside), or that shows no failure
+	// (no recognised failing verdict, no failure line), is printed as it
+	// arrived and not recorded here, so the post-tool hook decides it with
+	// the real exit status and records it once; a text this door shortened
+	// is recorded here, and the post-tool hook leaves it alone.
 	Deferred bool `json:"deferred,omitempty"`
 	// Origin says where the input came from, recorded with the invocation
 	// (keys OriginPrefix*; omni bench: the corpus call a rewrite replays);
@@ -136,7 +138,14 @@ func (e *Engine) callAt(ctx context.Context, in CallInput, now time.Time, projec
 	d.redacted, d.doorGrew = red.visible, red.grew
 	d.noLedger = in.Session == ""
 	if in.Deferred {
-		if dec, _ := e.decide(d, inv.ID); dec.Text == in.Text {
+		// Left to the post-tool hook, which knows the exit status: a text
+		// this door would not change, and one that shows no failure (no
+		// distiller recognised a failing verdict, no line states a
+		// failure): most likely a passing run, which the hook distills
+		// with its passing verdict.
+		dec, evs := e.decide(d, inv.ID)
+		dist, why := distilledOf(evs)
+		if dec.Text == in.Text || ((dist == "" || why != "") && !anyFailureLine(in.Text)) {
 			res.Reason = ReasonDeferred
 			return res, nil
 		}
@@ -200,4 +209,14 @@ func HostShows(text string, code int) bool {
 		return utf8.RuneCountInString(text) < HostOutputCap
 	}
 	return utf8.RuneCountInString(text)+len("Exit code \n")+len(strconv.Itoa(code)) <= HostFailureCap
+}
+
+// anyFailureLine reports whether some line of text states a failure.
+func anyFailureLine(text string) bool {
+	for _, ln := range pipeline.SplitLines(nil, text) {
+		if pipeline.IsFailureLine(text[ln.Start:ln.End]) {
+			return true
+		}
+	}
+	return false
 }
