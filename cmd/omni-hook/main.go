@@ -1,13 +1,14 @@
 // Command omni-hook is the thin client of `omni hook`: it reads one hook
 // payload on stdin, sends it to the running omni daemon, and prints the
-// daemon's reply. It links only the daemon's wire protocol (nats.go and the
-// standard library), so it starts faster than the full omni binary, which
-// also links the embedded NATS server (3.8 ms against 5.2 ms per call,
-// measured 2026-11-29 with omni bench --latency). `omni init` registers it in
-// place of `omni hook` when it sits beside the omni binary.
+// daemon's reply. On Linux and macOS it speaks to the daemon's local socket
+// (package wire/thin) and links neither net, nor nats.go, nor crypto/tls,
+// so it starts about as fast as a trivial Go binary; elsewhere it uses the
+// daemon's TLS listener (package wire). `omni init` registers it in place
+// of `omni hook` when it sits beside the omni binary.
 //
 // When no daemon of this protocol answers (the first call of a session,
-// OMNI_NO_DAEMON, a daemon of another protocol), it runs `omni hook` from
+// OMNI_NO_DAEMON, a daemon of another protocol or without a socket it can
+// use), it runs `omni hook` from
 // its own directory (else from $PATH) with the same payload: that starts
 // or replaces the daemon, or runs in-process. It always exits 0 and prints
 // either a whole reply or nothing (fail open), like `omni hook`.
@@ -26,7 +27,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/omnictx/omni/internal/daemon/wire"
+	"github.com/omnictx/omni/internal/daemon/wire/thin"
 	"github.com/omnictx/omni/internal/rewrite"
 )
 
@@ -72,7 +73,7 @@ func main() {
 	if len(os.Args) > 1 {
 		switch os.Args[1] {
 		case "--version", "version":
-			fmt.Printf("omni-hook version %s+%s\n", version, wire.BuildID())
+			fmt.Printf("omni-hook version %s+%s\n", version, thin.BuildID())
 			return
 		case "-h", "--help", "help":
 			fmt.Print(usage)
@@ -90,9 +91,14 @@ func main() {
 // run handles one payload; every problem ends in silence (the host keeps
 // its output) and, where possible, a line in $OMNI_HOME/omni.log.
 func run(stdin io.Reader, stdout, stderr io.Writer) {
-	home := wire.Home()
+	home := thin.Home()
 	if os.Getenv("OMNI_REPORT_RSS") != "" {
 		defer reportRSS(stderr)
+	}
+	var st *stages
+	if os.Getenv("OMNI_REPORT_STAGES") != "" {
+		st = &stages{start: time.Now()}
+		defer st.report(stderr)
 	}
 	defer func() {
 		if p := recover(); p != nil {
@@ -110,6 +116,7 @@ func run(stdin io.Reader, stdout, stderr io.Writer) {
 		return
 	}
 	req := buf.Bytes()
+	st.readDone()
 	if len(req) == 1 {
 		logf(home, "hook: empty stdin")
 		return
@@ -121,28 +128,30 @@ func run(stdin io.Reader, stdout, stderr io.Writer) {
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
 	if os.Getenv("OMNI_NO_DAEMON") == "" {
-		reply, err := wire.Call(ctx, home, "hook", req)
+		reply, err := callDaemon(ctx, home, req, st)
 		switch {
 		case err == nil:
 			if ctx.Err() == nil {
+				t := time.Now()
 				stdout.Write(reply)
+				st.replyDone(t)
 			}
 			return
-		case errors.Is(err, wire.ErrBackoff):
+		case errors.Is(err, thin.ErrBackoff):
 			return // a replacement is under way: fail open at once
-		case errors.Is(err, wire.ErrUnhealthy):
+		case errors.Is(err, thin.ErrUnhealthy):
 			// The daemon took the deadline or refused the token: the next
 			// hooks fail open at once while a new daemon replaces it.
 			pid := 0
-			if ad, aerr := wire.ReadAddr(home); aerr == nil {
+			if ad, aerr := thin.ReadAddr(home); aerr == nil {
 				pid = ad.PID
 			}
-			if wire.StartBackoff(home, pid, err) {
-				logf(home, "omni-hook: %v: back-off for %s, starting a replacement", err, wire.BackoffFor)
+			if thin.StartBackoff(home, pid, err) {
+				logf(home, "omni-hook: %v: back-off for %s, starting a replacement", err, thin.BackoffFor)
 				startReplacement(home)
 			}
 			return
-		case !errors.Is(err, wire.ErrNoDaemon):
+		case !errors.Is(err, thin.ErrNoDaemon):
 			// The daemon took the request and failed, or the deadline
 			// passed: fail open, do not send it twice.
 			logf(home, "omni-hook: %v", err)
@@ -174,7 +183,7 @@ func fallback(home string, payload []byte, stdout, stderr io.Writer) {
 	stdout.Write(out.Bytes())
 }
 
-// startReplacement starts `omni daemon` detached with wire.ReplaceEnv=1
+// startReplacement starts `omni daemon` detached with thin.ReplaceEnv=1
 // (its own session, output appended to daemon.log); it judges the daemon
 // of the address file and takes its place when it cannot serve.
 func startReplacement(home string) {
@@ -184,7 +193,7 @@ func startReplacement(home string) {
 		return
 	}
 	c := exec.Command(bin, "daemon")
-	c.Env = append(os.Environ(), "OMNI_HOME="+home, wire.ReplaceEnv+"=1")
+	c.Env = append(os.Environ(), "OMNI_HOME="+home, thin.ReplaceEnv+"=1")
 	c.Dir = "/"
 	if f, err := os.OpenFile(filepath.Join(home, "daemon.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600); err == nil {
 		defer f.Close()

@@ -1,0 +1,140 @@
+//go:build linux || darwin
+
+package daemon
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"time"
+
+	"github.com/omnictx/omni/hooks"
+	"github.com/omnictx/omni/internal/daemon/wire/thin"
+)
+
+// localIO bounds how long the daemon waits for a local client to send its
+// request or take its reply: far above a hook payload's transfer on one
+// machine, and it frees the goroutine of a client that stalls.
+const localIO = 10 * time.Second
+
+// serveLocal answers requests on the daemon's local socket,
+// thin.SockPath(home, this pid), with handlers by name (the names served
+// on the NATS listener), until stop. The socket lives in the home, which
+// only this user can enter (CheckHome), is made mode 0600, and every
+// connection is checked from the kernel: a peer of another uid is closed
+// unread, a request without token is refused (thin.CodeTokenRefused), a
+// method not in handlers, or any after stop, is thin.CodeNoMethod. It
+// returns the socket's path, or "" when the daemon has none (the path is
+// over thin.MaxSockPath, or the listen failed: logged), and then clients
+// use the TLS listener.
+func (st *rpcServer) serveLocal(home, token string, handlers map[string]rpcHandler, logf func(string, ...any)) string {
+	path := thin.SockPath(home, os.Getpid())
+	if len(path) > thin.MaxSockPath {
+		logf("daemon %d: no local socket: %s is over %d bytes (hooks use the TLS listener)", os.Getpid(), path, thin.MaxSockPath)
+		return ""
+	}
+	// A file of this name is left by an earlier process of this pid: this
+	// process holds the store lock, so it is no daemon's.
+	_ = os.Remove(path)
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	if err == nil {
+		if err = os.Chmod(path, 0o600); err != nil {
+			ln.Close()
+		}
+	}
+	if err != nil {
+		logf("daemon %d: no local socket: %v (hooks use the TLS listener)", os.Getpid(), err)
+		return ""
+	}
+	st.mu.Lock()
+	if !st.serving {
+		st.mu.Unlock()
+		ln.Close()
+		return ""
+	}
+	st.local = ln
+	st.mu.Unlock()
+	uid := os.Geteuid()
+	go func() {
+		for {
+			c, err := ln.AcceptUnix()
+			if err != nil {
+				if errors.Is(err, net.ErrClosed) {
+					return
+				}
+				time.Sleep(5 * time.Millisecond) // EMFILE and the like
+				continue
+			}
+			st.flight.add()
+			go func() {
+				defer st.flight.done()
+				st.handleLocal(c, uid, token, handlers, logf)
+			}()
+		}
+	}()
+	return path
+}
+
+// handleLocal answers one connection of serveLocal.
+func (st *rpcServer) handleLocal(c *net.UnixConn, uid int, token string, handlers map[string]rpcHandler, logf func(string, ...any)) {
+	defer c.Close()
+	t0 := time.Now()
+	var puid, ppid int
+	var perr error
+	if rc, err := c.SyscallConn(); err != nil {
+		perr = err
+	} else if err := rc.Control(func(fd uintptr) { ppid, puid, perr = thin.PeerOf(int(fd)) }); err != nil {
+		perr = err
+	}
+	if perr != nil || puid != uid {
+		logf("daemon %d: local socket: refused a client (pid %d, uid %d; this daemon runs as uid %d): %v", os.Getpid(), ppid, puid, uid, perr)
+		return
+	}
+	_ = c.SetDeadline(time.Now().Add(localIO))
+	h, body, err := thin.ReadRequest(c)
+	if err != nil {
+		return
+	}
+	read := time.Since(t0)
+	reply := func(rh thin.Reply, out []byte) {
+		_ = c.SetWriteDeadline(time.Now().Add(localIO))
+		_ = thin.WriteReply(c, rh, out)
+	}
+	if subtle.ConstantTimeCompare([]byte(h.Token), []byte(token)) != 1 {
+		reply(thin.Reply{Error: "token refused", Code: thin.CodeTokenRefused}, nil)
+		return
+	}
+	hd, ok := handlers[h.Method]
+	st.mu.Lock()
+	serving := st.serving
+	st.mu.Unlock()
+	if !ok || !serving {
+		reply(thin.Reply{Error: fmt.Sprintf("no responder for %s", h.Method), Code: thin.CodeNoMethod}, nil)
+		return
+	}
+	ctx, cancel := st.baseCtx, context.CancelFunc(func() {})
+	if h.TimeoutMs > 0 {
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(h.TimeoutMs)*time.Millisecond)
+	}
+	defer cancel()
+	var sg *thin.Stages
+	var tm hooks.Timing
+	if h.Stages {
+		sg = &thin.Stages{Read: read.Microseconds()}
+		ctx = hooks.WithTiming(ctx, &tm)
+	}
+	t1 := time.Now()
+	resp, err := callHandler(ctx, hd, body)
+	if sg != nil {
+		sg.Handle = time.Since(t1).Microseconds()
+		sg.Redact, sg.Decide, sg.Append = tm.Redact.Microseconds(), tm.Decide.Microseconds(), tm.Append.Microseconds()
+	}
+	if err != nil {
+		reply(thin.Reply{Error: headerValue(err.Error()), Code: codeOf(err), Stages: sg}, nil)
+		return
+	}
+	reply(thin.Reply{Stages: sg}, resp)
+}
