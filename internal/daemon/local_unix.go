@@ -20,6 +20,10 @@ import (
 // machine, and it frees the goroutine of a client that stalls.
 const localIO = 10 * time.Second
 
+// localUID is the uid a local client must run as: the daemon's own. A
+// variable for tests.
+var localUID = os.Geteuid
+
 // serveLocal answers requests on the daemon's local socket,
 // thin.SockPath(home, this pid), with handlers by name (the names served
 // on the NATS listener), until stop. The socket lives in the home, which
@@ -57,7 +61,7 @@ func (st *rpcServer) serveLocal(home, token string, handlers map[string]rpcHandl
 	}
 	st.local = ln
 	st.mu.Unlock()
-	uid := os.Geteuid()
+	uid := localUID()
 	go func() {
 		for {
 			c, err := ln.AcceptUnix()
