@@ -246,3 +246,44 @@ func TestLocalSocketForeignUID(t *testing.T) {
 		t.Fatal("a request of another uid reached the handler")
 	}
 }
+
+// BenchmarkHookTransport: one hook call of 16 KiB as a hook process makes
+// it (read the address file, connect, authenticate, call, close) to a
+// daemon whose handler echoes, over the TLS listener (wire.Call: a full
+// TLS 1.3 handshake and the NATS CONNECT per call) and over the local
+// socket (thin.Call: peer credentials from the kernel), side by side.
+func BenchmarkHookTransport(b *testing.B) {
+	home := b.TempDir()
+	r := &daemonRun{done: make(chan struct{})}
+	go func() {
+		r.err = Run(context.Background(), Config{Home: home, Version: testVersion}, time.Minute, nil, (&fakeDaemon{}).factory)
+		close(r.done)
+	}()
+	defer func() {
+		_, _ = clientOf(home).Stop(context.Background(), 5*time.Second)
+		<-r.done
+	}()
+	for i := 0; ; i++ {
+		if ad, err := wire.ReadAddr(home); err == nil && ad.Sock != "" {
+			break
+		}
+		if i > 1000 {
+			b.Fatal("daemon not ready")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	req := append([]byte{0}, bytes.Repeat([]byte("a"), 16<<10)...)
+	for _, tc := range []struct {
+		name string
+		call func(context.Context, string, string, []byte) ([]byte, error)
+	}{{"tls", wire.Call}, {"socket", thin.Call}} {
+		b.Run(tc.name, func(b *testing.B) {
+			ctx := context.Background()
+			for b.Loop() {
+				if _, err := tc.call(ctx, home, MethodHook, req); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
