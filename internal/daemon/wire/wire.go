@@ -1,24 +1,26 @@
-// Package wire is the omni daemon's wire protocol and its only client,
+// Package wire is the omni daemon's wire protocol and its clients,
 // shared by the daemon (internal/daemon) and the thin hook client
 // (cmd/omni-hook): the address file, the request subjects and headers, a
-// connection that calls methods (Dial, Conn.Call) and the one-call client
-// of the hook (Call). It imports nats.go and the standard library only,
-// never the NATS server, so a process that links it starts fast: a binary
-// with nats.go alone started in about 3.6–4.0 ms on the reference machine
-// against 4.1–4.7 ms with the server linked, and an omni-hook call measured
-// 3.8 ms against 5.2 ms for `omni hook` (2026-11-29).
+// connection over TLS that calls methods (Dial, Conn.Call) and a one-call
+// client (Call). It imports nats.go, the standard library and its
+// subpackage thin only, never the NATS server, so a process that links it
+// starts fast. Subpackage thin holds the names that need neither net nor
+// TLS (the address file, the home's checks, the back-off, the build
+// identity, the cluster settings; this package re-exports them) and the
+// local socket's client, which is all omni-hook links on Linux and macOS.
 //
-// A request is one NATS request on "omni.rpc.v<Protocol>.<method>" with the
-// request body as payload; the reply's payload is the reply body, or, when
-// the handler failed, empty with the error in ErrorHeader (and its kind in
-// CodeHeader).
+// A request over TLS is one NATS request on "omni.rpc.v<Protocol>.<method>"
+// with the request body as payload; the reply's payload is the reply
+// body, or, when the handler failed, empty with the error in ErrorHeader
+// (and its kind in CodeHeader).
 //
-// Trust runs both ways and the client speaks second: the daemon's listener
-// is TLS 1.3 with a key made at its start, whose certificate the address
+// Trust runs both ways and the client speaks second: the daemon's TLS
+// listener has a key made at its start, whose certificate the address
 // file carries (Addr.Cert); a client reads that file only from a home no
 // one else can write (CheckPrivate), pins the certificate, and sends its
-// CONNECT with the token only after the handshake proved the key. The
-// daemon keeps requiring the token.
+// CONNECT with the token only after the handshake proved the key. On the
+// local socket the kernel's peer credentials do what the key does (see
+// thin.Call). The daemon keeps requiring the token on both.
 package wire
 
 import (
