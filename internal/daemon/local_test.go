@@ -90,6 +90,22 @@ func TestLocalSocket(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
+	// A killed daemon's socket is removed by the next daemon's start; a
+	// live process's is kept.
+	dead := thin.SockPath(home, 4194001)
+	live := thin.SockPath(home, os.Getppid())
+	for _, p := range []string{dead, live} {
+		if err := os.WriteFile(p, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	removeDeadSockets(home)
+	if _, err := os.Stat(dead); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a dead daemon's socket was kept: %v", err)
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Fatalf("a live process's socket was removed: %v", err)
+	}
 	var tm thin.Timing
 	got, err := thin.CallTimed(ctx, home, MethodHook, []byte("\x00{}"), &tm)
 	if err != nil || string(got) != "hook:\x00{}" {

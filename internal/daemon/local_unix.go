@@ -9,6 +9,10 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/omnictx/omni/hooks"
@@ -43,6 +47,7 @@ func (st *rpcServer) serveLocal(home, token string, handlers map[string]rpcHandl
 	// A file of this name is left by an earlier process of this pid: this
 	// process holds the store lock, so it is no daemon's.
 	_ = os.Remove(path)
+	removeDeadSockets(home)
 	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
 	if err == nil {
 		if err = os.Chmod(path, 0o600); err != nil {
@@ -141,4 +146,20 @@ func (st *rpcServer) handleLocal(c *net.UnixConn, uid int, token string, handler
 		return
 	}
 	reply(thin.Reply{Stages: sg}, resp)
+}
+
+// removeDeadSockets removes the sockets of daemons that exited without
+// removing theirs (killed): daemon.<pid>.sock files in home whose process
+// no longer exists.
+func removeDeadSockets(home string) {
+	names, _ := filepath.Glob(filepath.Join(home, "daemon.*.sock"))
+	for _, name := range names {
+		pid, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(name), "daemon."), ".sock"))
+		if err != nil || pid <= 0 || pid == os.Getpid() {
+			continue
+		}
+		if errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
+			_ = os.Remove(name)
+		}
+	}
 }
