@@ -74,9 +74,7 @@ func CallTimed(ctx context.Context, home, method string, req []byte, tm *Timing)
 	}
 	defer f.Close()
 	t1 := time.Now()
-	if err := f.SetDeadline(deadline); err != nil {
-		return nil, fmt.Errorf("daemon %s: %w", method, err)
-	}
+	f.deadline = deadline
 	h := Request{Token: ad.Token, Method: Subject(method), TimeoutMs: max(time.Until(deadline).Milliseconds(), 1), Stages: tm != nil}
 	if err := WriteRequest(f, h, req); err != nil {
 		return nil, sockErr(method, err)
@@ -115,13 +113,83 @@ func sockErr(method string, err error) error {
 	return fmt.Errorf("daemon %s: %w", method, err)
 }
 
+// sockConn is a connected socket read and written with blocking system
+// calls, each bounded by the time left until deadline (SO_RCVTIMEO,
+// SO_SNDTIMEO): a hook process has one call to make, so it waits in the
+// kernel rather than in the runtime's poller (no epoll registration, no
+// goroutine parked and woken).
+type sockConn struct {
+	fd       int
+	deadline time.Time
+}
+
+// timeout sets opt (SO_RCVTIMEO or SO_SNDTIMEO) to the time left, or
+// reports os.ErrDeadlineExceeded when none is.
+func (c *sockConn) timeout(opt int) error {
+	left := time.Until(c.deadline)
+	if c.deadline.IsZero() {
+		left = DefaultCallTimeout
+	}
+	if left <= 0 {
+		return os.ErrDeadlineExceeded
+	}
+	tv := unix.NsecToTimeval(max(left, time.Microsecond).Nanoseconds())
+	return unix.SetsockoptTimeval(c.fd, unix.SOL_SOCKET, opt, &tv)
+}
+
+// Read reads into p within the deadline. Errors: os.ErrDeadlineExceeded,
+// io.EOF when the peer closed, the system call's.
+func (c *sockConn) Read(p []byte) (int, error) {
+	if err := c.timeout(unix.SO_RCVTIMEO); err != nil {
+		return 0, err
+	}
+	for {
+		n, err := unix.Read(c.fd, p)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err == unix.EAGAIN:
+			return 0, os.ErrDeadlineExceeded
+		case err != nil:
+			return 0, err
+		case n == 0 && len(p) > 0:
+			return 0, io.EOF
+		}
+		return n, nil
+	}
+}
+
+// Write writes p whole within the deadline. Errors: os.ErrDeadlineExceeded,
+// the system call's.
+func (c *sockConn) Write(p []byte) (int, error) {
+	if err := c.timeout(unix.SO_SNDTIMEO); err != nil {
+		return 0, err
+	}
+	done := 0
+	for done < len(p) {
+		n, err := unix.Write(c.fd, p[done:])
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err == unix.EAGAIN:
+			return done, os.ErrDeadlineExceeded
+		case err != nil:
+			return done, err
+		}
+		done += n
+	}
+	return done, nil
+}
+
+// Close closes the socket.
+func (c *sockConn) Close() error { return unix.Close(c.fd) }
+
 // dialSock connects to ad.Sock within limit and checks the peer from the
-// kernel: it must run as this user with pid ad.PID. The connection it
-// returns is non-blocking (its deadlines work). Errors: ErrNoDaemon
+// kernel: it must run as this user with pid ad.PID. Errors: ErrNoDaemon
 // (wrapped) when nothing listens; ErrUntrusted (wrapped) when the peer is
 // another process or user; ErrUnhealthy (wrapped) when the connect did not
 // complete within limit.
-func dialSock(ad Addr, limit time.Duration) (*os.File, error) {
+func dialSock(ad Addr, limit time.Duration) (*sockConn, error) {
 	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|sockCloexec, 0)
 	if err != nil {
 		return nil, fmt.Errorf("daemon socket: %w", err)
@@ -159,11 +227,6 @@ func dialSock(ad Addr, limit time.Duration) (*os.File, error) {
 	if uid != os.Geteuid() || pid != ad.PID {
 		return nil, fmt.Errorf("%w: %s is held by pid %d of uid %d, not by the daemon (pid %d of uid %d)", ErrUntrusted, ad.Sock, pid, uid, ad.PID, os.Geteuid())
 	}
-	zero := unix.Timeval{}
-	_ = unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &zero)
-	if err := unix.SetNonblock(fd, true); err != nil {
-		return nil, fmt.Errorf("daemon socket: %w", err)
-	}
 	ok = true
-	return os.NewFile(uintptr(fd), ad.Sock), nil
+	return &sockConn{fd: fd}, nil
 }
