@@ -91,14 +91,14 @@ func main() {
 // run handles one payload; every problem ends in silence (the host keeps
 // its output) and, where possible, a line in $OMNI_HOME/omni.log.
 func run(stdin io.Reader, stdout, stderr io.Writer) {
-	home := thin.Home()
-	if os.Getenv("OMNI_REPORT_RSS") != "" {
-		defer reportRSS(stderr)
-	}
 	var st *stages
 	if os.Getenv("OMNI_REPORT_STAGES") != "" {
 		st = &stages{start: time.Now()}
-		defer st.report(stderr)
+		defer st.report(stderr) // last: it times the rest of run
+	}
+	home := thin.Home()
+	if os.Getenv("OMNI_REPORT_RSS") != "" {
+		defer reportRSS(stderr)
 	}
 	defer func() {
 		if p := recover(); p != nil {

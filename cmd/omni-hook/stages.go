@@ -1,8 +1,8 @@
 package main
 
 import (
-	"fmt"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/omnictx/omni/internal/daemon/wire/thin"
@@ -42,13 +42,28 @@ func (s *stages) timing() *thin.Timing {
 }
 
 // report writes one line "omni: stages k=v ..." (microseconds) to w:
-// main_us is run from its start to now, so a process's wall time minus
-// main_us is its start (exec, the loader, the runtime and package
-// initialisation) and its exit.
+// main_us is run from its start to this report, so a process's wall time
+// minus main_us is its start (exec, the loader, the runtime and package
+// initialisation) and its exit. The line is built without fmt, so that
+// writing it adds little to the exit it is counted in.
 func (s *stages) report(w io.Writer) {
-	us := func(d time.Duration) int64 { return d.Microseconds() }
 	d := s.call.Daemon
-	fmt.Fprintf(w, "omni: stages main_us=%d read_us=%d connect_us=%d send_us=%d wait_us=%d daemon_read_us=%d handle_us=%d redact_us=%d decide_us=%d append_us=%d reply_us=%d\n",
-		us(time.Since(s.start)), us(s.read), us(s.call.Connect), us(s.call.Send), us(s.call.Wait),
-		d.Read, d.Handle, d.Redact, d.Decide, d.Append, us(s.reply))
+	b := make([]byte, 0, 256)
+	b = append(b, "omni: stages"...)
+	for _, kv := range []struct {
+		k string
+		v int64
+	}{
+		{"main_us", time.Since(s.start).Microseconds()}, {"read_us", s.read.Microseconds()},
+		{"connect_us", s.call.Connect.Microseconds()}, {"send_us", s.call.Send.Microseconds()},
+		{"wait_us", s.call.Wait.Microseconds()}, {"daemon_read_us", d.Read}, {"handle_us", d.Handle},
+		{"redact_us", d.Redact}, {"decide_us", d.Decide}, {"append_us", d.Append}, {"reply_us", s.reply.Microseconds()},
+	} {
+		b = append(b, ' ')
+		b = append(b, kv.k...)
+		b = append(b, '=')
+		b = strconv.AppendInt(b, kv.v, 10)
+	}
+	b = append(b, '\n')
+	_, _ = w.Write(b)
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -39,7 +40,8 @@ type LatencyRow struct {
 
 // LatencyStages is the p50, in milliseconds, of each stage of one hook
 // process, as the process and the daemon measured them
-// (OMNI_REPORT_STAGES=1): Start is the process's wall time outside its
+// (OMNI_REPORT_STAGES=1) in report processes run beside the timed ones
+// (every other turn, a session of their own): Start is the process's wall time outside its
 // run (exec, the loader, the runtime and package initialisation, exit);
 // Read the payload read from stdin; Connect the address file, its checks,
 // the connect and the peer's credentials; Request the request written and
@@ -289,16 +291,21 @@ func Latency(ctx context.Context, corpus []string, n int, home string, dm Daemon
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return nil, err
 	}
-	env := append(os.Environ(), "OMNI_HOME="+home, "OMNI_REPORT_RSS=1", "OMNI_REPORT_STAGES=1")
+	// The timed processes run as a host runs them; their peak RSS and
+	// stages come from report processes beside them (reportEnv), whose
+	// reports would otherwise count in the time.
+	env := append(os.Environ(), "OMNI_HOME="+home)
+	reportEnv := append(slices.Clone(env), "OMNI_REPORT_RSS=1", "OMNI_REPORT_STAGES=1")
 	floor, label := floorBinary(tmp)
 	rep := &LatencyReport{Floor: label, Binary: self}
 	defer dm.Stop(context.Background(), home, 5*time.Second)
-	payload := func(text string, i int) []byte {
-		b, _ := json.Marshal(map[string]any{"session_id": "latency", "cwd": tmp, "hook_event_name": "PostToolUse",
+	payloadOf := func(session, text string, i int) []byte {
+		b, _ := json.Marshal(map[string]any{"session_id": session, "cwd": tmp, "hook_event_name": "PostToolUse",
 			"tool_name": "Bash", "tool_input": map[string]any{"command": fmt.Sprintf("bench-cmd-%d", i%2)},
 			"tool_response": map[string]any{"stdout": text, "stderr": "", "interrupted": false, "isImage": false}})
 		return b
 	}
+	payload := func(text string, i int) []byte { return payloadOf("latency", text, i) }
 	// First call: spawns the daemon.
 	first, _, err := timeProc(self, []string{"hook"}, env, payload("warm up\n", 0))
 	if err != nil {
@@ -349,18 +356,27 @@ func Latency(ctx context.Context, corpus []string, n int, home string, dm Daemon
 				return nil, err
 			}
 			for ci, c := range clients {
-				d, out, kb, st, err := timeProcRSS(c.bin, c.args, env, payload(text, i))
+				d, out, err := timeProc(c.bin, c.args, env, payload(text, i))
+				if err != nil {
+					return nil, fmt.Errorf("%s %s: %w", c.name, sz.name, err)
+				}
+				if len(out) > 0 {
+					samples[ci].replied++
+				}
+				samples[ci].d = append(samples[ci].d, d)
+				if i%2 != 0 {
+					continue
+				}
+				// A report process on every other turn, with a session of
+				// its own so the timed session's calls stay as they were.
+				_, _, kb, st, err := timeProcRSS(c.bin, c.args, reportEnv, payloadOf("latency-report", text, i/2))
 				if err != nil {
 					return nil, fmt.Errorf("%s %s: %w", c.name, sz.name, err)
 				}
 				if st != nil {
 					samples[ci].stages = append(samples[ci].stages, st)
 				}
-				if len(out) > 0 {
-					samples[ci].replied++
-				}
 				samples[ci].rss = max(samples[ci].rss, kb)
-				samples[ci].d = append(samples[ci].d, d)
 			}
 			fd, _, _ := timeProc(floor, nil, env, nil)
 			fl = append(fl, fd)
