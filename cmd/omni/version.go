@@ -117,6 +117,9 @@ const environmentHelp = `Environment variables omni reads:
   OMNI_PRETOOL_REWRITE  "0": 'omni pretool' rewrites nothing (turns off
                         'omni init --claude --rewrite' without editing files)
   OMNI_REPORT_RSS       any value: hooks write their peak memory to stderr
+  OMNI_REPORT_STAGES    any value: omni-hook writes the time of each stage
+                        of its call to stderr (what 'omni bench --latency'
+                        prints)
   GOMEMLIMIT            when set, the daemon keeps Go's limit instead of its
                         own soft memory limit
   CODEX_HOME            Codex's config directory for 'omni init --codex'
