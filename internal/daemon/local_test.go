@@ -303,3 +303,32 @@ func BenchmarkHookTransport(b *testing.B) {
 		})
 	}
 }
+
+// TestLocalSocketHeals: a socket file removed while the daemon runs is
+// made again within a home check, and hooks reach the daemon on it again.
+func TestLocalSocketHeals(t *testing.T) {
+	old := homeCheck
+	homeCheck = 50 * time.Millisecond
+	t.Cleanup(func() { homeCheck = old })
+	home := t.TempDir()
+	startDaemon(t, home, time.Minute, &fakeDaemon{})
+	ad, err := wire.ReadAddr(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(ad.Sock); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for {
+		got, err := thin.Call(ctx, home, MethodHook, []byte("\x00{}"))
+		if err == nil && string(got) == "hook:\x00{}" {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("the removed socket was not made again: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -34,56 +34,90 @@ var localUID = os.Geteuid
 // only this user can enter (CheckHome), is made mode 0600, and every
 // connection is checked from the kernel: a peer of another uid is closed
 // unread, a request without token is refused (thin.CodeTokenRefused), a
-// method not in handlers, or any after stop, is thin.CodeNoMethod. It
-// returns the socket's path, or "" when the daemon has none (the path is
-// over thin.MaxSockPath, or the listen failed: logged), and then clients
-// use the TLS listener.
+// method not in handlers, or any after stop, is thin.CodeNoMethod. A
+// socket file that is removed or replaced while the daemon runs is made
+// again at the next healLocal (every homeCheck). It returns the socket's
+// path, or "" when the daemon has none (the path is over
+// thin.MaxSockPath, or the listen failed: logged), and then clients use
+// the TLS listener.
 func (st *rpcServer) serveLocal(home, token string, handlers map[string]rpcHandler, logf func(string, ...any)) string {
 	path := thin.SockPath(home, os.Getpid())
 	if len(path) > thin.MaxSockPath {
 		logf("daemon %d: no local socket: %s is over %d bytes (hooks use the TLS listener)", os.Getpid(), path, thin.MaxSockPath)
 		return ""
 	}
-	// A file of this name is left by an earlier process of this pid: this
-	// process holds the store lock, so it is no daemon's.
-	_ = os.Remove(path)
 	removeDeadSockets(home)
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
-	if err == nil {
-		if err = os.Chmod(path, 0o600); err != nil {
-			ln.Close()
+	uid := localUID()
+	var ln *net.UnixListener
+	var bound os.FileInfo
+	listen := func() error {
+		// A file of this name is no other daemon's: it is named for this
+		// process, and this process holds the store lock.
+		_ = os.Remove(path)
+		l, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+		if err != nil {
+			return err
 		}
+		fi, err := os.Lstat(path)
+		if err == nil {
+			err = os.Chmod(path, 0o600)
+		}
+		if err != nil {
+			l.Close()
+			return err
+		}
+		st.mu.Lock()
+		if !st.serving {
+			st.mu.Unlock()
+			l.Close()
+			return errServerStopped
+		}
+		ln, bound, st.local = l, fi, l
+		st.mu.Unlock()
+		go func() {
+			for {
+				c, err := l.AcceptUnix()
+				if err != nil {
+					if errors.Is(err, net.ErrClosed) {
+						return
+					}
+					time.Sleep(5 * time.Millisecond) // EMFILE and the like
+					continue
+				}
+				st.flight.add()
+				go func() {
+					defer st.flight.done()
+					st.handleLocal(c, uid, token, handlers, logf)
+				}()
+			}
+		}()
+		return nil
 	}
-	if err != nil {
+	if err := listen(); err != nil {
 		logf("daemon %d: no local socket: %v (hooks use the TLS listener)", os.Getpid(), err)
 		return ""
 	}
-	st.mu.Lock()
-	if !st.serving {
-		st.mu.Unlock()
-		ln.Close()
-		return ""
-	}
-	st.local = ln
-	st.mu.Unlock()
-	uid := localUID()
-	go func() {
-		for {
-			c, err := ln.AcceptUnix()
-			if err != nil {
-				if errors.Is(err, net.ErrClosed) {
-					return
-				}
-				time.Sleep(5 * time.Millisecond) // EMFILE and the like
-				continue
-			}
-			st.flight.add()
-			go func() {
-				defer st.flight.done()
-				st.handleLocal(c, uid, token, handlers, logf)
-			}()
+	heal := func() {
+		if cur, err := os.Lstat(path); err == nil && os.SameFile(cur, bound) {
+			return
 		}
-	}()
+		st.mu.Lock()
+		old, serving := ln, st.serving
+		st.mu.Unlock()
+		if !serving {
+			return
+		}
+		old.SetUnlinkOnClose(false) // the file at path is not this listener's any more
+		old.Close()
+		if err := listen(); err != nil {
+			logf("daemon %d: local socket %s was removed or replaced and cannot be made again: %v (hooks use the TLS listener)", os.Getpid(), path, err)
+			return
+		}
+		logf("daemon %d: local socket %s was removed or replaced: made it again", os.Getpid(), path)
+	}
+	st.mu.Lock()
+	st.localHeal = heal
+	st.mu.Unlock()
 	return path
 }
 

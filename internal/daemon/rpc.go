@@ -47,8 +47,22 @@ type rpcServer struct {
 	subs    []*nats.Subscription
 	// local is the listener of the local socket (serveLocal), nil when
 	// none; stop closes it.
-	local  io.Closer
-	flight inflight
+	local io.Closer
+	// localHeal, when set (serveLocal), makes the local socket again when
+	// its file was removed or replaced.
+	localHeal func()
+	flight    inflight
+}
+
+// healLocal makes the local socket again when its file was removed or
+// replaced (serveLocal); nothing without a local socket.
+func (st *rpcServer) healLocal() {
+	st.mu.Lock()
+	heal := st.localHeal
+	st.mu.Unlock()
+	if heal != nil {
+		heal()
+	}
 }
 
 func newRPCServer(nc *nats.Conn) *rpcServer {
@@ -108,7 +122,7 @@ func (st *rpcServer) stop(ctx context.Context) error {
 	st.subs = nil
 	if st.local != nil {
 		_ = st.local.Close() // removes the socket file
-		st.local = nil
+		st.local, st.localHeal = nil, nil
 	}
 	st.mu.Unlock()
 	for _, sub := range subs {

@@ -244,7 +244,8 @@ func Run(ctx context.Context, cfg Config, idle time.Duration, logf func(format s
 	act.touch()
 	act.broken = st.Broken
 	act.healAddr = func() {
-		// A daemon.addr that is gone or unreadable (retired by a client
+		// The local socket, when its file was removed or replaced, is made
+		// again (serveLocal). A daemon.addr that is gone or unreadable (retired by a client
 		// that met a listener it could not trust, removed by hand) is
 		// written again: hooks find this daemon within one check instead
 		// of waiting on its lock. One that names another token is written
@@ -255,6 +256,7 @@ func Run(ctx context.Context, cfg Config, idle time.Duration, logf func(format s
 		// wait out its deadline until this daemon idles out. Without a
 		// local lock (a cluster backend) it is left to the replacement it
 		// causes (ResolveSuspect).
+		srv.healLocal()
 		cur, err := wire.ReadAddr(home)
 		switch {
 		case errors.Is(err, wire.ErrUnsafeHome):
