@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sync"
 	"syscall"
 	"testing"
@@ -204,6 +205,46 @@ func TestLocalSocketImpostor(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 		if n, got := rec.seen(); n > 0 || len(got) > 0 {
 			t.Fatalf("the socket outside the home was connected %d times, got %q", n, got)
+		}
+	})
+	t.Run("another name in the home", func(t *testing.T) {
+		home := t.TempDir()
+		other := filepath.Join(home, "other.sock")
+		rec := newSockRecorder(t, other)
+		write(t, home, os.Getpid(), other)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		if reply, err := thin.Call(ctx, home, MethodHook, req); !errors.Is(err, thin.ErrUntrusted) || len(reply) > 0 {
+			t.Fatalf("call to a socket of another name: %q, %v; want ErrUntrusted", reply, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+		if n, got := rec.seen(); n > 0 || len(got) > 0 {
+			t.Fatalf("the socket of another name was connected %d times, got %q", n, got)
+		}
+	})
+	t.Run("home by a symbolic link", func(t *testing.T) {
+		// The same home reached by another spelling is the same home: its
+		// socket is used, and the pid check still applies.
+		real := t.TempDir()
+		home := filepath.Join(t.TempDir(), "link")
+		if err := os.Symlink(real, home); err != nil {
+			t.Fatal(err)
+		}
+		rec := newSockRecorder(t, thin.SockPath(real, 4194000))
+		write(t, real, 4194000, thin.SockPath(real, 4194000))
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		if _, err := thin.Call(ctx, home, MethodHook, req); !errors.Is(err, thin.ErrUntrusted) {
+			t.Fatalf("call through a link: %v; want the pid check's ErrUntrusted", err)
+		}
+		for i := 0; i < 100; i++ {
+			if n, _ := rec.seen(); n > 0 {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		if n, _ := rec.seen(); n != 1 {
+			t.Fatalf("the socket behind the link was connected %d times, want 1 (then refused)", n)
 		}
 	})
 	t.Run("stopped", func(t *testing.T) {

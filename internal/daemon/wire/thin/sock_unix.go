@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -54,7 +55,7 @@ func CallTimed(ctx context.Context, home, method string, req []byte, tm *Timing)
 	if ad.Sock == "" {
 		return nil, fmt.Errorf("%w: %w", ErrNoDaemon, ErrNoSocket)
 	}
-	if ad.Sock != SockPath(home, ad.PID) {
+	if !sockInHome(home, ad) {
 		return nil, fmt.Errorf("%w: %w: socket %s is not the home's socket of pid %d", ErrNoDaemon, ErrUntrusted, ad.Sock, ad.PID)
 	}
 	if Stopped(ad.PID) {
@@ -99,6 +100,26 @@ func CallTimed(ctx context.Context, home, method string, req []byte, tm *Timing)
 		return nil, fmt.Errorf("%w: %s", ErrRemote, rh.Error)
 	}
 	return body, nil
+}
+
+// sockInHome reports whether ad.Sock is the socket SockPath names for
+// ad.PID in home, the directory CheckPrivate vouched for: the same path,
+// or (a home reached by another spelling, a symbolic link) the same name
+// in the same directory.
+func sockInHome(home string, ad Addr) bool {
+	want := SockPath(home, ad.PID)
+	if ad.Sock == want {
+		return true
+	}
+	if filepath.Base(ad.Sock) != filepath.Base(want) {
+		return false
+	}
+	a, err := os.Stat(filepath.Dir(ad.Sock))
+	if err != nil {
+		return false
+	}
+	b, err := os.Stat(home)
+	return err == nil && os.SameFile(a, b)
 }
 
 // sockErr names a failed exchange on the socket: ErrUnhealthy with
