@@ -9,9 +9,10 @@ import (
 )
 
 // TestFrames: a request and a reply come back as written (a small body in
-// one write with its header, a large one after it); a frame of the other
-// kind, a truncated one or one whose header or body claims more than the
-// limits is refused without reading on.
+// one write with its header, a large one after it; a reply with and
+// without stages); a frame of the other kind, a truncated one, a header
+// whose fields run past its end, or a header or body that claims more
+// than the limits is refused without reading on.
 func TestFrames(t *testing.T) {
 	for _, n := range []int{0, 16 << 10, 300 << 10} {
 		var b bytes.Buffer
@@ -30,8 +31,15 @@ func TestFrames(t *testing.T) {
 			t.Fatal(err)
 		}
 		gr, gb, err := ReadReply(&b)
-		if err != nil || gr.Error != rh.Error || gr.Code != rh.Code || *gr.Stages != *rh.Stages || !bytes.Equal(gb, body) {
+		if err != nil || gr.Error != rh.Error || gr.Code != rh.Code || gr.Stages == nil || *gr.Stages != *rh.Stages || !bytes.Equal(gb, body) {
 			t.Fatalf("reply of %d bytes: %+v, %d bytes, %v", n, gr, len(gb), err)
+		}
+		b.Reset()
+		if err := WriteReply(&b, Reply{}, body); err != nil {
+			t.Fatal(err)
+		}
+		if gr, gb, err := ReadReply(&b); err != nil || gr != (Reply{}) || !bytes.Equal(gb, body) {
+			t.Fatalf("plain reply of %d bytes: %+v, %d bytes, %v", n, gr, len(gb), err)
 		}
 	}
 	var b bytes.Buffer
@@ -45,6 +53,11 @@ func TestFrames(t *testing.T) {
 	big := append(replyMagic[:], binary.BigEndian.AppendUint32(nil, MaxFrameHeader+1)...)
 	if _, _, err := ReadReply(bytes.NewReader(big)); !errors.Is(err, errFrame) {
 		t.Fatalf("an oversized header: %v", err)
+	}
+	short := append(requestMagic[:], binary.BigEndian.AppendUint32(nil, 6)...)
+	short = append(short, 0, 0, 0, 9, 'a', 'b', 0, 0, 0, 0)
+	if _, _, err := ReadRequest(bytes.NewReader(short)); !errors.Is(err, errFrame) {
+		t.Fatalf("a header whose string runs past its end: %v", err)
 	}
 	huge := append(replyMagic[:], binary.BigEndian.AppendUint32(nil, 2)...)
 	huge = append(huge, "{}"...)

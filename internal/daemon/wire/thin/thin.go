@@ -15,7 +15,6 @@
 package thin
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -152,7 +151,7 @@ func ReadAddr(home string) (Addr, error) {
 	if err != nil {
 		return ad, fmt.Errorf("daemon addr: %w", err)
 	}
-	if err := json.Unmarshal(b, &ad); err != nil {
+	if err := decodeAddr(b, &ad); err != nil {
 		return ad, fmt.Errorf("daemon addr: %w", err)
 	}
 	if ad.Addr == "" {
