@@ -211,6 +211,9 @@ func (e *Engine) append(ctx context.Context, batch []events.Event) error {
 	if e.dry {
 		return nil
 	}
+	if tm := timingOf(ctx); tm != nil {
+		defer func(t0 time.Time) { tm.Append += time.Since(t0) }(time.Now())
+	}
 	e.stampOrigin(batch)
 	seq, err := e.log.Append(ctx, batch)
 	if err != nil {

@@ -144,6 +144,10 @@ func (e *Engine) HookResult(ctx context.Context, in HookInput) (res Result, err 
 			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
 		}
 	}()
+	if tm := timingOf(ctx); tm != nil {
+		t0 := time.Now()
+		defer func() { tm.Decide = max(0, time.Since(t0)-tm.Redact-tm.Append) }()
+	}
 	in.Stdin = CursorPayload(CopilotPayload(inlinePersisted(in.Stdin)))
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -266,6 +270,9 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 	// own text (which its output file carries as raw anyway): no stage but
 	// the guard and the ledger runs, and the input is recorded as kept.
 	stdin, red, err := redactPayload(in.Stdin, e.opt.KeepSecrets && !e.opt.Shared || e.opt.LedgerOnly)
+	if tm := timingOf(ctx); tm != nil {
+		tm.Redact = time.Since(t0)
+	}
 	if err != nil {
 		return Result{}, err
 	}

@@ -1,13 +1,14 @@
 // Command omni-hook is the thin client of `omni hook`: it reads one hook
 // payload on stdin, sends it to the running omni daemon, and prints the
-// daemon's reply. It links only the daemon's wire protocol (nats.go and the
-// standard library), so it starts faster than the full omni binary, which
-// also links the embedded NATS server (3.8 ms against 5.2 ms per call,
-// measured 2026-11-29 with omni bench --latency). `omni init` registers it in
-// place of `omni hook` when it sits beside the omni binary.
+// daemon's reply. On Linux and macOS it speaks to the daemon's local socket
+// (package wire/thin) and links neither net, nor nats.go, nor crypto/tls,
+// so it starts about as fast as a trivial Go binary; elsewhere it uses the
+// daemon's TLS listener (package wire). `omni init` registers it in place
+// of `omni hook` when it sits beside the omni binary.
 //
 // When no daemon of this protocol answers (the first call of a session,
-// OMNI_NO_DAEMON, a daemon of another protocol), it runs `omni hook` from
+// OMNI_NO_DAEMON, a daemon of another protocol or without a socket it can
+// use), it runs `omni hook` from
 // its own directory (else from $PATH) with the same payload: that starts
 // or replaces the daemon, or runs in-process. It always exits 0 and prints
 // either a whole reply or nothing (fail open), like `omni hook`.
@@ -26,7 +27,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/omnictx/omni/internal/daemon/wire"
+	"github.com/omnictx/omni/internal/daemon/wire/thin"
 	"github.com/omnictx/omni/internal/rewrite"
 )
 
@@ -73,7 +74,7 @@ func main() {
 	if len(os.Args) > 1 {
 		switch os.Args[1] {
 		case "--version", "version":
-			fmt.Printf("omni-hook version %s+%s\n", version, wire.BuildID())
+			fmt.Printf("omni-hook version %s+%s\n", version, thin.BuildID())
 			return
 		case "-h", "--help", "help":
 			fmt.Print(usage)
@@ -85,13 +86,18 @@ func main() {
 		// Any other argument is ignored, like the optional EVENT of
 		// 'omni hook': the payload decides.
 	}
-	run(os.Stdin, os.Stdout, os.Stderr, len(os.Args) > 1 && os.Args[1] == wire.CursorArg)
+	run(os.Stdin, os.Stdout, os.Stderr, len(os.Args) > 1 && os.Args[1] == thin.CursorArg)
 }
 
 // run handles one payload; every problem ends in silence (the host keeps
 // its output) and, where possible, a line in $OMNI_HOME/omni.log.
 func run(stdin io.Reader, stdout, stderr io.Writer, fromCursorEntry bool) {
-	home := wire.Home()
+	var st *stages
+	if os.Getenv("OMNI_REPORT_STAGES") != "" {
+		st = &stages{start: time.Now()}
+		defer st.report(stderr) // last: it times the rest of run
+	}
+	home := thin.Home()
 	if os.Getenv("OMNI_REPORT_RSS") != "" {
 		defer reportRSS(stderr)
 	}
@@ -111,11 +117,12 @@ func run(stdin io.Reader, stdout, stderr io.Writer, fromCursorEntry bool) {
 		return
 	}
 	req := buf.Bytes()
+	st.readDone()
 	if len(req) == 1 {
 		logf(home, "hook: empty stdin")
 		return
 	}
-	if wire.CursorDuplicate(fromCursorEntry, req[1:]) {
+	if thin.CursorDuplicate(fromCursorEntry, req[1:]) {
 		return // omni's Claude Code hook run by Cursor: its own entry answers
 	}
 	if len(req)-1 > maxInput {
@@ -125,28 +132,30 @@ func run(stdin io.Reader, stdout, stderr io.Writer, fromCursorEntry bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
 	if os.Getenv("OMNI_NO_DAEMON") == "" {
-		reply, err := wire.Call(ctx, home, "hook", req)
+		reply, err := callDaemon(ctx, home, req, st)
 		switch {
 		case err == nil:
 			if ctx.Err() == nil {
+				t := time.Now()
 				stdout.Write(reply)
+				st.replyDone(t)
 			}
 			return
-		case errors.Is(err, wire.ErrBackoff):
+		case errors.Is(err, thin.ErrBackoff):
 			return // a replacement is under way: fail open at once
-		case errors.Is(err, wire.ErrUnhealthy):
+		case errors.Is(err, thin.ErrUnhealthy):
 			// The daemon took the deadline or refused the token: the next
 			// hooks fail open at once while a new daemon replaces it.
 			pid := 0
-			if ad, aerr := wire.ReadAddr(home); aerr == nil {
+			if ad, aerr := thin.ReadAddr(home); aerr == nil {
 				pid = ad.PID
 			}
-			if wire.StartBackoff(home, pid, err) {
-				logf(home, "omni-hook: %v: back-off for %s, starting a replacement", err, wire.BackoffFor)
+			if thin.StartBackoff(home, pid, err) {
+				logf(home, "omni-hook: %v: back-off for %s, starting a replacement", err, thin.BackoffFor)
 				startReplacement(home)
 			}
 			return
-		case !errors.Is(err, wire.ErrNoDaemon):
+		case !errors.Is(err, thin.ErrNoDaemon):
 			// The daemon took the request and failed, or the deadline
 			// passed: fail open, do not send it twice.
 			logf(home, "omni-hook: %v", err)
@@ -168,7 +177,7 @@ func fallback(home string, payload []byte, stdout, stderr io.Writer, fromCursorE
 	defer cancel()
 	args := []string{"hook"}
 	if fromCursorEntry {
-		args = append(args, wire.CursorArg)
+		args = append(args, thin.CursorArg)
 	}
 	c := exec.CommandContext(ctx, bin, args...)
 	c.Stdin = bytes.NewReader(payload)
@@ -182,7 +191,7 @@ func fallback(home string, payload []byte, stdout, stderr io.Writer, fromCursorE
 	stdout.Write(out.Bytes())
 }
 
-// startReplacement starts `omni daemon` detached with wire.ReplaceEnv=1
+// startReplacement starts `omni daemon` detached with thin.ReplaceEnv=1
 // (its own session, output appended to daemon.log); it judges the daemon
 // of the address file and takes its place when it cannot serve.
 func startReplacement(home string) {
@@ -192,7 +201,7 @@ func startReplacement(home string) {
 		return
 	}
 	c := exec.Command(bin, "daemon")
-	c.Env = append(os.Environ(), "OMNI_HOME="+home, wire.ReplaceEnv+"=1")
+	c.Env = append(os.Environ(), "OMNI_HOME="+home, thin.ReplaceEnv+"=1")
 	c.Dir = "/"
 	if f, err := appendLog(filepath.Join(home, "daemon.log")); err == nil {
 		defer f.Close()
@@ -283,7 +292,7 @@ func pretool(args []string, stdin io.Reader, stdout io.Writer) {
 		return
 	}
 	in, err := io.ReadAll(io.LimitReader(stdin, maxInput+1))
-	if err != nil || len(in) > maxInput || wire.CursorDuplicate(false, in) {
+	if err != nil || len(in) > maxInput || thin.CursorDuplicate(false, in) {
 		return
 	}
 	bin := omniBinary()
@@ -293,7 +302,7 @@ func pretool(args []string, stdin io.Reader, stdout io.Writer) {
 	if abs, err := filepath.Abs(bin); err == nil {
 		bin = abs
 	}
-	if reply := rewrite.Reply(in, rewrite.PreTool{Omni: bin, Home: wire.Home()}); reply != nil {
+	if reply := rewrite.Reply(in, rewrite.PreTool{Omni: bin, Home: thin.Home()}); reply != nil {
 		_, _ = stdout.Write(reply)
 	}
 }

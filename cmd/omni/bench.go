@@ -85,13 +85,16 @@ lines whose trimmed text this reader already received in an earlier call
 since its last compaction) and the share of it the ledger captured, and the
 per-call pipeline time p50/p99. A progress bar shows on a terminal.
 
---latency starts N hook processes per payload size (0.5, 16, 256 KB, built
-from corpus lines) against a warm daemon in a temporary home (or --home, to
-time against a large existing store) and prints
+--latency starts N hook processes per payload size (1, 16, 64, 256 KB,
+built from corpus lines) against a warm daemon in a temporary home (or
+--home, to time against a large existing store) and prints
 p50/p99 wall time per process beside a trivial Go binary's start time
 measured in the same run, and their ratio; each size is timed for 'omni
 hook' and, when it sits beside omni, for the thin client omni-hook (what
-'omni init' registers then). Outputs over the host's 30,000-character cap
+'omni init' registers then), whose row is followed by the p50 of each stage
+of its calls: process start and exit, stdin read, connect (address file,
+checks, peer credentials), request, the daemon's redaction, decision and
+append, and the reply's way back. Outputs over the host's 30,000-character cap
 (256 KB and up) are recorded but never rewritten, so those rows time the
 pass-through path. Two more rows, a 20,000-line
 and a 15 MiB output (at most 8 processes each; a 16 MiB text would make a
@@ -232,7 +235,7 @@ already holds a log.`,
 	cmd.Flags().StringVar(&o.tokenizer, "tokenizer", tokens.DefaultFamily, "count tokens beside bytes with this model family's encoding: "+strings.Join(tokens.Names(), ", ")+" (o200k: GPT-4o and later; cl100k: GPT-4, GPT-3.5), or none")
 	cmd.Flags().StringVar(&o.rewrite, "rewrite", "on", "replay the PreToolUse rewrite omni init --claude installs (on, off): runner outputs go first through its filter")
 	cmd.Flags().Lookup("rewrite").NoOptDefVal = "on"
-	cmd.Flags().BoolVar(&o.latency, "latency", false, "time hook processes (omni hook, and omni-hook when it sits beside omni) against a warm daemon, 0.5 KB to 15 MiB payloads from the corpus, beside a trivial Go binary, with peak RSS")
+	cmd.Flags().BoolVar(&o.latency, "latency", false, "time hook processes (omni hook, and omni-hook when it sits beside omni, with its stages) against a warm daemon, 1 KB to 15 MiB payloads from the corpus, beside a trivial Go binary, with peak RSS")
 	cmd.Flags().IntVar(&o.n, "n", 50, "with --latency: processes per payload size")
 	cmd.Flags().StringVar(&o.store, "store", "", "rerun the stream recorded in this home (read only) instead of a corpus")
 	cmd.Flags().IntVar(&o.foldFloor, "fold-floor", 0, "an output under this many bytes never folds (0: the ledger's 264)")

@@ -120,6 +120,9 @@ const environmentHelp = `Environment variables omni reads:
   OMNI_PRETOOL_REWRITE  "0": 'omni pretool' rewrites nothing (turns off
                         'omni init --claude --rewrite' without editing files)
   OMNI_REPORT_RSS       any value: hooks write their peak memory to stderr
+  OMNI_REPORT_STAGES    any value: omni-hook writes the time of each stage
+                        of its call to stderr (what 'omni bench --latency'
+                        prints)
   GOMEMLIMIT            when set, the daemon keeps Go's limit instead of its
                         own soft memory limit
   CURSOR_VERSION        set by Cursor in every hook process: a Cursor payload

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -31,6 +32,85 @@ type LatencyRow struct {
 	// DaemonRSSMiB the daemon's (VmHWM) after the row.
 	HookRSSMiB   float64 `json:"hook_peak_rss_mib"`
 	DaemonRSSMiB float64 `json:"daemon_peak_rss_mib,omitempty"`
+	// Stages is where one call's time went (p50 of each stage over the
+	// row's processes), for a client that reports them (omni-hook on a
+	// platform with the daemon's local socket); nil otherwise.
+	Stages *LatencyStages `json:"stages,omitempty"`
+}
+
+// LatencyStages is the p50, in milliseconds, of each stage of one hook
+// process, as the process and the daemon measured them
+// (OMNI_REPORT_STAGES=1) in report processes run beside the timed ones
+// (every other turn, a session of their own): Start is the process's wall time outside its
+// run (exec, the loader, the runtime and package initialisation, exit);
+// Read the payload read from stdin; Connect the address file, its checks,
+// the connect and the peer's credentials; Request the request written and
+// read by the daemon; Redact, Decide and Append the daemon's hook handler
+// (hooks.Timing); Reply the reply's way back and onto stdout (the wait
+// minus the daemon's read and handler, plus the write). The p50s of the
+// stages need not add up to the row's p50.
+type LatencyStages struct {
+	Start   float64 `json:"start_ms"`
+	Read    float64 `json:"read_ms"`
+	Connect float64 `json:"connect_ms"`
+	Request float64 `json:"request_ms"`
+	Redact  float64 `json:"redact_ms"`
+	Decide  float64 `json:"decide_ms"`
+	Append  float64 `json:"append_ms"`
+	Reply   float64 `json:"reply_ms"`
+}
+
+// stageSample is one process's stage report: the "omni: stages k=v ..."
+// line omni-hook writes to stderr (microseconds), with the process's wall
+// time.
+type stageSample map[string]int64
+
+// parseStages reads the stage line of a hook's stderr, nil when there is
+// none.
+func parseStages(stderr string, wall time.Duration) stageSample {
+	_, line, ok := strings.Cut(stderr, "omni: stages ")
+	if !ok {
+		return nil
+	}
+	line, _, _ = strings.Cut(line, "\n")
+	st := stageSample{"wall_us": wall.Microseconds()}
+	for _, kv := range strings.Fields(line) {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			continue
+		}
+		var n int64
+		if _, err := fmt.Sscanf(v, "%d", &n); err == nil {
+			st[k] = n
+		}
+	}
+	return st
+}
+
+// stagesOf returns the p50 of each stage over samples, nil without any.
+func stagesOf(samples []stageSample) *LatencyStages {
+	if len(samples) == 0 {
+		return nil
+	}
+	p50 := func(f func(stageSample) int64) float64 {
+		d := make([]time.Duration, 0, len(samples))
+		for _, s := range samples {
+			d = append(d, time.Duration(max(0, f(s)))*time.Microsecond)
+		}
+		return quantile(d, 0.5)
+	}
+	return &LatencyStages{
+		Start:   p50(func(s stageSample) int64 { return s["wall_us"] - s["main_us"] }),
+		Read:    p50(func(s stageSample) int64 { return s["read_us"] }),
+		Connect: p50(func(s stageSample) int64 { return s["connect_us"] }),
+		Request: p50(func(s stageSample) int64 { return s["send_us"] + s["daemon_read_us"] }),
+		Redact:  p50(func(s stageSample) int64 { return s["redact_us"] }),
+		Decide:  p50(func(s stageSample) int64 { return s["decide_us"] }),
+		Append:  p50(func(s stageSample) int64 { return s["append_us"] }),
+		Reply: p50(func(s stageSample) int64 {
+			return s["wait_us"] - s["daemon_read_us"] - s["handle_us"] + s["reply_us"]
+		}),
+	}
 }
 
 // LatencyReport is the result of Latency (omni bench --latency --json):
@@ -96,15 +176,16 @@ func corpusFill(b *strings.Builder, recs []Record, size int) bool {
 }
 
 func timeProc(bin string, args []string, env []string, stdin []byte) (time.Duration, []byte, error) {
-	d, out, _, err := timeProcRSS(bin, args, env, stdin)
+	d, out, _, _, err := timeProcRSS(bin, args, env, stdin)
 	return d, out, err
 }
 
 // timeProcRSS runs bin once and returns its wall time, stdout, and the
 // peak RSS in KiB that an omni hook reports on stderr under
 // OMNI_REPORT_RSS=1 (its own VmHWM: a child's ru_maxrss on Linux starts at
-// the spawner's, here the bench's, so it cannot be used); 0 if none.
-func timeProcRSS(bin string, args []string, env []string, stdin []byte) (time.Duration, []byte, int64, error) {
+// the spawner's, here the bench's, so it cannot be used), 0 if none, and
+// its stage report (OMNI_REPORT_STAGES=1), nil if none.
+func timeProcRSS(bin string, args []string, env []string, stdin []byte) (time.Duration, []byte, int64, stageSample, error) {
 	c := exec.Command(bin, args...)
 	c.Env = env
 	c.Stdin = bytes.NewReader(stdin)
@@ -118,7 +199,7 @@ func timeProcRSS(bin string, args []string, env []string, stdin []byte) (time.Du
 	if _, after, ok := strings.Cut(errOut.String(), "omni: peak RSS "); ok {
 		fmt.Sscanf(after, "%d", &rss)
 	}
-	return d, out.Bytes(), rss, err
+	return d, out.Bytes(), rss, parseStages(errOut.String(), d), err
 }
 
 // PeakRSS returns a process's peak resident set in KiB (VmHWM in
@@ -181,10 +262,12 @@ type Daemon struct {
 }
 
 // Latency times `omni hook` processes (and the thin client omni-hook when
-// it sits beside this binary) against a warm daemon for 0.5, 16 and 256 KB
-// Bash payloads built from the corpus, n processes each, interleaved with a
-// floor binary in the same run: a trivial Go program's start is the least a
-// hook process can cost, so each row's ratio says what omni adds to it.
+// it sits beside this binary) against a warm daemon for 1, 16, 64 and 256
+// KB Bash payloads built from the corpus, n processes each, interleaved
+// with a floor binary in the same run: a trivial Go program's start is the
+// least a hook process can cost, so each row's ratio says what omni adds
+// to it. A client that reports its stages (omni-hook) gets a row of their
+// p50s (LatencyStages).
 // Rows and the final line go to w unless it is nil. home "" uses a
 // temporary home. Errors: a corpus file that cannot be read, a hook process
 // that fails, or ctx's error.
@@ -208,16 +291,21 @@ func Latency(ctx context.Context, corpus []string, n int, home string, dm Daemon
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return nil, err
 	}
-	env := append(os.Environ(), "OMNI_HOME="+home, "OMNI_REPORT_RSS=1")
+	// The timed processes run as a host runs them; their peak RSS and
+	// stages come from report processes beside them (reportEnv), whose
+	// reports would otherwise count in the time.
+	env := append(os.Environ(), "OMNI_HOME="+home)
+	reportEnv := append(slices.Clone(env), "OMNI_REPORT_RSS=1", "OMNI_REPORT_STAGES=1")
 	floor, label := floorBinary(tmp)
 	rep := &LatencyReport{Floor: label, Binary: self}
 	defer dm.Stop(context.Background(), home, 5*time.Second)
-	payload := func(text string, i int) []byte {
-		b, _ := json.Marshal(map[string]any{"session_id": "latency", "cwd": tmp, "hook_event_name": "PostToolUse",
+	payloadOf := func(session, text string, i int) []byte {
+		b, _ := json.Marshal(map[string]any{"session_id": session, "cwd": tmp, "hook_event_name": "PostToolUse",
 			"tool_name": "Bash", "tool_input": map[string]any{"command": fmt.Sprintf("bench-cmd-%d", i%2)},
 			"tool_response": map[string]any{"stdout": text, "stderr": "", "interrupted": false, "isImage": false}})
 		return b
 	}
+	payload := func(text string, i int) []byte { return payloadOf("latency", text, i) }
 	// First call: spawns the daemon.
 	first, _, err := timeProc(self, []string{"hook"}, env, payload("warm up\n", 0))
 	if err != nil {
@@ -244,7 +332,7 @@ func Latency(ctx context.Context, corpus []string, n int, home string, dm Daemon
 		name  string
 		n     int
 		lines int
-	}{{"0.5 KB", 512, 0}, {"16 KB", 16 << 10, 0}, {"256 KB", 256 << 10, 0}, {"20k ln", 0, 20000}, {"15 MiB", 15 << 20, 0}} {
+	}{{"1 KB", 1 << 10, 0}, {"16 KB", 16 << 10, 0}, {"64 KB", 64 << 10, 0}, {"256 KB", 256 << 10, 0}, {"20k ln", 0, 20000}, {"15 MiB", 15 << 20, 0}} {
 		text := corpusText(recs, sz.n)
 		runs := n
 		if sz.lines > 0 {
@@ -259,6 +347,7 @@ func Latency(ctx context.Context, corpus []string, n int, home string, dm Daemon
 			d       []time.Duration
 			replied int
 			rss     int64
+			stages  []stageSample
 		}
 		samples := make([]sample, len(clients))
 		var fl []time.Duration
@@ -267,15 +356,27 @@ func Latency(ctx context.Context, corpus []string, n int, home string, dm Daemon
 				return nil, err
 			}
 			for ci, c := range clients {
-				d, out, kb, err := timeProcRSS(c.bin, c.args, env, payload(text, i))
+				d, out, err := timeProc(c.bin, c.args, env, payload(text, i))
 				if err != nil {
 					return nil, fmt.Errorf("%s %s: %w", c.name, sz.name, err)
 				}
 				if len(out) > 0 {
 					samples[ci].replied++
 				}
-				samples[ci].rss = max(samples[ci].rss, kb)
 				samples[ci].d = append(samples[ci].d, d)
+				if i%2 != 0 {
+					continue
+				}
+				// A report process on every other turn, with a session of
+				// its own so the timed session's calls stay as they were.
+				_, _, kb, st, err := timeProcRSS(c.bin, c.args, reportEnv, payloadOf("latency-report", text, i/2))
+				if err != nil {
+					return nil, fmt.Errorf("%s %s: %w", c.name, sz.name, err)
+				}
+				if st != nil {
+					samples[ci].stages = append(samples[ci].stages, st)
+				}
+				samples[ci].rss = max(samples[ci].rss, kb)
 			}
 			fd, _, _ := timeProc(floor, nil, env, nil)
 			fl = append(fl, fd)
@@ -284,7 +385,8 @@ func Latency(ctx context.Context, corpus []string, n int, home string, dm Daemon
 		for ci, c := range clients {
 			sm := samples[ci]
 			row := LatencyRow{Name: sz.name, Client: c.name, Bytes: len(text), N: runs, P50ms: quantile(sm.d, 0.5), P99ms: quantile(sm.d, 0.99),
-				FloorP50ms: quantile(fl, 0.5), RepliedPart: float64(sm.replied) / float64(runs), HookRSSMiB: float64(sm.rss) / 1024}
+				FloorP50ms: quantile(fl, 0.5), RepliedPart: float64(sm.replied) / float64(runs), HookRSSMiB: float64(sm.rss) / 1024,
+				Stages: stagesOf(sm.stages)}
 			if row.FloorP50ms > 0 {
 				row.RatioP50 = row.P50ms / row.FloorP50ms
 			}
@@ -295,6 +397,10 @@ func Latency(ctx context.Context, corpus []string, n int, home string, dm Daemon
 			if w != nil {
 				fmt.Fprintf(w, "%-7s %-9s %9d B  p50 %7.2f ms  p99 %7.2f ms   floor p50 %5.2f ms   ratio %5.2fx  peak RSS hook %5.1f MiB, daemon %6.1f MiB  (%d processes, %.0f%% replied)\n",
 					row.Name, row.Client, row.Bytes, row.P50ms, row.P99ms, row.FloorP50ms, row.RatioP50, row.HookRSSMiB, row.DaemonRSSMiB, runs, 100*row.RepliedPart)
+				if g := row.Stages; g != nil {
+					fmt.Fprintf(w, "        stages p50 (ms): start %.2f  read %.2f  connect %.2f  request %.2f  redact %.2f  decide %.2f  append %.2f  reply %.2f\n",
+						g.Start, g.Read, g.Connect, g.Request, g.Redact, g.Decide, g.Append, g.Reply)
+				}
 			}
 		}
 	}

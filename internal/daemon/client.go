@@ -558,7 +558,7 @@ func (c *Client) startProcess(replace bool) (<-chan struct{}, error) {
 	if fi, err := os.Stat(logPath); err == nil && fi.Size() > logMax {
 		_ = os.Rename(logPath, logPath+".1") // keep one previous log
 	}
-	logFile, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	logFile, err := AppendLog(logPath) // never through a link
 	if err != nil {
 		return nil, fmt.Errorf("spawn daemon: %w", err)
 	}

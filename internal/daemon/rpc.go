@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"sync"
@@ -44,7 +45,24 @@ type rpcServer struct {
 	mu      sync.Mutex
 	serving bool // false once stop ran: serve is refused
 	subs    []*nats.Subscription
-	flight  inflight
+	// local is the listener of the local socket (serveLocal), nil when
+	// none; stop closes it.
+	local io.Closer
+	// localHeal, when set (serveLocal), makes the local socket again when
+	// its file was removed or replaced.
+	localHeal func()
+	flight    inflight
+}
+
+// healLocal makes the local socket again when its file was removed or
+// replaced (serveLocal); nothing without a local socket.
+func (st *rpcServer) healLocal() {
+	st.mu.Lock()
+	heal := st.localHeal
+	st.mu.Unlock()
+	if heal != nil {
+		heal()
+	}
 }
 
 func newRPCServer(nc *nats.Conn) *rpcServer {
@@ -90,8 +108,9 @@ func (st *rpcServer) serve(name string, h rpcHandler) error {
 	return nil
 }
 
-// stop stops every RPC subscription made by serve: new requests get "no
-// responders" (wire.ErrNoResponders at the caller) while requests already
+// stop stops every RPC subscription made by serve and closes the local
+// socket: new requests get "no responders" (wire.ErrNoResponders at the
+// caller) or no connection, while requests already
 // received are still answered. It waits until their handlers have returned
 // or ctx ends (then it returns ctx's error; the handlers keep running until
 // close cancels their contexts). The connection stays usable; serve fails
@@ -101,6 +120,10 @@ func (st *rpcServer) stop(ctx context.Context) error {
 	st.serving = false
 	subs := st.subs
 	st.subs = nil
+	if st.local != nil {
+		_ = st.local.Close() // removes the socket file
+		st.local, st.localHeal = nil, nil
+	}
 	st.mu.Unlock()
 	for _, sub := range subs {
 		closed := sub.StatusChanged(nats.SubscriptionClosed)

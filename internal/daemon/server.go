@@ -139,7 +139,9 @@ func pongReply() []byte { return []byte("pong " + strconv.Itoa(wire.Protocol)) }
 // and a random 128-bit token (a second embedded server on the same
 // directory would lose acknowledged writes); build the handler; serve
 // every method of the method table on "omni.rpc.v<protocol>.<method>" and
-// ping and stop also unversioned; then write daemon.addr atomically (mode
+// ping and stop also unversioned, and the same names on the local socket
+// (serveLocal: <home>/daemon.<pid>.sock, peers checked from the kernel)
+// where the platform has one; then write daemon.addr atomically (mode
 // 0600; with the certificate clients pin, the build and the executable),
 // so a client that reads it finds every method served, and end a back-off
 // (wire.EndBackoff). A method other than ping and stop that arrives with
@@ -242,7 +244,8 @@ func Run(ctx context.Context, cfg Config, idle time.Duration, logf func(format s
 	act.touch()
 	act.broken = st.Broken
 	act.healAddr = func() {
-		// A daemon.addr that is gone or unreadable (retired by a client
+		// The local socket, when its file was removed or replaced, is made
+		// again (serveLocal). A daemon.addr that is gone or unreadable (retired by a client
 		// that met a listener it could not trust, removed by hand) is
 		// written again: hooks find this daemon within one check instead
 		// of waiting on its lock. One that names another token is written
@@ -253,6 +256,7 @@ func Run(ctx context.Context, cfg Config, idle time.Duration, logf func(format s
 		// wait out its deadline until this daemon idles out. Without a
 		// local lock (a cluster backend) it is left to the replacement it
 		// causes (ResolveSuspect).
+		srv.healLocal()
 		cur, err := wire.ReadAddr(home)
 		switch {
 		case errors.Is(err, wire.ErrUnsafeHome):
@@ -278,10 +282,13 @@ func Run(ctx context.Context, cfg Config, idle time.Duration, logf func(format s
 		requestStop("stop request")
 		return []byte("stopping"), nil
 	}
+	local := map[string]rpcHandler{}
 	serve := func(name string, fn rpcHandler) error {
-		if err := srv.serve(name, act.track(fn)); err != nil {
+		fn = act.track(fn)
+		if err := srv.serve(name, fn); err != nil {
 			return fmt.Errorf("daemon: %w", err)
 		}
+		local[name] = fn
 		return nil
 	}
 	var serr error
@@ -310,8 +317,12 @@ func Run(ctx context.Context, cfg Config, idle time.Duration, logf func(format s
 			serr = serve(MethodStop, stop)
 		}
 	}
+	sock := ""
+	if serr == nil {
+		sock = srv.serveLocal(home, token, local, logf)
+	}
 	ad := wire.Addr{Addr: st.Addr(), Token: token, PID: os.Getpid(), Protocol: wire.Protocol, Version: cfg.Version,
-		Cert: wire.CertString(id.Cert), Build: <-buildc, Exe: exe, ExeStamp: exeStamp, Backend: cfg.Backend()}
+		Cert: wire.CertString(id.Cert), Sock: sock, Build: <-buildc, Exe: exe, ExeStamp: exeStamp, Backend: cfg.Backend()}
 	if serr == nil {
 		serr = writeAddr(home, ad)
 	}

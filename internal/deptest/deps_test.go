@@ -252,15 +252,17 @@ var rules = []rule{
 		reason:  "it is linked into the thin hook client, whose start time is the hook's latency: a binary that links the embedded server started about 0.5–1 ms later (4.1–4.7 ms against 3.6–4.0 ms), and omni-hook answered in 3.8 ms against 5.2 ms for omni hook (2026-11-29)",
 		named:   []string{"internal/daemon/wire"},
 		applies: is("internal/daemon/wire"),
-		bad:     anyOf("github.com/nats-io/nats-server", module),
-		scope:   transitive,
+		bad: func(l *listing, imp string) bool {
+			return imp != module+"/internal/daemon/wire/thin" && anyOf("github.com/nats-io/nats-server", module)(l, imp)
+		},
+		scope: transitive,
 	},
 	{
-		name:    "cmd/omni-hook imports only internal/daemon/wire, internal/rewrite and the standard library",
+		name:    "cmd/omni-hook imports only internal/daemon/wire (wire/thin on Linux and macOS), internal/rewrite and the standard library",
 		reason:  "the thin hook client must start fast; everything else is the daemon's job, reached through the wire (the PreToolUse decision, internal/rewrite, is answered in the client: it reads settings files and needs no store)",
 		named:   []string{"cmd/omni-hook"},
 		applies: is("cmd/omni-hook"),
-		bad:     onlyStdAnd("internal/daemon/wire", "internal/rewrite"),
+		bad:     onlyStdAnd("internal/daemon/wire", "internal/daemon/wire/thin", "internal/rewrite"),
 	},
 	{
 		name:    "only cmd/omni imports cobra",
@@ -298,6 +300,19 @@ var rules = []rule{
 		named:   []string{"internal/rewrite"},
 		applies: is("internal/rewrite"),
 		bad:     onlyStdAnd("internal/shellcmd"),
+	},
+	{
+		name:    "internal/daemon/wire/thin imports golang.org/x/sys and the standard library only, never net or crypto/tls",
+		reason:  "it is all the thin hook client links on Linux and macOS: linking net makes a cgo build dynamically linked, and the loader with the TLS and nats.go initialisation cost more than the rest of a hook call (a trivial Go binary started in 1.72 ms, one with encoding/json and net in 2.64 ms, with the TLS client of nats.go 3.72 ms, 2026-12-02)",
+		named:   []string{"internal/daemon/wire/thin"},
+		applies: is("internal/daemon/wire/thin"),
+		bad: func(l *listing, imp string) bool {
+			if imp == "net" || imp == "crypto/tls" {
+				return true
+			}
+			return !l.isStd(imp) && !strings.HasPrefix(imp, "golang.org/x/sys/")
+		},
+		scope: transitive,
 	},
 }
 
@@ -435,6 +450,12 @@ func TestRulesCatch(t *testing.T) {
 		{"omni-hook imports hooks", pkg{ImportPath: m("cmd/omni-hook"), Imports: []string{m("internal/daemon/wire"), m("hooks")}},
 			[]string{rules[9].name}},
 		{"omni-hook imports the wire", pkg{ImportPath: m("cmd/omni-hook"), Imports: []string{m("internal/daemon/wire"), "os"}}, nil},
+		{"omni-hook imports the thin wire", pkg{ImportPath: m("cmd/omni-hook"), Imports: []string{m("internal/daemon/wire/thin"), "os"}}, nil},
+		{"the thin wire links net", pkg{ImportPath: m("internal/daemon/wire/thin"), Imports: []string{"os", "golang.org/x/sys/unix"},
+			Deps: []string{"os", "golang.org/x/sys/unix", "net"}},
+			[]string{rules[len(rules)-1].name}},
+		{"the thin wire imports nats.go", pkg{ImportPath: m("internal/daemon/wire/thin"), Imports: []string{"github.com/nats-io/nats.go"}},
+			[]string{rules[6].name, rules[len(rules)-1].name}},
 		{"a projection imports shellcmd", pkg{ImportPath: m("projections/stats"), Imports: []string{m("events"), m("internal/shellcmd")}}, nil},
 		{"pipeline imports shellcmd", pkg{ImportPath: m("pipeline"), Imports: []string{"fmt", m("internal/shellcmd")}}, nil},
 		{"the distillers import textline and shellcmd", pkg{ImportPath: m("pipeline/distill"), Imports: []string{m("pipeline/internal/textline"), m("internal/shellcmd")}}, nil},

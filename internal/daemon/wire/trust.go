@@ -8,33 +8,14 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/base64"
-	"errors"
 	"fmt"
-	"io/fs"
 	"math/big"
-	"os"
-	"syscall"
 	"time"
 )
 
 // TLSName is the name in every daemon certificate and the name a client
 // verifies: the certificate is pinned, so the name only has to agree.
 const TLSName = "omni-daemon"
-
-// Errors of the trust checks.
-var (
-	// ErrUntrusted: the listener at the address did not prove that it is
-	// this home's daemon (no certificate in the address file, a TLS
-	// handshake that failed against the pinned certificate, a plain NATS
-	// server, a server of another name). Nothing was sent to it: no token,
-	// no payload.
-	ErrUntrusted = errors.New("the listener did not prove it is this home's daemon")
-	// ErrUnsafeHome: $OMNI_HOME, its store or the address file can be
-	// written by another user (group- or world-writable, or owned by
-	// another uid), so nothing in it can be trusted. Clients refuse it and
-	// fail open; omni doctor says how to fix it.
-	ErrUnsafeHome = errors.New("unsafe home")
-)
 
 // Identity is a daemon's TLS identity: a P-256 key generated at start that
 // never leaves the process, and its self-signed certificate, which the
@@ -108,36 +89,4 @@ func clientTLS(ad Addr) (*tls.Config, error) {
 	pool.AddCert(cert)
 	return &tls.Config{MinVersion: tls.VersionTLS13, RootCAs: pool, ServerName: TLSName,
 		CurvePreferences: []tls.CurveID{tls.X25519}}, nil
-}
-
-// CheckPrivate checks that path (a directory or file of the home) is this
-// user's and no one else can write it. When it is ours but group- or
-// world-writable it is repaired (chmod 0700 for a directory, 0600 for a
-// file) and nil returned; a missing path is nil. Errors (wrapping
-// ErrUnsafeHome): owned by another uid, or writable by others and not
-// repairable.
-func CheckPrivate(path string) error {
-	fi, err := os.Stat(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrUnsafeHome, path, err)
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
-		return fmt.Errorf("%w: %s is owned by uid %d, not by this user (uid %d): move it aside and let omni make a new one, or set OMNI_HOME to a directory of yours",
-			ErrUnsafeHome, path, st.Uid, os.Geteuid())
-	}
-	if fi.Mode().Perm()&0o022 == 0 {
-		return nil
-	}
-	want := fs.FileMode(0o600)
-	if fi.IsDir() {
-		want = 0o700
-	}
-	if err := os.Chmod(path, want); err != nil {
-		return fmt.Errorf("%w: %s is writable by others (mode %04o) and could not be repaired: %v: run 'chmod %o %s'",
-			ErrUnsafeHome, path, fi.Mode().Perm(), err, want, path)
-	}
-	return nil
 }

@@ -1,53 +1,45 @@
-// Package wire is the omni daemon's wire protocol and its only client,
+// Package wire is the omni daemon's wire protocol and its clients,
 // shared by the daemon (internal/daemon) and the thin hook client
 // (cmd/omni-hook): the address file, the request subjects and headers, a
-// connection that calls methods (Dial, Conn.Call) and the one-call client
-// of the hook (Call). It imports nats.go and the standard library only,
-// never the NATS server, so a process that links it starts fast: a binary
-// with nats.go alone started in about 3.6–4.0 ms on the reference machine
-// against 4.1–4.7 ms with the server linked, and an omni-hook call measured
-// 3.8 ms against 5.2 ms for `omni hook` (2026-11-29).
+// connection over TLS that calls methods (Dial, Conn.Call) and a one-call
+// client (Call). It imports nats.go, the standard library and its
+// subpackage thin only, never the NATS server, so a process that links it
+// starts fast. Subpackage thin holds the names that need neither net nor
+// TLS (the address file, the home's checks, the back-off, the build
+// identity, the cluster settings; this package re-exports them) and the
+// local socket's client, which is all omni-hook links on Linux and macOS.
 //
-// A request is one NATS request on "omni.rpc.v<Protocol>.<method>" with the
-// request body as payload; the reply's payload is the reply body, or, when
-// the handler failed, empty with the error in ErrorHeader (and its kind in
-// CodeHeader).
+// A request over TLS is one NATS request on "omni.rpc.v<Protocol>.<method>"
+// with the request body as payload; the reply's payload is the reply
+// body, or, when the handler failed, empty with the error in ErrorHeader
+// (and its kind in CodeHeader).
 //
-// Trust runs both ways and the client speaks second: the daemon's listener
-// is TLS 1.3 with a key made at its start, whose certificate the address
+// Trust runs both ways and the client speaks second: the daemon's TLS
+// listener has a key made at its start, whose certificate the address
 // file carries (Addr.Cert); a client reads that file only from a home no
 // one else can write (CheckPrivate), pins the certificate, and sends its
-// CONNECT with the token only after the handshake proved the key. The
-// daemon keeps requiring the token.
+// CONNECT with the token only after the handshake proved the key. On the
+// local socket the kernel's peer credentials do what the key does (see
+// thin.Call). The daemon keeps requiring the token on both.
 package wire
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net"
 	"os"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/nats-io/nats.go"
+
+	"github.com/omnictx/omni/internal/daemon/wire/thin"
 )
 
 // The protocol.
 const (
-	// Protocol is the version of the request protocol between clients and
-	// the daemon. Every request carries it in its subject
-	// (omni.rpc.v3.<method>), so a daemon of another protocol does not
-	// answer (no responders) and the client replaces it. Bump it on any
-	// incompatible change of a method's request or reply. Version 2 added
-	// CodeHeader, which the client needs to tell errors apart; version 3
-	// the TLS listener and Addr.Cert.
-	Protocol = 3
 	// RPCPrefix is prepended to a method name to form its subject.
 	RPCPrefix = "omni.rpc."
 	// ErrorHeader is the reply header that carries a handler's error
@@ -65,8 +57,6 @@ const (
 	// server with any other name (a foreign process that took a stale
 	// port after the daemon exited).
 	ServerName = "omni"
-	// AddrFile is the daemon's address file in $OMNI_HOME.
-	AddrFile = "daemon.addr"
 	// DialTimeout bounds a client's connect and TLS handshake when Dial
 	// is given 0: 1 s, far above a loopback handshake (2.6 ms of CPU for
 	// both ends, 7 ms wall on a loaded 2-core machine, BenchmarkDial
@@ -75,46 +65,10 @@ const (
 	DialTimeout = time.Second
 	// DefaultCallTimeout bounds a Conn.Call whose context has no deadline.
 	DefaultCallTimeout = time.Minute
-	// MethodHook is the method of a hook payload: the request is one flags
-	// byte (bit 0: passthrough) followed by the payload as the host sent
-	// it; the reply is what the hook prints.
-	MethodHook = "hook"
 )
-
-// Addr is the content of $OMNI_HOME/daemon.addr (JSON, written atomically
-// by the daemon, mode 0600).
-type Addr struct {
-	Addr     string `json:"addr"`     // "127.0.0.1:port"
-	Token    string `json:"token"`    // auth token, 32 hex digits
-	PID      int    `json:"pid"`      // daemon process id
-	Protocol int    `json:"protocol"` // Protocol of the daemon
-	Version  string `json:"version"`  // omni version of the daemon binary
-	// Cert is the daemon's TLS certificate (CertString: base64 DER), the
-	// only one a client accepts on Addr.
-	Cert string `json:"cert"`
-	// Build is the daemon binary's build identity (BuildID).
-	Build string `json:"build,omitempty"`
-	// Exe is the daemon's executable and ExeStamp that file's identity
-	// when the daemon started (FileStamp): a client that finds another
-	// file there knows the daemon runs a replaced build.
-	Exe      string `json:"exe,omitempty"`
-	ExeStamp string `json:"exe_stamp,omitempty"`
-	// Backend is the log the daemon serves (ClusterConfig.Backend:
-	// "embedded", or the cluster's redacted URLs and stream): a client
-	// whose settings name another backend replaces the daemon, as it does
-	// a daemon of another build. Empty in daemons older than the field.
-	Backend string `json:"backend,omitempty"`
-}
 
 // Errors of Dial, Conn.Call and Call.
 var (
-	// ErrNoDaemon: no daemon of this protocol could be reached (no address
-	// file, a stale address, a foreign server, another protocol, no
-	// responder). The request was not handled. Returned (wrapped) by Call.
-	ErrNoDaemon = errors.New("no omni daemon of this protocol reachable")
-	// ErrRemote: the daemon's handler returned an error. Every
-	// *RemoteError matches it with errors.Is.
-	ErrRemote = errors.New("daemon error")
 	// ErrNoResponders is returned (wrapped) by Conn.Call when nothing
 	// serves the method: no daemon, a daemon that is shutting down, or a
 	// daemon that speaks another protocol version.
@@ -144,72 +98,6 @@ func (e *RemoteError) Error() string { return e.Method + ": remote: " + e.Msg }
 
 // Is reports whether target is ErrRemote.
 func (e *RemoteError) Is(target error) bool { return target == ErrRemote }
-
-// Home returns $OMNI_HOME, else ~/.omni, else (HOME unset) ./.omni, as an
-// absolute path (resolved against the working directory when relative; as
-// given if that fails).
-func Home() string {
-	h := os.Getenv("OMNI_HOME")
-	if h == "" {
-		if u, err := os.UserHomeDir(); err == nil {
-			h = filepath.Join(u, ".omni")
-		} else {
-			h = ".omni"
-		}
-	}
-	if a, err := filepath.Abs(h); err == nil {
-		return a
-	}
-	return h
-}
-
-// Subject returns the versioned RPC name of a daemon method ("v2.hook").
-func Subject(method string) string {
-	return "v" + strconv.Itoa(Protocol) + "." + method
-}
-
-// ReadAddr reads home's address file after checking that no one else
-// can write the home or the file (CheckPrivate: repaired when they are
-// ours). An address file owned by another user is removed (it cannot be
-// trusted, and the home is ours) and reported as missing. Errors: the
-// file's (fs.ErrNotExist when there is none), ErrUnsafeHome (wrapped), a
-// JSON error, or an empty address.
-func ReadAddr(home string) (Addr, error) {
-	var ad Addr
-	if err := CheckPrivate(home); err != nil {
-		return ad, fmt.Errorf("daemon addr: %w", err)
-	}
-	path := filepath.Join(home, AddrFile)
-	if err := CheckPrivate(path); err != nil {
-		if errors.Is(err, ErrUnsafeHome) && os.Remove(path) == nil {
-			return ad, fmt.Errorf("daemon addr: removed %s, which was not ours: %w", path, fs.ErrNotExist)
-		}
-		return ad, fmt.Errorf("daemon addr: %w", err)
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return ad, fmt.Errorf("daemon addr: %w", err)
-	}
-	if err := json.Unmarshal(b, &ad); err != nil {
-		return ad, fmt.Errorf("daemon addr: %w", err)
-	}
-	if ad.Addr == "" {
-		return ad, errors.New("daemon addr: empty address")
-	}
-	return ad, nil
-}
-
-// RetireAddr removes home's address file if it still names token (the
-// address read before its listener failed to prove itself, or before its
-// daemon was stopped), so that the next client starts a daemon rather
-// than dialing it again. It reports whether it removed it.
-func RetireAddr(home, token string) bool {
-	cur, err := ReadAddr(home)
-	if err != nil || cur.Token != token {
-		return false
-	}
-	return os.Remove(filepath.Join(home, AddrFile)) == nil
-}
 
 // Conn is a TCP connection to the daemon's server, for Call. It never
 // reconnects: once the connection is lost every Call fails with
@@ -300,16 +188,6 @@ func classifyDial(err error) error {
 	return fmt.Errorf("%w: %w", ErrUntrusted, err)
 }
 
-// CheckName validates an RPC name: one or more dot-separated tokens
-// without spaces or the wildcards * and >.
-func CheckName(name string) error {
-	if name == "" || strings.HasPrefix(name, ".") || strings.HasSuffix(name, ".") ||
-		strings.Contains(name, "..") || strings.ContainsAny(name, " \t\r\n*>") {
-		return fmt.Errorf("rpc method %q: invalid name", name)
-	}
-	return nil
-}
-
 // Call sends req to the RPC name ("omni.rpc.<name>"; name is Subject(m)
 // for a versioned method, or "ping"/"stop") and returns the reply body.
 // ctx bounds the call (DefaultCallTimeout, 1 min, without a deadline) and
@@ -369,7 +247,7 @@ func (c *Conn) Close() { c.nc.Close() }
 // the handler failed.
 func Call(ctx context.Context, home, method string, req []byte) ([]byte, error) {
 	if b, on := ReadBackoff(home); on && b.Hard {
-		return nil, backoffError(b)
+		return nil, thin.BackoffError(b)
 	}
 	ad, err := ReadAddr(home)
 	if errors.Is(err, ErrUnsafeHome) {

@@ -1,4 +1,4 @@
-package wire
+package thin
 
 import (
 	"bytes"
@@ -114,7 +114,7 @@ func Stopped(pid int) bool {
 // EndBackoff removes home's back-off record (a daemon became ready).
 func EndBackoff(home string) { _ = os.Remove(filepath.Join(home, BackoffFile)) }
 
-// backoffError is ErrBackoff with the recorded reason.
-func backoffError(b Backoff) error {
+// BackoffError is ErrBackoff with the recorded reason.
+func BackoffError(b Backoff) error {
 	return fmt.Errorf("%w (%s; until %s)", ErrBackoff, b.Why, time.UnixMilli(b.Until).Format(time.TimeOnly))
 }

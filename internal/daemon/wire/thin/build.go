@@ -1,4 +1,4 @@
-package wire
+package thin
 
 import (
 	"crypto/sha256"
@@ -9,7 +9,6 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
-	"syscall"
 )
 
 // BuildInfo is what a binary knows of its own build.
@@ -103,10 +102,7 @@ func FileStamp(path string) string {
 	if err != nil {
 		return ""
 	}
-	var dev, ino uint64
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		dev, ino = uint64(st.Dev), uint64(st.Ino)
-	}
+	dev, ino := fileID(fi)
 	return fmt.Sprintf("%d:%d:%d:%d", dev, ino, fi.Size(), fi.ModTime().UnixNano())
 }
 
