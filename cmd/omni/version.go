@@ -119,6 +119,11 @@ const environmentHelp = `Environment variables omni reads:
                         the reader of omni_run when OMNI_SESSION is unset
   OMNI_PRETOOL_REWRITE  "0": 'omni pretool' rewrites nothing (turns off
                         'omni init --claude --rewrite' without editing files)
+  BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS  Claude Code's Bash timeouts, read
+                        by 'omni pretool' as the host reads them: the rewrite's
+                        filter passes its output through before the timeout
+  CLAUDE_CONFIG_DIR, CLAUDE_PROJECT_DIR  where 'omni pretool' reads Claude
+                        Code's settings (default ~/.claude, the payload's cwd)
   OMNI_REPORT_RSS       any value: hooks write their peak memory to stderr
   OMNI_REPORT_STAGES    any value: omni-hook writes the time of each stage
                         of its call to stderr (what 'omni bench --latency'
