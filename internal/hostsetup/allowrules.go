@@ -23,7 +23,7 @@ func isFilterRule(s string) bool {
 		return false
 	}
 	c, ok = strings.CutSuffix(c, " pipe:*)")
-	return ok && !strings.ContainsAny(c, " ()") && (c == "omni" || strings.HasSuffix(c, "/omni"))
+	return ok && !strings.ContainsAny(c, "()") && (c == "omni" || strings.HasSuffix(c, "/omni"))
 }
 
 // applyAllowRules installs (or removes) omni's two allow rules in a Claude
