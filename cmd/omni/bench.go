@@ -16,6 +16,7 @@ import (
 
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/internal/bench"
+	"github.com/omnictx/omni/internal/bench/sample"
 	"github.com/omnictx/omni/internal/daemon"
 	"github.com/omnictx/omni/internal/daemon/wire"
 	"github.com/omnictx/omni/internal/rewrite"
@@ -39,7 +40,19 @@ type benchFlags struct {
 	rewrite    string
 	latency    bool
 	n          int
+	notice     bool
 }
+
+// sampleNote follows the report of a run on the built-in sample: what it
+// was and how to run the full corpus or one's own sessions.
+const sampleNote = `
+This was the sample built into omni: 7 real sessions, 148 tool calls
+(omni bench --notice names their sources and licences). Next:
+  omni bench --corpus ../shared/corpus/*.jsonl   the full shared corpus, 513 sessions, 18,307 calls
+                                                 (the project's shared material, kept beside the repository as ../shared)
+  omni bench --corpus FILE.jsonl                 your own sessions, one tool call per JSON line (omni bench --help)
+  omni stats; omni replay --verify               what omni saved on your own recorded stream, and a byte-for-byte rerun of it
+`
 
 // benchDaemon gives the bench the daemon's lifecycle.
 var benchDaemon = bench.Daemon{
@@ -56,10 +69,12 @@ var benchDaemon = bench.Daemon{
 func newBenchCmd(s streams) *cobra.Command {
 	var o benchFlags
 	cmd := &cobra.Command{
-		Use:   "bench --corpus FILE... [--home DIR] [--out FILE] [--ledger-only] [--json]",
+		Use:   "bench [--corpus FILE...] [--home DIR] [--out FILE] [--ledger-only] [--json]",
 		Short: "Replay real agent sessions through the hook path and report what was saved",
-		Long: `Replays corpus files (one JSON tool call per line, format of
-../shared/corpus/README.md) in order through exactly the code path of the
+		Long: `Replays corpus files (one JSON tool call per line: session, agent, seq,
+tool, input, output, exit_code, and for Claude Code is_error and
+compaction_epoch; the shared corpus's README.md describes each field) in
+order through exactly the code path of the
 Claude Code hook: a Claude Code Read becomes a Read payload (the host's
 "     12→" numbering and the trailing <system-reminder> stripped, startLine
 from the first number), every other call a Bash payload; a rise of
@@ -68,6 +83,12 @@ non-zero exit_code takes the failure path (PostToolUseFailure). The reader is
 (session, agent), the project the part of session before the first '/'.
 Event times are synthetic (one second per call from 2026-01-01), so two runs
 give byte-identical --out files.
+
+Without --corpus it replays the sample built into omni: 7 real sessions
+(148 tool calls, 137 KB of output) from the MIT-licensed sources of the
+shared corpus, whose notice --notice prints. The shared corpus (513
+sessions, 18,307 calls) is the project's shared material, kept beside a
+checkout as ../shared: omni bench --corpus ../shared/corpus/*.jsonl.
 
 It prints calls, raw and delivered bytes, saved %, per tool kind and per
 source, folds per marker kind, the available repetition (bytes of non-blank
@@ -107,15 +128,21 @@ the form 'omni init --claude' installs; off replays the hooks alone, and
 --ledger-only always does.
 
 Exit codes: 0 done; 2 a corpus file or the store could not be read.`,
-		Example: `  omni bench --corpus ../shared/corpus/*.jsonl
+		Example: `  omni bench
+  omni bench --corpus ../shared/corpus/*.jsonl
   omni bench --corpus ../shared/corpus/*.jsonl --ledger-only --out /tmp/out.jsonl --home /tmp/h`,
 		// `--corpus a b c` (a shell glob) binds only a to --corpus; the rest
 		// arrive as arguments and are corpus files too.
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.corpus = append(o.corpus, args...)
-			if len(o.corpus) == 0 {
-				return usageErr("omni bench: --corpus FILE... is required (e.g. ../shared/corpus/*.jsonl)")
+			if o.notice {
+				fmt.Fprint(s.Out, sample.Notice)
+				return nil
+			}
+			onSample := len(o.corpus) == 0
+			if onSample {
+				o.corpus = []string{sample.Name}
 			}
 			if o.latency {
 				if o.n <= 0 {
@@ -162,6 +189,9 @@ Exit codes: 0 done; 2 a corpus file or the store could not be read.`,
 				return enc.Encode(rep)
 			}
 			bench.Print(s.Out, rep)
+			if onSample {
+				fmt.Fprint(s.Out, sampleNote)
+			}
 			return nil
 		},
 	}
@@ -175,6 +205,7 @@ Exit codes: 0 done; 2 a corpus file or the store could not be read.`,
 	cmd.Flags().StringVar(&o.rewrite, "rewrite", "narrow", "replay the PreToolUse rewrite of this form (narrow, all; off: none): failing Bash calls it takes run through omni exec")
 	cmd.Flags().Lookup("rewrite").NoOptDefVal = "narrow"
 	cmd.Flags().BoolVar(&o.latency, "latency", false, "time hook processes (omni hook, and omni-hook when it sits beside omni) against a warm daemon, 0.5 KB to 15 MiB payloads from the corpus, beside a trivial Go binary, with peak RSS")
+	cmd.Flags().BoolVar(&o.notice, "notice", false, "print the sources and licences of the built-in sample and exit")
 	cmd.Flags().IntVar(&o.n, "n", 50, "with --latency: processes per payload size")
 	return cmd
 }
