@@ -85,6 +85,7 @@ var methods = []method{
 	{name: MethodHealth, serve: func(s *Service, ctx context.Context, _ []byte) ([]byte, error) {
 		return marshal(s.Health(ctx))
 	}},
+	{name: MethodStore, serve: jsonMethod(MethodStore, (*Service).Store)},
 	{name: MethodLog, serve: jsonMethod(MethodLog, (*Service).ReadLog)},
 	{name: MethodRepair, once: true, serve: func(s *Service, ctx context.Context, _ []byte) ([]byte, error) {
 		return marshal(s.Repair(ctx))
