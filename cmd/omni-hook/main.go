@@ -90,6 +90,12 @@ func main() {
 // run handles one payload; every problem ends in silence (the host keeps
 // its output) and, where possible, a line in $OMNI_HOME/omni.log.
 func run(stdin io.Reader, stdout, stderr io.Writer) {
+	if h := os.Getenv("OMNI_HOME"); h != "" && !filepath.IsAbs(h) {
+		// A relative home would be another one in every project directory
+		// (omni refuses it and says so; a hook stays silent): the host
+		// keeps its output.
+		return
+	}
 	home := wire.Home()
 	if os.Getenv("OMNI_REPORT_RSS") != "" {
 		defer reportRSS(stderr)

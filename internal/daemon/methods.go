@@ -213,6 +213,9 @@ var (
 	ErrReservedHandle = hooks.ErrReservedHandle
 	// ErrNoDelivery: no invocation that delivered text (diff).
 	ErrNoDelivery = hooks.ErrNoDelivery
+	// ErrWithheld: the invocation's raw input is not in the log (it held
+	// credentials, or omni forget erased it), so diff cannot show it.
+	ErrWithheld = hooks.ErrWithheld
 	// ErrNoFold: the handle or sequence names no fold (explain).
 	ErrNoFold = hooks.ErrNoFold
 	// ErrBadTarget: neither a handle nor a sequence number (explain).
@@ -269,6 +272,7 @@ var codes = []struct {
 	{"bad-handle", ErrBadHandle},
 	{"reserved-handle", ErrReservedHandle},
 	{"no-delivery", ErrNoDelivery},
+	{"withheld", ErrWithheld},
 	{"no-fold", ErrNoFold},
 	{"bad-target", ErrBadTarget},
 	{"no-base", ErrNoBase},
