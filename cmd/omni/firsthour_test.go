@@ -50,3 +50,56 @@ func TestDiffAfterForget(t *testing.T) {
 	}
 
 }
+
+// TestStatsSaysWhereTerminalCallsWent: after only omni exec and a pipe (the
+// README's first examples), omni stats says plainly that no model read
+// anything yet and that the savings are in the terminal rows.
+func TestStatsSaysWhereTerminalCallsWent(t *testing.T) {
+	omni := firstHour(t)
+	var sb strings.Builder
+	for i := 0; i < 40; i++ {
+		fmt.Fprintf(&sb, "module line %02d of go.mod-like text\n", i)
+	}
+	if err := os.WriteFile("go.mod.txt", []byte(sb.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	omni("", "exec", "--session", "demo", "--", "cat", "go.mod.txt")
+	omni("", "exec", "--session", "demo", "--", "cat", "go.mod.txt")
+	omni(sb.String(), "--session", "demo")
+	code, out := omni("", "stats")
+	if code != 0 || !strings.Contains(out, "No model read anything through omni yet. The 3 calls recorded ran on a terminal") ||
+		!strings.Contains(out, "'omni stats --terminal' reports them in full") {
+		t.Errorf("stats after terminal calls only: exit %d:\n%s", code, out)
+	}
+	if _, out := omni("", "stats", "--terminal"); strings.Contains(out, "No model read anything") {
+		t.Errorf("stats --terminal repeats the note:\n%s", out)
+	}
+}
+
+// TestDistillIsNoFailureOfTheProject: omni distill runs (what the model
+// would read, made while debugging) never become the project's "Last
+// failure" at the next SessionStart; a failing tool call through a hook
+// does.
+func TestDistillIsNoFailureOfTheProject(t *testing.T) {
+	omni := firstHour(t)
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := "--- FAIL: TestLedger (0.00s)\n    ledger_test.go:12: want 3, got 4\nFAIL\nFAIL\texample.com/ledger\t0.01s\n"
+	if err := os.WriteFile("out.txt", []byte(out), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, o := omni("", "distill", "--command", "go test ./ledger/", "--exit-code", "1", "out.txt"); code != 0 {
+		t.Fatalf("distill: exit %d: %s", code, o)
+	}
+	start := fmt.Sprintf(`{"session_id":"s2","cwd":%q,"hook_event_name":"SessionStart","source":"startup"}`, dir)
+	omni(fmt.Sprintf(`{"session_id":"s1","cwd":%q,"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_response":{"stdout":"a\n","stderr":"","interrupted":false,"isImage":false}}`, dir), "hook")
+	if _, ctx := omni(start, "hook"); strings.Contains(ctx, "Last failure") {
+		t.Errorf("SessionStart after omni distill names it as the last failure: %s", ctx)
+	}
+	omni(fmt.Sprintf(`{"session_id":"s1","cwd":%q,"hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_input":{"command":"go test ./ledger/"},"error":"Exit code 1\n%s"}`, dir, strings.ReplaceAll(strings.ReplaceAll(out, "\n", `\n`), "\t", `\t`)), "hook")
+	if _, ctx := omni(start, "hook"); !strings.Contains(ctx, "Last failure") {
+		t.Errorf("SessionStart after a failing hook call does not name it: %s", ctx)
+	}
+}
