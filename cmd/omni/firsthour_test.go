@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/spf13/pflag"
 )
 
 // firstHour runs omni in-process against a fresh home of its own (no
@@ -101,5 +103,39 @@ func TestDistillIsNoFailureOfTheProject(t *testing.T) {
 	omni(fmt.Sprintf(`{"session_id":"s1","cwd":%q,"hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_input":{"command":"go test ./ledger/"},"error":"Exit code 1\n%s"}`, dir, strings.ReplaceAll(strings.ReplaceAll(out, "\n", `\n`), "\t", `\t`)), "hook")
 	if _, ctx := omni(start, "hook"); !strings.Contains(ctx, "Last failure") {
 		t.Errorf("SessionStart after a failing hook call does not name it: %s", ctx)
+	}
+}
+
+// TestReadmeNamesEveryHost: the README's "Register the hooks with omni
+// init" sentence names every host flag omni init has (the flags whose
+// usage is "set up <host>"), so no host is found only in --help.
+func TestReadmeNamesEveryHost(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	i := strings.Index(readme, "Register the hooks with `omni init")
+	if i < 0 {
+		t.Fatal("README.md has no \"Register the hooks with `omni init\" sentence")
+	}
+	sentence := readme[i:]
+	if j := strings.Index(sentence, ")"); j > 0 {
+		sentence = sentence[:j]
+	}
+	var out bytes.Buffer
+	cmd := newInitCmd(streams{Out: &out, Err: &out})
+	n := 0
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if !strings.HasPrefix(f.Usage, "set up ") {
+			return
+		}
+		n++
+		if !strings.Contains(sentence, "`--"+f.Name+"`") && !strings.Contains(sentence, "`omni init --"+f.Name+"`") {
+			t.Errorf("README's omni init sentence lacks `--%s` (%s): %q", f.Name, f.Usage, sentence)
+		}
+	})
+	if n < 7 {
+		t.Errorf("found %d host flags on omni init; the test reads their usage \"set up ...\"", n)
 	}
 }

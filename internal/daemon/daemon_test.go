@@ -19,6 +19,7 @@ import (
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/events/jetstream"
 	"github.com/omnictx/omni/internal/daemon/wire"
+	"github.com/omnictx/omni/internal/sharedtest"
 	"github.com/omnictx/omni/internal/testbin"
 )
 
@@ -632,7 +633,7 @@ func TestDaemonCrashRecovery(t *testing.T) {
 
 // TestMain removes the one build of omni the package's tests share.
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := sharedtest.Main(m)
 	testbin.Cleanup()
 	os.Exit(code)
 }

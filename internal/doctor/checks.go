@@ -220,7 +220,7 @@ func checkHosts(s *state) {
 	var registered bool
 	s.rep.Hosts, registered = hostsetup.Check(scopes, s.problem)
 	if !registered {
-		s.problem("omni is not registered with any host: run 'omni init --claude' (or --codex, --gemini, --opencode, --copilot)")
+		s.problem("omni is not registered with any host: run 'omni init --claude' (or --codex, --gemini, --opencode, --copilot, --cline, --all)")
 	}
 }
 

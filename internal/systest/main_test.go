@@ -15,6 +15,7 @@ import (
 	"github.com/omnictx/omni/internal/bench"
 	"github.com/omnictx/omni/internal/daemon"
 	"github.com/omnictx/omni/internal/rewrite"
+	"github.com/omnictx/omni/internal/sharedtest"
 	"github.com/omnictx/omni/internal/testbin"
 )
 
@@ -31,7 +32,7 @@ func corpusFiles(t testing.TB) []string {
 	files, _ := filepath.Glob(filepath.Join(corpusDir, "*.jsonl"))
 	sort.Strings(files)
 	if len(files) == 0 {
-		t.Skipf("shared corpus absent: no %s/*.jsonl (it lives in /work/shared/corpus)", corpusDir)
+		sharedtest.Skip(t, "../shared/corpus")
 	}
 	return files
 }
@@ -122,7 +123,7 @@ func TestMain(m *testing.M) {
 	// storms and the kill loop for their processes: four at once keep both
 	// cores busy.
 	testbin.Parallel(4)
-	code := m.Run()
+	code := sharedtest.Main(m)
 	for _, p := range []*pass{&ledger, &full} {
 		if p.run != nil && p.run.dir != "" {
 			os.RemoveAll(p.run.dir)

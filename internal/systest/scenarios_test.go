@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/omnictx/omni/internal/sharedtest"
 	"github.com/omnictx/omni/internal/testbin"
 )
 
@@ -57,7 +58,7 @@ func TestScenarios(t *testing.T) {
 		t.Skip("scenarios build omni and run 40+ scenarios; skipped under -short")
 	}
 	if _, err := os.Stat(filepath.Join(scenariosDir, "run.py")); err != nil {
-		t.Skipf("shared scenarios absent: no %s/run.py (they live in /work/shared/scenarios)", scenariosDir)
+		sharedtest.Skip(t, "../shared/scenarios")
 	}
 	python, err := exec.LookPath("python3")
 	if err != nil {
