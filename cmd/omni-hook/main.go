@@ -23,10 +23,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/omnictx/omni/internal/daemon/wire"
+	"github.com/omnictx/omni/internal/platform"
 	"github.com/omnictx/omni/internal/rewrite"
 )
 
@@ -196,7 +196,7 @@ func startReplacement(home string) {
 		defer f.Close()
 		c.Stdout, c.Stderr = f, f
 	}
-	c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	platform.Detach(c)
 	if err := c.Start(); err != nil {
 		logf(home, "omni-hook: start a replacement daemon: %v", err)
 		return
@@ -242,16 +242,8 @@ func logf(home, format string, a ...any) {
 
 // reportRSS writes this process's peak RSS for omni bench --latency.
 func reportRSS(w io.Writer) {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			var kb int64
-			fmt.Sscanf(strings.TrimSpace(v), "%d", &kb)
-			fmt.Fprintf(w, "omni: peak RSS %d KiB\n", kb)
-		}
+	if b := platform.PeakRSS(os.Getpid()); b > 0 {
+		fmt.Fprintf(w, "omni: peak RSS %d KiB\n", b>>10)
 	}
 }
 

@@ -17,8 +17,13 @@ import (
 	"github.com/omnictx/omni/internal/daemon/wire"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "0.1.0-dev"
+// version is set at build time with -ldflags "-X main.version=..."
+// (tools/release: the tag), commit with "-X main.commit=..." (the commit
+// the release was built from; "" otherwise).
+var (
+	version = "0.1.0-dev"
+	commit  = ""
+)
 
 // streams are the process's standard streams, passed as values so tests can
 // use buffers.

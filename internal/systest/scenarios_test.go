@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -160,7 +159,7 @@ func checkNoDaemons(t *testing.T, bin string, within time.Duration) {
 	}
 	t.Errorf("%d omni daemon(s) of %s still running %s after the scenarios: pids %v", len(pids), bin, within, pids)
 	for _, pid := range pids {
-		_ = syscall.Kill(pid, syscall.SIGTERM)
+		_ = termProcess(pid)
 	}
 }
 
