@@ -14,6 +14,11 @@
 // the version; -snapshot names the build after the newest tag and the
 // short commit instead ("v0.3.0-SNAPSHOT-1a2b3c4", or "0.0.0-SNAPSHOT-…"
 // before the first tag), for CI, where no tag is on HEAD.
+//
+// Why not goreleaser: its current release (v2.18.2) requires Go 1.27.1,
+// newer than the toolchain this module builds with, and it brings a large
+// dependency tree to compile on every CI run; this file does the part
+// omni needs with the standard library.
 package main
 
 import (
