@@ -122,6 +122,7 @@ func TestRetentionPrunesOldBatchesOnce(t *testing.T) {
 		after.FirstTime.Before(now.Add(-2*time.Hour)) {
 		t.Fatalf("store after the pass: %+v", after)
 	}
+	t.Logf("store before the pass: %d B, %s; after: %d B, %s", before.Bytes, before.RangeText(), after.Bytes, after.RangeText())
 	if !strings.Contains(after.RangeText(), fmt.Sprintf("seq %d..%d", firstRecent, after.Last)) {
 		t.Errorf("range text %q", after.RangeText())
 	}
