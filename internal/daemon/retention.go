@@ -317,5 +317,5 @@ func dirBytes(dir string) int64 {
 // beforeRangeText completes a message about a sequence or handle older
 // than the retained range: where the older batches went and the setting.
 func (s *Service) beforeRangeText() string {
-	return "batches older than the retention were removed (retention: " + s.retention.String() + "; omni gc --before removes them too)"
+	return "omni gc removed the batches before it, by hand (omni gc --before) or as the daemon's retention (" + s.retention.String() + ")"
 }

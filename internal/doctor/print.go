@@ -35,8 +35,8 @@ func Print(w io.Writer, rep Report) {
 		}
 	}
 	if si := rep.Retained; si != nil {
-		fmt.Fprintf(tw, "retained\t%s, %s on disk\n", si.RangeText(), sizeText(si.Bytes))
-		fmt.Fprintf(tw, "retention\t%s\n", retentionText(*si))
+		fmt.Fprintf(tw, "range\t%s, %s on disk\n", si.RangeText(), sizeText(si.Bytes))
+		fmt.Fprintf(tw, "keep\t%s\n", retentionText(*si))
 	}
 	if h := rep.Log; h != nil && h.Cluster.Backend == "cluster" {
 		fmt.Fprintf(tw, "backend\t%s\n", clusterLine(h.Cluster, h.Unreachable))
