@@ -1,3 +1,5 @@
+//go:build unix
+
 package hooks
 
 import (
@@ -14,6 +16,7 @@ import (
 	"time"
 
 	"github.com/omnictx/omni/events/memlog"
+	"github.com/omnictx/omni/internal/sharedtest"
 )
 
 // benchOutput is a tool output of about n bytes without credentials: a
@@ -193,7 +196,7 @@ func cpuTime() time.Duration {
 func BenchmarkDoorRedactionCorpus(b *testing.B) {
 	ps := corpusPayloads(b, 1536, 3072)
 	if len(ps) == 0 {
-		b.Skip("../shared/corpus is absent")
+		sharedtest.Skip(b, "../shared/corpus")
 	}
 	b.ReportAllocs()
 	i := 0

@@ -12,9 +12,17 @@ import (
 // ErrNoDelivery: the sequence holds no invocation that delivered text.
 var ErrNoDelivery = errors.New("no invocation that delivered text")
 
-// ErrWithheld: the invocation's raw input was not stored because it held
-// credentials, so its raw text cannot be shown.
-var ErrWithheld = errors.New("its raw input was withheld from the log because it held credentials")
+// ErrWithheld: the invocation's raw input is not in the log, so its raw
+// text cannot be shown. Diff wraps it in one of the two causes below.
+var ErrWithheld = errors.New("its raw input is not in the log")
+
+// The causes of ErrWithheld: the input held credentials and was never
+// stored (Params["input"] "withheld:secrets"), or omni forget erased it
+// ("withheld:forgotten").
+var (
+	ErrWithheldSecrets   = fmt.Errorf("%w: it held credentials, so it was never stored", ErrWithheld)
+	ErrWithheldForgotten = fmt.Errorf("%w: 'omni forget' erased it", ErrWithheld)
+)
 
 // DiffResult is the raw and delivered text of one recorded invocation.
 type DiffResult struct {
@@ -96,8 +104,12 @@ func Diff(ctx context.Context, log events.Log, seq events.Seq, base BaseLoader) 
 	r.Time, r.Reader, r.Project = timeStr(inv.Time), inv.Reader().String(), inv.Project
 	r.Door, r.Tool, r.Source, r.Reason = string(inv.Invoked.Door), em.Tool, em.Source, em.Reason
 
-	if strings.HasPrefix(inv.Invoked.Params["input"], "withheld") {
-		return r, fmt.Errorf("diff: sequence %d: %w (recorded: %d B raw, %d B delivered)", seq, ErrWithheld, em.RawBytes, em.DeliveredBytes)
+	if in := inv.Invoked.Params["input"]; strings.HasPrefix(in, "withheld") {
+		cause := ErrWithheldSecrets
+		if in == inputForgotten {
+			cause = ErrWithheldForgotten
+		}
+		return r, fmt.Errorf("diff: sequence %d: %w (recorded: %d B raw, %d B delivered)", seq, cause, em.RawBytes, em.DeliveredBytes)
 	}
 	e := newEngine(log, Options{})
 	e.dry = true

@@ -14,6 +14,7 @@ import (
 
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/events/memlog"
+	"github.com/omnictx/omni/internal/sharedtest"
 )
 
 // Payloads as Claude Code, Codex CLI and Gemini CLI send them (the hosts'
@@ -783,7 +784,7 @@ func TestDetectCodexWithoutTurnID(t *testing.T) {
 	for _, f := range []string{"session-start.startup.json", "session-start.compact.json", "session-end.json"} {
 		b, err := os.ReadFile(filepath.Join("..", "..", "shared", "hosts", "codex-cli-0.169.0", f))
 		if err != nil {
-			t.Skipf("../shared/hosts/codex-cli-0.169.0 is absent: %v", err)
+			sharedtest.Skip(t, "../shared/hosts/codex-cli-0.169.0")
 		}
 		if got := DetectHost(b); got != HostCodex {
 			t.Errorf("%s: DetectHost = %s, want %s", f, got, HostCodex)
@@ -817,7 +818,7 @@ func TestOpenCodeReadFrame(t *testing.T) {
 	load := func(name string) []byte {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
-			t.Skipf("../shared/hosts/opencode-1.18.33 is absent: %v", err)
+			sharedtest.Skip(t, "../shared/hosts/opencode-1.18.33")
 		}
 		return b
 	}
@@ -892,7 +893,7 @@ func TestOpenCodeReadRender(t *testing.T) {
 func TestOpenCodeGrepCount(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join("..", "..", "shared", "hosts", "opencode-1.18.33", "omni-tee.09.grep-first.hook-in.json"))
 	if err != nil {
-		t.Skipf("../shared/hosts/opencode-1.18.33 is absent: %v", err)
+		sharedtest.Skip(t, "../shared/hosts/opencode-1.18.33")
 	}
 	e, _ := newTestEngine(t)
 	r := twice(t, e, b)

@@ -11,9 +11,11 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/omnictx/omni/internal/sharedtest"
 )
 
-// The shared fixtures live next to the repository (../shared from /work/main).
+// The shared fixtures live next to the repository (../shared).
 const (
 	dgRealDir = "../../shared/fixtures/real"
 	dgOmniDir = "../../shared/fixtures/omni"
@@ -196,7 +198,7 @@ func dgGoldenCheck(t *testing.T, path, raw, text string) {
 func TestDistillRealFixtures(t *testing.T) {
 	dirs, _ := filepath.Glob(filepath.Join(dgRealDir, "*", "meta.json"))
 	if len(dirs) == 0 {
-		t.Skipf("shared fixtures not found at %s (the shared checkout is absent)", dgRealDir)
+		sharedtest.Skip(t, "../shared/fixtures/real")
 	}
 	sort.Strings(dirs)
 	tin, tout, bad := 0, 0, 0
@@ -330,7 +332,7 @@ var dgOmniCases = []struct {
 // env output, and goldens under testdata/distill/omni.
 func TestDistillOmniFixtures(t *testing.T) {
 	if _, err := os.Stat(dgOmniDir); err != nil {
-		t.Skipf("shared fixtures not found at %s", dgOmniDir)
+		sharedtest.Skip(t, "../shared/fixtures/omni")
 	}
 	tin, tout := 0, 0
 	for _, c := range dgOmniCases {
@@ -371,7 +373,7 @@ func TestDistillShortenCorpus(t *testing.T) {
 	}
 	files, _ := filepath.Glob("../../shared/corpus/*.jsonl")
 	if len(files) == 0 {
-		t.Skip("shared corpus not found")
+		sharedtest.Skip(t, "../shared/corpus")
 	}
 	type agg struct{ n, in, out, changed int }
 	per := map[string]*agg{}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/omnictx/omni/internal/sharedtest"
 )
 
 // dtCase is one distiller case: input, what must stay, what must go.
@@ -144,7 +146,7 @@ func TestScenarioShapes(t *testing.T) {
 	dir := "../../shared/scenarios"
 	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 	if len(files) == 0 {
-		t.Skip("shared scenarios not found")
+		sharedtest.Skip(t, "../shared/scenarios")
 	}
 	for _, id := range []string{"chain-cd-log-semicolon-ls", "chain-git-status-and-find", "docker-ps-and-services-verbatim",
 		"kubectl-pods-35-rows-verbatim", "hidden-exit-keeps-first-failure", "dotnet-failures-not-duplicated",

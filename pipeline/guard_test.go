@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/omnictx/omni/internal/sharedtest"
 )
 
 type sniffCase struct {
@@ -159,7 +161,7 @@ func TestSniffTable(t *testing.T) {
 }
 
 // TestSniffScenarioPayloads checks the tool outputs of the scenarios that
-// exercise the guard (copied from /work/shared/scenarios into
+// exercise the guard (copied from ../shared/scenarios into
 // testdata/guard; see its README).
 func TestSniffScenarioPayloads(t *testing.T) {
 	for file, want := range map[string]Kind{
@@ -197,7 +199,7 @@ func TestSniffScenarioPayloads(t *testing.T) {
 func TestSniffSharedFixtures(t *testing.T) {
 	root := filepath.Join("..", "..", "shared", "fixtures")
 	if _, err := os.Stat(root); err != nil {
-		t.Skipf("shared fixtures not found at %s: %v", root, err)
+		sharedtest.Skip(t, "../shared/fixtures")
 	}
 	// Plain outputs the reference rules classify anyway (tab-separated).
 	alsoStructured := map[string]Kind{
@@ -259,7 +261,7 @@ func TestSniffCorpusRates(t *testing.T) {
 	dir := filepath.Join("..", "..", "shared", "corpus")
 	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
 	if len(files) == 0 {
-		t.Skipf("corpus not found: no *.jsonl in %s (the shared corpus lives next to the repository)", dir)
+		sharedtest.Skip(t, "../shared/corpus")
 	}
 	type stat struct {
 		outputs, bytes int

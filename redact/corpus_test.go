@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/omnictx/omni/internal/sharedtest"
 	"github.com/omnictx/omni/redact"
 )
 
@@ -30,7 +31,7 @@ type corpusCall struct {
 func TestCorpusRedactions(t *testing.T) {
 	files, _ := filepath.Glob("../../shared/corpus/*.jsonl")
 	if len(files) == 0 {
-		t.Skip("../shared/corpus is absent")
+		sharedtest.Skip(t, "../shared/corpus")
 	}
 	var samples *bufio.Writer
 	if p := os.Getenv("OMNI_REDACT_SAMPLES"); p != "" {

@@ -23,11 +23,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
-	"syscall"
 	"time"
 
 	"github.com/omnictx/omni/internal/daemon/wire/thin"
+	"github.com/omnictx/omni/internal/platform"
 	"github.com/omnictx/omni/internal/rewrite"
 )
 
@@ -92,6 +91,12 @@ func main() {
 // run handles one payload; every problem ends in silence (the host keeps
 // its output) and, where possible, a line in $OMNI_HOME/omni.log.
 func run(stdin io.Reader, stdout, stderr io.Writer, fromCursorEntry bool) {
+	if h := os.Getenv("OMNI_HOME"); h != "" && !filepath.IsAbs(h) {
+		// A relative home would be another one in every project directory
+		// (omni refuses it and says so; a hook stays silent): the host
+		// keeps its output.
+		return
+	}
 	var st *stages
 	if os.Getenv("OMNI_REPORT_STAGES") != "" {
 		st = &stages{start: time.Now()}
@@ -207,7 +212,7 @@ func startReplacement(home string) {
 		defer f.Close()
 		c.Stdout, c.Stderr = f, f
 	}
-	c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	platform.Detach(c)
 	if err := c.Start(); err != nil {
 		logf(home, "omni-hook: start a replacement daemon: %v", err)
 		return
@@ -255,7 +260,7 @@ func logf(home, format string, a ...any) {
 // link and never onto anything but a regular file (as internal/daemon's
 // AppendLog, which this binary does not link).
 func appendLog(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o600)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY|platform.NoFollow|platform.NonBlock, 0o600)
 	if err != nil {
 		return nil, err
 	}
@@ -268,16 +273,8 @@ func appendLog(path string) (*os.File, error) {
 
 // reportRSS writes this process's peak RSS for omni bench --latency.
 func reportRSS(w io.Writer) {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			var kb int64
-			fmt.Sscanf(strings.TrimSpace(v), "%d", &kb)
-			fmt.Fprintf(w, "omni: peak RSS %d KiB\n", kb)
-		}
+	if b := platform.PeakRSS(os.Getpid()); b > 0 {
+		fmt.Fprintf(w, "omni: peak RSS %d KiB\n", b>>10)
 	}
 }
 

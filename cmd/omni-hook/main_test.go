@@ -274,3 +274,19 @@ func TestCursorRunsClaudeHooksSilently(t *testing.T) {
 		t.Fatalf("omni-hook cursor, second delivery: %s (%v)", second, err)
 	}
 }
+
+// TestRelativeHomeLeftToHost: with a relative OMNI_HOME (another home in
+// every project directory, which omni refuses) the thin client prints
+// nothing and creates nothing: the host keeps its output.
+func TestRelativeHomeLeftToHost(t *testing.T) {
+	t.Chdir(t.TempDir())
+	t.Setenv("OMNI_HOME", "rel/home")
+	var out, errb bytes.Buffer
+	run(bytes.NewReader(payload(t)), &out, &errb, false)
+	if out.Len() != 0 || errb.Len() != 0 {
+		t.Fatalf("printed %q, %q", out.String(), errb.String())
+	}
+	if _, err := os.Stat("rel"); err == nil {
+		t.Fatal("a home was created under the working directory")
+	}
+}

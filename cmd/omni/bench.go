@@ -21,6 +21,7 @@ import (
 	"github.com/omnictx/omni/events/jetstream"
 	"github.com/omnictx/omni/hooks"
 	"github.com/omnictx/omni/internal/bench"
+	"github.com/omnictx/omni/internal/bench/sample"
 	"github.com/omnictx/omni/internal/daemon"
 	"github.com/omnictx/omni/internal/daemon/wire"
 	"github.com/omnictx/omni/internal/eventlog"
@@ -49,7 +50,19 @@ type benchFlags struct {
 	store      string
 	foldFloor  int
 	changes    int
+	notice     bool
 }
+
+// sampleNote follows the report of a run on the built-in sample: what it
+// was and how to run the full corpus or one's own sessions.
+const sampleNote = `
+This was the sample built into omni: 7 real sessions, 148 tool calls
+(omni bench --notice names their sources and licences). Next:
+  omni bench --corpus ../shared/corpus/*.jsonl   the full shared corpus, 513 sessions, 18,307 calls
+                                                 (the project's shared material, kept beside the repository as ../shared)
+  omni bench --corpus FILE.jsonl                 your own sessions, one tool call per JSON line (omni bench --help)
+  omni stats; omni replay --verify               what omni saved on your own recorded stream, and a byte-for-byte rerun of it
+`
 
 // benchDaemon gives the bench the daemon's lifecycle.
 var benchDaemon = bench.Daemon{
@@ -66,10 +79,12 @@ var benchDaemon = bench.Daemon{
 func newBenchCmd(s streams) *cobra.Command {
 	var o benchFlags
 	cmd := &cobra.Command{
-		Use:   "bench (--corpus FILE... | --store HOME) [--home DIR] [--out FILE] [--ledger-only] [--fold-floor BYTES] [--json]",
-		Short: "Replay real agent sessions, or rerun a recorded stream, through the hook path and report what was saved",
-		Long: `Replays corpus files (one JSON tool call per line, format of
-../shared/corpus/README.md) in order through exactly the code path of the
+		Use:   "bench [--corpus FILE... | --store HOME] [--home DIR] [--out FILE] [--ledger-only] [--fold-floor BYTES] [--json]",
+		Short: "Replay real agent sessions (a built-in sample by default), or rerun a recorded stream, through the hook path and report what was saved",
+		Long: `Replays corpus files (one JSON tool call per line: session, agent, seq,
+tool, input, output, exit_code, and for Claude Code is_error and
+compaction_epoch; the shared corpus's README.md describes each field) in
+order through exactly the code path of the
 Claude Code hook: a Claude Code Read becomes a Read payload (the host's
 "     12→" numbering and the trailing <system-reminder> stripped, startLine
 from the first number), every other call a Bash payload; a rise of
@@ -78,6 +93,12 @@ non-zero exit_code takes the failure path (PostToolUseFailure). The reader is
 (session, agent), the project the part of session before the first '/'.
 Event times are synthetic (one second per call from 2026-01-01), so two runs
 give byte-identical --out files.
+
+Without --corpus it replays the sample built into omni: 7 real sessions
+(148 tool calls, 137 KB of output) from the MIT-licensed sources of the
+shared corpus, whose notice --notice prints. The shared corpus (513
+sessions, 18,307 calls) is the project's shared material, kept beside a
+checkout as ../shared: omni bench --corpus ../shared/corpus/*.jsonl.
 
 It prints calls, raw and delivered bytes, saved %, per tool kind and per
 source, folds per marker kind, the available repetition (bytes of non-blank
@@ -147,7 +168,8 @@ always does.
 
 Exit codes: 0 done; 2 a corpus file or a store could not be read, or --home
 already holds a log.`,
-		Example: `  omni bench --corpus ../shared/corpus/*.jsonl
+		Example: `  omni bench
+  omni bench --corpus ../shared/corpus/*.jsonl
   omni bench --corpus ../shared/corpus/*.jsonl --ledger-only --out /tmp/out.jsonl --home /tmp/h
   omni bench --store ~/.omni                       # rerun your own stream: 0 changed on the same build
   omni bench --store ~/.omni --fold-floor 2048 --changes 3   # what if outputs under 2 KB never folded`,
@@ -156,17 +178,22 @@ already holds a log.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.corpus = append(o.corpus, args...)
+			if o.notice {
+				fmt.Fprint(s.Out, sample.Notice)
+				return nil
+			}
 			if o.store != "" {
 				if len(o.corpus) > 0 || o.latency {
 					return usageErr("omni bench: --store HOME reruns a recorded stream: give it without --corpus or --latency")
 				}
 				return runBenchStore(cmd, s, o)
 			}
-			if len(o.corpus) == 0 {
-				return usageErr("omni bench: --corpus FILE... or --store HOME is required (e.g. ../shared/corpus/*.jsonl)")
-			}
 			if o.foldFloor < 0 || o.changes != 0 {
 				return usageErr("omni bench: --fold-floor wants a size in bytes (0: the ledger's); --changes goes with --store")
+			}
+			onSample := len(o.corpus) == 0
+			if onSample {
+				o.corpus = []string{sample.Name}
 			}
 			if o.latency {
 				if o.n <= 0 {
@@ -222,6 +249,9 @@ already holds a log.`,
 				return enc.Encode(rep)
 			}
 			bench.Print(s.Out, rep)
+			if onSample {
+				fmt.Fprint(s.Out, sampleNote)
+			}
 			return nil
 		},
 	}
@@ -236,6 +266,7 @@ already holds a log.`,
 	cmd.Flags().StringVar(&o.rewrite, "rewrite", "on", "replay the PreToolUse rewrite omni init --claude installs (on, off): runner outputs go first through its filter")
 	cmd.Flags().Lookup("rewrite").NoOptDefVal = "on"
 	cmd.Flags().BoolVar(&o.latency, "latency", false, "time hook processes (omni hook, and omni-hook when it sits beside omni, with its stages) against a warm daemon, 1 KB to 15 MiB payloads from the corpus, beside a trivial Go binary, with peak RSS")
+	cmd.Flags().BoolVar(&o.notice, "notice", false, "print the sources and licences of the built-in sample and exit")
 	cmd.Flags().IntVar(&o.n, "n", 50, "with --latency: processes per payload size")
 	cmd.Flags().StringVar(&o.store, "store", "", "rerun the stream recorded in this home (read only) instead of a corpus")
 	cmd.Flags().IntVar(&o.foldFloor, "fold-floor", 0, "an output under this many bytes never folds (0: the ledger's 264)")

@@ -23,8 +23,8 @@ func daemonConfig() daemon.Config { return configOf(omniHome()) }
 
 // configOf is daemonConfig for another home.
 func configOf(home string) daemon.Config {
-	return daemon.WithCluster(daemon.Config{Home: home, Version: version,
-		KeepSecrets: os.Getenv("OMNI_KEEP_SECRETS") == "1", InProcess: os.Getenv("OMNI_NO_DAEMON") != ""}, os.LookupEnv)
+	return daemon.WithRetention(daemon.WithCluster(daemon.Config{Home: home, Version: version,
+		KeepSecrets: os.Getenv("OMNI_KEEP_SECRETS") == "1", InProcess: os.Getenv("OMNI_NO_DAEMON") != ""}, os.LookupEnv), os.LookupEnv)
 }
 
 // newClient returns the daemon client of this process (daemonConfig).

@@ -40,8 +40,10 @@ Colour is used only on a terminal (--color auto, the default; NO_COLOR turns
 it off). A header names the reader, tool, command and folds. If the rerun is
 not byte-identical to what the log says was delivered, a note says so.
 
-Exit codes: 0 printed; 1 SEQ holds no invocation that delivered text;
-2 a bad argument, or the store could not be read.`,
+Exit codes: 0 printed; 1 SEQ holds no invocation that delivered text, or
+its raw input is not in the log (it held credentials, or 'omni forget'
+erased it; the message says which); 2 a bad argument, or the store could
+not be read.`,
 		Example: `  omni diff
   omni diff 42 --context 1`,
 		Args: cobra.MaximumNArgs(1),

@@ -20,9 +20,10 @@ func newGCCmd(s streams) *cobra.Command {
 		Use:   "gc (--before DURATION | --repair)",
 		Short: "Remove events older than DURATION from the log (physical retention)",
 		Long: `Removes every batch of events older than DURATION (e.g. 90d, 2160h) from the
-event log, with the blocks archived in them. This is physical retention,
-separate from the ledger's 30-day window, which never needs gc. The newest
-batch is always kept.
+event log, with the blocks archived in them. This is physical retention by
+hand; the daemon runs the same path by itself at most once a day for the
+batches older than OMNI_RETENTION (default 30d, the ledger's window; 0
+keeps everything). The newest batch is always kept.
 
 In order, each step safe to interrupt:
   1. the projections' state just below the cutoff is folded and saved as

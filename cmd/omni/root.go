@@ -17,8 +17,13 @@ import (
 	"github.com/omnictx/omni/internal/daemon/wire"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "0.1.0-dev"
+// version is set at build time with -ldflags "-X main.version=..."
+// (tools/release: the tag), commit with "-X main.commit=..." (the commit
+// the release was built from; "" otherwise).
+var (
+	version = "0.1.0-dev"
+	commit  = ""
+)
 
 // streams are the process's standard streams, passed as values so tests can
 // use buffers.
@@ -100,7 +105,7 @@ func exitCode(err error) int {
 	case errors.Is(err, errNotFound), errors.Is(err, errProblems),
 		errors.Is(err, daemon.ErrUnknownHandle), errors.Is(err, daemon.ErrDamaged),
 		errors.Is(err, daemon.ErrBadHandle), errors.Is(err, daemon.ErrReservedHandle),
-		errors.Is(err, daemon.ErrNoDelivery), errors.Is(err, daemon.ErrNoFold),
+		errors.Is(err, daemon.ErrNoDelivery), errors.Is(err, daemon.ErrWithheld), errors.Is(err, daemon.ErrNoFold),
 		errors.Is(err, daemon.ErrNotInLog):
 		return 1
 	}
@@ -110,16 +115,27 @@ func exitCode(err error) int {
 // omniHome returns $OMNI_HOME, else ~/.omni, as an absolute path.
 func omniHome() string { return wire.Home() }
 
-// pinHome resolves the home once, at entry: a relative OMNI_HOME (or the
-// ./.omni default when HOME is unset) becomes absolute in the environment,
-// so the daemon this process starts, and every later lookup, name the same
-// directory whatever their working directory (issue 11 §9: a relative
-// home sent every hook to a daemon elsewhere, each waiting 3 s).
-func pinHome() {
+// errRelativeHome: OMNI_HOME is a relative path. Read against each
+// process's working directory it would name another home in every
+// directory (a host runs hooks in the project's), so commands refuse it
+// and hooks pass output through.
+var errRelativeHome = errors.New("OMNI_HOME is a relative path")
+
+// pinHome resolves the home once, at entry. A relative OMNI_HOME is
+// refused (errRelativeHome, with a message that names the absolute path
+// it would be here); the ./.omni default when HOME is unset becomes
+// absolute in the environment, so the daemon this process starts, and
+// every later lookup, name the same directory whatever their working
+// directory.
+func pinHome() error {
 	h := os.Getenv("OMNI_HOME")
-	if _, err := os.UserHomeDir(); (h != "" && !filepath.IsAbs(h)) || (h == "" && err != nil) {
+	if h != "" && !filepath.IsAbs(h) {
+		return fmt.Errorf("%w: OMNI_HOME=%s would name a different home in every directory omni runs in (here %s; a host runs hooks in each project's directory). Set an absolute path, e.g. export OMNI_HOME=%s", errRelativeHome, h, wire.Home(), wire.Home())
+	}
+	if _, err := os.UserHomeDir(); h == "" && err != nil {
 		os.Setenv("OMNI_HOME", wire.Home())
 	}
+	return nil
 }
 
 // requireHome returns an error naming home when it does not exist: a
@@ -135,7 +151,13 @@ func requireHome(cmd, home string) error {
 // run executes one omni command line and returns the process exit code.
 // It is the only place errors become exit codes.
 func run(args []string, s streams) int {
-	pinHome()
+	if err := pinHome(); err != nil {
+		if len(args) > 0 && (args[0] == "hook" || args[0] == "pretool") {
+			return 0 // the host keeps its output; there is no home to log to
+		}
+		fmt.Fprintln(s.Err, "omni:", err)
+		return 2
+	}
 	root := newRootCmd(s)
 	root.SetArgs(args)
 	failed, err := root.ExecuteC()

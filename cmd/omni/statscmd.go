@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -102,7 +103,23 @@ func statsRun(ctx context.Context, s streams, o statsOptions, fetch func(context
 		return statsreport.WriteJSON(s.Out, rep)
 	}
 	statsreport.Render(s.Out, rep, statsreport.Options{View: o.view, Terminal: o.terminal, Top: o.top, By: o.by})
+	if si, err := daemon.NewClient(configOf(omniHome())).Store(ctx); err == nil {
+		fmt.Fprintf(s.Out, "\n%s\n", storeLine(si))
+	}
 	return nil
+}
+
+// storeLine describes the store for people: its size, the retained range
+// and the retention that keeps it (omni stats, omni doctor).
+func storeLine(si daemon.StoreInfo) string {
+	line := fmt.Sprintf("store: %s under %s; retained %s; retention %s", statsreport.Size(si.Bytes), si.Dir, si.RangeText(), si.Retention)
+	if si.Remote {
+		line += " (the cluster's shared stream is never pruned by omni)"
+	}
+	if p := si.LastPass; p != nil && p.Removed > 0 {
+		line += fmt.Sprintf("; last pruned %s (seq %d..%d)", p.At.Format("2006-01-02"), p.First, p.Before-1)
+	}
+	return line
 }
 
 // fetchStats asks the daemon of home (or the store in-process) for the

@@ -29,11 +29,14 @@ type buildInfo struct {
 	Revision string `json:"vcs_revision,omitempty"`
 	Time     string `json:"vcs_time,omitempty"`
 	Modified bool   `json:"vcs_modified,omitempty"`
+	// Commit is the commit a release build was made from (-ldflags -X
+	// main.commit=...; tools/release stamps it with the tag in Version).
+	Commit string `json:"commit,omitempty"`
 }
 
 // readBuildInfo gathers the binary's own build information.
 func readBuildInfo() buildInfo {
-	b := buildInfo{Version: version, Build: wire.BuildID(), Protocol: wire.Protocol, GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
+	b := buildInfo{Version: version, Commit: commit, Build: wire.BuildID(), Protocol: wire.Protocol, GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		b.Module = bi.Main.Path
 		for _, s := range bi.Settings {
@@ -72,6 +75,9 @@ Exit codes: 0 always.`,
 				return writeJSON(s.Out, b)
 			}
 			fmt.Fprintf(s.Out, "omni %s (daemon protocol %d, %s, %s)\nbuild %s\n", b.Version, b.Protocol, b.GoVersion, b.Platform, b.Build)
+			if b.Commit != "" {
+				fmt.Fprintf(s.Out, "commit %s\n", b.Commit)
+			}
 			if b.Revision != "" {
 				dirty := ""
 				if b.Modified {
@@ -92,7 +98,12 @@ Exit codes: 0 always.`,
 const environmentHelp = `Environment variables omni reads:
 
   OMNI_HOME             where omni keeps its state (default ~/.omni): the
-                        event store, daemon.addr, omni.log, daemon.log
+                        event store, daemon.addr, omni.log, daemon.log; an
+                        absolute path (a relative one is refused)
+  OMNI_RETENTION        how long the daemon keeps batches: days (30d, the
+                        default: the ledger's window) or a duration
+                        (2160h); 0 keeps everything. Older batches go at
+                        most once a day, as 'omni gc --before' removes them
   OMNI_SESSION          the reader's session id for 'omni exec', pipe mode,
                         'omni goal' (when --session is not given) and the
                         MCP tool omni_run

@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	js "github.com/nats-io/nats.go/jetstream"
 
 	"github.com/omnictx/omni/events"
+	"github.com/omnictx/omni/internal/platform"
 )
 
 var _ events.Log = (*Store)(nil)
@@ -173,14 +173,9 @@ func (st *Store) checkSpace(n int) error {
 var freeBytes = FreeBytes
 
 // FreeBytes returns the bytes available to this user on the file system
-// holding path (statfs f_bavail × f_bsize).
-func FreeBytes(path string) (uint64, error) {
-	var fs syscall.Statfs_t
-	if err := syscall.Statfs(path, &fs); err != nil {
-		return 0, err
-	}
-	return fs.Bavail * uint64(fs.Bsize), nil
-}
+// holding path (platform.FreeBytes: statfs f_bavail × f_bsize on Unix,
+// GetDiskFreeSpaceEx on Windows).
+func FreeBytes(path string) (uint64, error) { return platform.FreeBytes(path) }
 
 // Read calls fn for every event of every batch from sequence from
 // (inclusive; 0 means 1) up to the last sequence that existed when Read

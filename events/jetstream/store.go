@@ -20,6 +20,7 @@ import (
 
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/internal/daemon/wire"
+	"github.com/omnictx/omni/internal/platform"
 )
 
 // Sentinel errors of the jetstream package.
@@ -248,6 +249,9 @@ func takeLock(ctx context.Context, path string, wait time.Duration) (*flock.Floc
 	if !ok {
 		return nil, fmt.Errorf("store lock %s: %w", path, ErrLocked)
 	}
+	// Where the lock does not say who holds it (no /proc/locks), the pid
+	// beside it does (platform.LockHolder); a failure only loses that.
+	_ = platform.WriteHolder(path)
 	return lock, nil
 }
 

@@ -5,6 +5,7 @@ package bench
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -24,6 +25,7 @@ import (
 
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/hooks"
+	"github.com/omnictx/omni/internal/bench/sample"
 	"github.com/omnictx/omni/internal/rewrite"
 	"github.com/omnictx/omni/pipeline"
 	"github.com/omnictx/omni/projections/stats"
@@ -234,13 +236,17 @@ type Options struct {
 	Logf func(home string) func(format string, a ...any)
 }
 
-// LoadCorpus reads corpus files in order into one slice of records.
+// LoadCorpus reads corpus files in order into one slice of records; the
+// name sample.Name reads the sample embedded in the binary.
 // Errors: a file that cannot be opened, or a line that is not a Record.
 func LoadCorpus(files []string) ([]Record, error) {
 	var recs []Record
 	for _, f := range files {
-		fh, err := os.Open(f)
-		if err != nil {
+		var fh io.ReadCloser
+		var err error
+		if f == sample.Name {
+			fh = io.NopCloser(bytes.NewReader(sample.JSONL))
+		} else if fh, err = os.Open(f); err != nil {
 			return nil, err
 		}
 		sc := bufio.NewScanner(fh)

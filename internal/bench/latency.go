@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/omnictx/omni/internal/hostsetup"
+	"github.com/omnictx/omni/internal/platform"
 )
 
 // LatencyRow is one payload size of `omni bench --latency`.
@@ -202,22 +203,9 @@ func timeProcRSS(bin string, args []string, env []string, stdin []byte) (time.Du
 	return d, out.Bytes(), rss, parseStages(errOut.String(), d), err
 }
 
-// PeakRSS returns a process's peak resident set in KiB (VmHWM in
-// /proc/PID/status), 0 when unknown.
-func PeakRSS(pid int) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			var kb int64
-			fmt.Sscanf(strings.TrimSpace(v), "%d", &kb)
-			return kb
-		}
-	}
-	return 0
-}
+// PeakRSS returns a process's peak resident set in KiB
+// (platform.PeakRSS: VmHWM on Linux), 0 when unknown.
+func PeakRSS(pid int) int64 { return platform.PeakRSS(pid) >> 10 }
 
 // corpusLines returns the first n lines of the corpus's Bash outputs.
 func corpusLines(recs []Record, n int) string {

@@ -8,13 +8,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/omnictx/omni/events/jetstream"
 	"github.com/omnictx/omni/hooks"
 	"github.com/omnictx/omni/internal/daemon/wire"
 	"github.com/omnictx/omni/internal/eventlog"
+	"github.com/omnictx/omni/internal/platform"
 	"github.com/omnictx/omni/projections/stats"
 )
 
@@ -576,7 +576,7 @@ func (c *Client) startProcess(replace bool) (<-chan struct{}, error) {
 	if cmd.Dir == "" {
 		cmd.Dir = "/" // do not pin the caller's working directory
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	platform.Detach(cmd)
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("spawn daemon: %w", err)
 	}

@@ -19,6 +19,8 @@ import (
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/events/jetstream"
 	"github.com/omnictx/omni/internal/daemon/wire"
+	"github.com/omnictx/omni/internal/platform"
+	"github.com/omnictx/omni/internal/sharedtest"
 	"github.com/omnictx/omni/internal/testbin"
 )
 
@@ -262,7 +264,8 @@ func TestDaemonHomeRemoved(t *testing.T) {
 func TestDaemonSignal(t *testing.T) {
 	home := t.TempDir()
 	done := startDaemon(t, home, time.Minute, &fakeDaemon{})
-	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+	self, _ := os.FindProcess(os.Getpid())
+	if err := self.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	waitDone(t, done, 5*time.Second)
@@ -429,8 +432,8 @@ func storm(t *testing.T, home, method string, n int, check func(reply string) er
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Kill(ad.PID, 0); err != nil {
-		t.Fatalf("daemon pid %d not running: %v", ad.PID, err)
+	if !platform.Alive(ad.PID) {
+		t.Fatalf("daemon pid %d not running", ad.PID)
 	}
 	// Exactly one daemon holds the store: a non-blocking lock attempt fails.
 	if locked, err := jetstream.Locked(storeDir(home)); err != nil || !locked {
@@ -458,7 +461,7 @@ func storm(t *testing.T, home, method string, n int, check func(reply string) er
 	if err != nil || !running {
 		t.Fatalf("stopDaemon = %v, %v", running, err)
 	}
-	if err := syscall.Kill(ad.PID, 0); err == nil {
+	if platform.Alive(ad.PID) {
 		// The process may still be exiting after releasing the lock.
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -617,7 +620,7 @@ func TestDaemonCrashRecovery(t *testing.T) {
 			t.Fatal(err)
 		}
 		if want == 1 {
-			if err := syscall.Kill(ad.PID, syscall.SIGKILL); err != nil {
+			if err := platform.Kill(ad.PID); err != nil {
 				t.Fatal(err)
 			}
 			for i := 0; i < 500; i++ { // the kernel releases the lock when the process is gone
@@ -632,7 +635,7 @@ func TestDaemonCrashRecovery(t *testing.T) {
 
 // TestMain removes the one build of omni the package's tests share.
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := sharedtest.Main(m)
 	testbin.Cleanup()
 	os.Exit(code)
 }

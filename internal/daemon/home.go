@@ -4,13 +4,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/omnictx/omni/internal/daemon/wire"
+	"github.com/omnictx/omni/internal/platform"
 )
 
 var logMu sync.Mutex
@@ -37,7 +38,7 @@ func Logf(home string) func(string, ...any) {
 // another user made first may hold a link to a file of yours) and never
 // onto anything but a regular file (a FIFO would block the writer).
 func AppendLog(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o600)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY|platform.NoFollow|platform.NonBlock, 0o600)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +98,7 @@ func StoreBusy(home string) (string, bool) {
 	if json.Unmarshal(b, &m) != nil || m.PID <= 0 || m.PID == os.Getpid() {
 		return "", false
 	}
-	if err := syscall.Kill(m.PID, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+	if !platform.Alive(m.PID) {
 		return "", false // it died without clearing the mark
 	}
 	return fmt.Sprintf("%s (pid %d)", m.What, m.PID), true
@@ -120,7 +121,7 @@ func CheckHome(home string) error {
 		}
 	}
 	for _, p := range []string{home, storeDir(home)} {
-		if err := syscall.Access(p, 2 /* W_OK */); err != nil && !errors.Is(err, syscall.ENOENT) {
+		if err := platform.Writable(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("%w: %s: %v (make it writable, or point OMNI_HOME elsewhere)", ErrReadOnlyHome, p, err)
 		}
 	}

@@ -85,6 +85,7 @@ var methods = []method{
 	{name: MethodHealth, serve: func(s *Service, ctx context.Context, _ []byte) ([]byte, error) {
 		return marshal(s.Health(ctx))
 	}},
+	{name: MethodStore, serve: jsonMethod(MethodStore, (*Service).Store)},
 	{name: MethodLog, serve: jsonMethod(MethodLog, (*Service).ReadLog)},
 	{name: MethodRepair, once: true, serve: func(s *Service, ctx context.Context, _ []byte) ([]byte, error) {
 		return marshal(s.Repair(ctx))
@@ -218,6 +219,9 @@ var (
 	ErrReservedHandle = hooks.ErrReservedHandle
 	// ErrNoDelivery: no invocation that delivered text (diff).
 	ErrNoDelivery = hooks.ErrNoDelivery
+	// ErrWithheld: the invocation's raw input is not in the log (it held
+	// credentials, or omni forget erased it), so diff cannot show it.
+	ErrWithheld = hooks.ErrWithheld
 	// ErrNoFold: the handle or sequence names no fold (explain).
 	ErrNoFold = hooks.ErrNoFold
 	// ErrBadTarget: neither a handle nor a sequence number (explain).
@@ -274,6 +278,7 @@ var codes = []struct {
 	{"bad-handle", ErrBadHandle},
 	{"reserved-handle", ErrReservedHandle},
 	{"no-delivery", ErrNoDelivery},
+	{"withheld", ErrWithheld},
 	{"no-fold", ErrNoFold},
 	{"bad-target", ErrBadTarget},
 	{"no-base", ErrNoBase},

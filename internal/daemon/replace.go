@@ -1,19 +1,16 @@
 package daemon
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"syscall"
 	"time"
 
 	"github.com/omnictx/omni/events/jetstream"
 	"github.com/omnictx/omni/internal/daemon/wire"
+	"github.com/omnictx/omni/internal/platform"
 )
 
 const (
@@ -111,15 +108,15 @@ func ResolveSuspect(ctx context.Context, home string, logf func(string, ...any))
 	verdict := VerdictStopped
 	if errors.Is(perr, wire.ErrTokenRefused) || ad.Protocol != wire.Protocol {
 		logf("daemon pid %d cannot serve (%v): SIGTERM", ad.PID, perr)
-		_ = syscall.Kill(ad.PID, syscall.SIGTERM)
+		_ = platform.Terminate(ad.PID)
 		if !waitUnlocked(ctx, home, termGrace) {
 			logf("daemon pid %d still holds the store after %s: SIGKILL", ad.PID, termGrace)
-			_ = syscall.Kill(ad.PID, syscall.SIGKILL)
+			_ = platform.Kill(ad.PID)
 		}
 	} else {
 		verdict = VerdictKilled
 		logf("daemon pid %d does not answer within %s (%v): SIGKILL", ad.PID, probeTimeout, perr)
-		_ = syscall.Kill(ad.PID, syscall.SIGKILL)
+		_ = platform.Kill(ad.PID)
 	}
 	wire.RetireAddr(home, ad.Token)
 	if !waitUnlocked(ctx, home, releaseWait) {
@@ -144,59 +141,9 @@ func waitUnlocked(ctx context.Context, home string, wait time.Duration) bool {
 }
 
 // LockHolder returns the process that holds the store lock of dir (a
-// store directory), or 0 when none does or it cannot tell (no
-// /proc/locks: not Linux). It matches the lock file's inode in
-// /proc/locks and checks that the process has the file open.
+// store directory), or 0 when none does or it cannot tell
+// (platform.LockHolder: /proc/locks on Linux; elsewhere the pid the
+// holder recorded beside the lock, while the lock is held).
 func LockHolder(dir string) (int, error) {
-	path := filepath.Join(dir, jetstream.LockFile)
-	if abs, err := filepath.Abs(path); err == nil {
-		path = abs
-	}
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real
-	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		return 0, nil
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return 0, nil
-	}
-	f, err := os.Open("/proc/locks")
-	if err != nil {
-		return 0, nil
-	}
-	defer f.Close()
-	ino := ":" + strconv.FormatUint(uint64(st.Ino), 10)
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		// "1: FLOCK  ADVISORY  WRITE 12345 08:01:1234567 0 EOF"
-		fields := strings.Fields(sc.Text())
-		if len(fields) < 6 || fields[1] != "FLOCK" || !strings.HasSuffix(fields[5], ino) {
-			continue
-		}
-		pid, err := strconv.Atoi(fields[4])
-		if err != nil || pid <= 0 {
-			continue
-		}
-		if holdsOpen(pid, path) {
-			return pid, nil
-		}
-	}
-	return 0, sc.Err()
-}
-
-// holdsOpen reports whether process pid has path open.
-func holdsOpen(pid int, path string) bool {
-	fds, err := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "fd", "*"))
-	if err != nil {
-		return false
-	}
-	for _, fd := range fds {
-		if target, err := os.Readlink(fd); err == nil && target == path {
-			return true
-		}
-	}
-	return false
+	return platform.LockHolder(filepath.Join(dir, jetstream.LockFile)), nil
 }

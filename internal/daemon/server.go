@@ -60,7 +60,9 @@ type HandlerFactory func(ctx context.Context, log events.Log) (Handler, func() e
 // (NewService) that writes a checkpoint every 5,000 batches and at close,
 // and keeps the process's soft memory limit at its live heap plus 64 MiB
 // (at least 96 MiB; a GOMEMLIMIT the user set wins), reset after each
-// checkpoint as the projections grow.
+// checkpoint as the projections grow. It also runs the home's retention
+// (Service.Retain: batches older than cfg.Retention removed at most once a
+// day, through the path of omni gc --before).
 func ServiceHandler(cfg Config) HandlerFactory {
 	return func(ctx context.Context, log events.Log) (Handler, func() error, error) {
 		svc, err := NewService(ctx, log, cfg)
@@ -81,7 +83,9 @@ func ServiceHandler(cfg Config) HandlerFactory {
 			defer cp.maybe()
 			return svc.Handle(ctx, method, req)
 		}
+		stopRetain := startRetention(svc)
 		closeAll := func() error {
+			stopRetain()
 			stopFollow()
 			return cp.close()
 		}

@@ -50,6 +50,9 @@ type Config struct {
 	// ClusterFile that does not parse); a Client's requests and Run fail
 	// with it.
 	ClusterErr error
+	// Retention is how long the daemon keeps batches (OMNI_RETENTION,
+	// WithRetention; the zero value keeps everything).
+	Retention Retention
 }
 
 // storeOptions returns the options that open cfg's store: the embedded one
@@ -85,6 +88,9 @@ type Service struct {
 	projectOf func(string) string
 	// checkpoint is the checkpoint file of the home's backend.
 	checkpoint string
+	// retention is Config.Retention: what Retain applies and Store and
+	// the messages about removed batches name.
+	retention Retention
 }
 
 // NewService builds the service of cfg.Home over log: the Engine starts
@@ -114,7 +120,7 @@ func NewService(ctx context.Context, log events.Log, cfg Config) (*Service, erro
 		return nil, err
 	}
 	return &Service{log: log, engine: eng, home: cfg.Home, version: cfg.Version, projectOf: opt.ProjectOf,
-		checkpoint: checkpointFile(cfg.Home, cfg.Backend())}, nil
+		checkpoint: checkpointFile(cfg.Home, cfg.Backend()), retention: cfg.Retention}, nil
 }
 
 // ServiceOf returns a service over an Engine already built on log (tests
@@ -280,7 +286,7 @@ func (s *Service) Retrieve(ctx context.Context, in RetrieveRequest) ([]byte, err
 	}
 	if errors.Is(err, hooks.ErrUnknownHandle) && !errors.Is(err, hooks.ErrForgotten) {
 		if first, ferr := s.log.First(ctx); ferr == nil && first > 1 {
-			return nil, fmt.Errorf("%w (the log starts at seq %d: omni gc removed the batches before it, which may have named it)", err, first)
+			return nil, fmt.Errorf("%w (the log starts at seq %d, which may have named it: %s)", err, first, s.beforeRangeText())
 		}
 	}
 	return b, err
@@ -307,7 +313,7 @@ func (s *Service) Replay(ctx context.Context, in ReplayRequest) (ReplayReply, er
 	}
 	if in.At < out.First {
 		return ReplayReply{}, &kindError{kind: ErrNotInLog,
-			msg: fmt.Sprintf("sequence %d is before the retained range (%d..%d)", in.At, out.First, out.Last)}
+			msg: fmt.Sprintf("sequence %d is before the retained range (%d..%d): %s", in.At, out.First, out.Last, s.beforeRangeText())}
 	}
 	r, err := hooks.Replay(ctx, s.log, in.At, s.base())
 	if err != nil {

@@ -26,10 +26,18 @@ func (s *Service) GC(ctx context.Context, in GCRequest) (hooks.GCPlan, error) {
 		// purge by one would leave the others without theirs.
 		return hooks.GCPlan{}, fmt.Errorf("gc: the log is the shared stream %s on a cluster: omni gc does not remove other machines' history (set limits on the stream itself)", st.Stream())
 	}
-	plan, err := s.engine.GC(ctx, time.Now().Add(-in.Before), hooks.GCOptions{
+	return s.gcBefore(ctx, time.Now().Add(-in.Before), in.DryRun, "gc")
+}
+
+// gcBefore is the one path of physical retention, for omni gc and the
+// daemon's own retention alike (by names which in omni.log): it removes
+// the batches older than cutoff (hooks.Engine.GC, the base saved first),
+// then writes a checkpoint and removes older bases.
+func (s *Service) gcBefore(ctx context.Context, cutoff time.Time, dryRun bool, by string) (hooks.GCPlan, error) {
+	plan, err := s.engine.GC(ctx, cutoff, hooks.GCOptions{
 		Base:     s.base(),
 		SaveBase: func(cp hooks.Checkpoint) error { return saveBase(s.home, cp) },
-		DryRun:   in.DryRun,
+		DryRun:   dryRun,
 	})
 	if err != nil {
 		return hooks.GCPlan{}, err
@@ -38,12 +46,12 @@ func (s *Service) GC(ctx context.Context, in GCRequest) (hooks.GCPlan, error) {
 		logf := Logf(s.home)
 		cp := &checkpointer{home: s.home, path: s.checkpoint, version: s.version, eng: s.engine, logf: logf}
 		if err := cp.write(); err != nil {
-			logf("gc: checkpoint: %v (the next start folds from the base)", err)
+			logf("%s: checkpoint: %v (the next start folds from the base)", by, err)
 		}
 		if first, err := s.log.First(ctx); err == nil {
 			removeOldBases(s.home, first)
 		}
-		logf("gc: removed batches %d..%d (older than %s), kept %d blocks", plan.First, plan.Before-1,
+		logf("%s: removed batches %d..%d (older than %s), kept %d blocks", by, plan.First, plan.Before-1,
 			plan.Cutoff.Format(time.RFC3339), plan.Kept)
 	}
 	return plan, nil

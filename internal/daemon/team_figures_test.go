@@ -16,6 +16,7 @@ import (
 	"github.com/omnictx/omni/events/memlog"
 	"github.com/omnictx/omni/hooks"
 	"github.com/omnictx/omni/internal/bench"
+	"github.com/omnictx/omni/internal/sharedtest"
 )
 
 // TestTeamCorpusFigures measures, on the shared corpus spread over two
@@ -32,7 +33,7 @@ func TestTeamCorpusFigures(t *testing.T) {
 	}
 	files, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", "corpus", "*.jsonl"))
 	if len(files) == 0 {
-		t.Skip("../shared/corpus is absent")
+		sharedtest.Skip(t, "../shared/corpus")
 	}
 	recs, err := bench.LoadCorpus(files)
 	if err != nil {

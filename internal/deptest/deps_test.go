@@ -258,11 +258,11 @@ var rules = []rule{
 		scope: transitive,
 	},
 	{
-		name:    "cmd/omni-hook imports only internal/daemon/wire (wire/thin on Linux and macOS), internal/rewrite and the standard library",
-		reason:  "the thin hook client must start fast; everything else is the daemon's job, reached through the wire (the PreToolUse decision, internal/rewrite, is answered in the client: it reads settings files and needs no store)",
+		name:    "cmd/omni-hook imports only internal/daemon/wire (wire/thin on Linux and macOS), internal/rewrite, internal/platform and the standard library",
+		reason:  "the thin hook client must start fast; everything else is the daemon's job, reached through the wire (the PreToolUse decision, internal/rewrite, is answered in the client: it reads settings files and needs no store; internal/platform starts the daemon detached on every system)",
 		named:   []string{"cmd/omni-hook"},
 		applies: is("cmd/omni-hook"),
-		bad:     onlyStdAnd("internal/daemon/wire", "internal/daemon/wire/thin", "internal/rewrite"),
+		bad:     onlyStdAnd("internal/daemon/wire", "internal/daemon/wire/thin", "internal/rewrite", "internal/platform"),
 	},
 	{
 		name:    "only cmd/omni imports cobra",
@@ -313,6 +313,15 @@ var rules = []rule{
 			return !l.isStd(imp) && !strings.HasPrefix(imp, "golang.org/x/sys/")
 		},
 		scope: transitive,
+	},
+	{
+		name:    "internal/platform imports the standard library and golang.org/x/sys only",
+		reason:  "it is every difference between the operating systems behind one interface, linked into the thin hook client and the store: a leaf adds nothing to what they may depend on, and the system calls it needs are all in x/sys",
+		named:   []string{"internal/platform"},
+		applies: is("internal/platform"),
+		bad: func(l *listing, imp string) bool {
+			return !l.isStd(imp) && !strings.HasPrefix(imp, "golang.org/x/sys/")
+		},
 	},
 }
 
@@ -463,6 +472,10 @@ func TestRulesCatch(t *testing.T) {
 			[]string{rules[4].name}},
 		{"shellcmd imports events", pkg{ImportPath: m("internal/shellcmd"), Imports: []string{m("events")}},
 			[]string{rules[12].name}},
+		{"platform imports x/sys", pkg{ImportPath: m("internal/platform"), Imports: []string{"os", "golang.org/x/sys/unix"}}, nil},
+		{"platform imports events", pkg{ImportPath: m("internal/platform"), Imports: []string{m("events")}},
+			[]string{rules[len(rules)-1].name}},
+		{"omni-hook imports platform", pkg{ImportPath: m("cmd/omni-hook"), Imports: []string{m("internal/daemon/wire"), m("internal/platform")}}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -113,6 +113,15 @@ func checkStore(s *state) {
 		return
 	}
 	rep.Store, rep.Calls = "ok", st.Agent.Calls+st.Terminal.Calls
+	if si, err := s.cfg.Client().Store(s.ctx); err == nil {
+		rep.Retained = &si
+		if si.Retention.Err != "" {
+			s.problem("the retention setting does not parse (%s): nothing is removed until it is fixed", si.Retention.Err)
+		}
+		if p := si.LastPass; p != nil && p.Err != "" {
+			s.problem("the last retention pass (%s) failed: %s; see %s", p.At.Format(time.RFC3339), p.Err, filepath.Join(home, "omni.log"))
+		}
+	}
 	if ds := rep.DaemonState; ds != nil && ds.State == "none" {
 		// The request started one: who answers now?
 		if ds2 := daemon.Probe(s.ctx, home, time.Second); ds2.State == "answers" {
@@ -211,7 +220,7 @@ func checkHosts(s *state) {
 	var registered bool
 	s.rep.Hosts, registered = hostsetup.Check(scopes, s.problem)
 	if !registered {
-		s.problem("omni is not registered with any host: run 'omni init --claude' (or --codex, --gemini, --opencode, --copilot)")
+		s.problem("omni is not registered with any host: run 'omni init --claude' (or --codex, --gemini, --opencode, --copilot, --cline, --all)")
 	}
 }
 

@@ -63,6 +63,10 @@ type Report struct {
 	// Log is the stream's own state (sequences, size, batches lost to a
 	// damaged file, a missing gc base); nil when the store did not answer.
 	Log *daemon.HealthReply `json:"log,omitempty"`
+	// Retained is the store's size on disk, its retained range and the
+	// retention that keeps it (daemon.StoreInfo); nil when the store did
+	// not answer.
+	Retained *daemon.StoreInfo `json:"retained,omitempty"`
 	// DiskFreeMiB is the space left on the file system of Home.
 	DiskFreeMiB uint64 `json:"disk_free_mib"`
 	// Daemon says whether the daemon answers, and its pid and version;

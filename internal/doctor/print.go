@@ -34,6 +34,10 @@ func Print(w io.Writer, rep Report) {
 			fmt.Fprintf(tw, "\t%s recorded as lost (a damaged store file, omni gc --repair)\n", Batches(h.RecordedLost))
 		}
 	}
+	if si := rep.Retained; si != nil {
+		fmt.Fprintf(tw, "range\t%s, %s on disk\n", si.RangeText(), sizeText(si.Bytes))
+		fmt.Fprintf(tw, "keep\t%s\n", retentionText(*si))
+	}
 	if h := rep.Log; h != nil && h.Cluster.Backend == "cluster" {
 		fmt.Fprintf(tw, "backend\t%s\n", clusterLine(h.Cluster, h.Unreachable))
 	} else {
@@ -184,4 +188,37 @@ func Batches(n int) string {
 		return "1 batch"
 	}
 	return fmt.Sprintf("%d batches", n)
+}
+
+// sizeText prints n bytes in B, KiB, MiB or GiB with one decimal.
+func sizeText(n int64) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	case n < 1<<30:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+}
+
+// retentionText is the retention row: the setting, whether the daemon
+// prunes, and its last pass.
+func retentionText(si daemon.StoreInfo) string {
+	t := si.Retention.String()
+	if si.Remote {
+		t += "; the cluster's shared stream is never pruned by omni (set limits on the stream)"
+	}
+	if p := si.LastPass; p != nil {
+		switch {
+		case p.Err != "":
+			t += fmt.Sprintf("; last pass %s failed", p.At.Format("2006-01-02 15:04"))
+		case p.Removed > 0:
+			t += fmt.Sprintf("; last pass %s removed seq %d..%d (older than %s)", p.At.Format("2006-01-02 15:04"), p.First, p.Before-1, p.Cutoff.Format("2006-01-02"))
+		default:
+			t += fmt.Sprintf("; last pass %s: nothing older than %s", p.At.Format("2006-01-02 15:04"), p.Cutoff.Format("2006-01-02"))
+		}
+	}
+	return t
 }

@@ -19,6 +19,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/omnictx/omni/internal/platform"
 )
 
 // Options are one run's inputs.
@@ -67,12 +69,11 @@ var ErrNotRunnable = errors.New("command not runnable")
 const drainWait = 500 * time.Millisecond
 
 // Shell returns the shell that runs a one-string command: bash when it is
-// on PATH (Claude Code's Bash tool runs the user's bash), else sh.
+// on PATH (Claude Code's Bash tool runs the user's bash), else sh; on
+// Windows without bash, PowerShell, else cmd (platform.Shell).
 func Shell() string {
-	if p, err := exec.LookPath("bash"); err == nil {
-		return p
-	}
-	return "sh"
+	p, _ := platform.Shell()
+	return p
 }
 
 // Run runs o.Args and returns its merged output and exit status. Errors:
@@ -88,14 +89,14 @@ func Run(o Options) (Result, error) {
 		if sh == "" {
 			sh = Shell()
 		}
-		c = exec.Command(sh, "-c", o.Args[0])
+		c = exec.Command(sh, platform.ShellFlag(sh), o.Args[0])
 		res.Command = o.Args[0]
 	} else {
 		c = exec.Command(o.Args[0], o.Args[1:]...)
 	}
 	c.Env = o.Env
 	c.Stdin = o.Stdin
-	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	platform.Group(c)
 	r, w, err := os.Pipe()
 	if err != nil {
 		return res, fmt.Errorf("%w: %v", ErrNotRunnable, err)
@@ -114,7 +115,7 @@ func Run(o Options) (Result, error) {
 		close(read)
 	}()
 	pgid := c.Process.Pid
-	group := func(s syscall.Signal) { _ = syscall.Kill(-pgid, s) }
+	group := func(s os.Signal) { _ = platform.SignalGroup(pgid, s) }
 	exited := make(chan error, 1)
 	go func() { exited <- c.Wait() }()
 	var stop <-chan time.Time
@@ -138,22 +139,20 @@ wait:
 			if res.Signal == nil {
 				res.Signal = s
 			}
-			if sig, ok := s.(syscall.Signal); ok {
-				group(sig)
-			}
+			group(s)
 		case <-stop:
 			res.Stopped = true
-			group(syscall.SIGTERM)
+			group(platform.TermSignal)
 			kt := time.NewTimer(grace)
 			defer kt.Stop()
 			kill, stop = kt.C, nil
 		case <-kill:
-			group(syscall.SIGKILL)
+			_ = platform.KillGroup(pgid)
 			kill = nil
 		}
 	}
 	if res.Stopped {
-		group(syscall.SIGKILL) // what the stop left behind
+		_ = platform.KillGroup(pgid) // what the stop left behind
 	}
 	_ = r.SetReadDeadline(time.Now().Add(drainWait))
 	<-read

@@ -15,6 +15,7 @@ import (
 
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/hooks"
+	"github.com/omnictx/omni/internal/platform"
 	"github.com/omnictx/omni/redact"
 )
 
@@ -154,14 +155,10 @@ func redactText(text, command string, keep bool) (out string) {
 	return out
 }
 
-// shell is the interpreter omni_run uses: bash when installed (models
-// write bash), else sh.
-func shell() string {
-	if p, err := exec.LookPath("bash"); err == nil {
-		return p
-	}
-	return "sh"
-}
+// shell is the interpreter omni_run uses and its flag: bash when
+// installed (models write bash), else sh; on Windows without bash,
+// PowerShell, else cmd (platform.Shell).
+func shell() (string, string) { return platform.Shell() }
 
 // runShell runs command in dir (the current directory when empty) with
 // stdin empty and stdout and stderr merged, and returns the output and
@@ -171,11 +168,12 @@ func shell() string {
 // signal N has code 128+N, as a shell reports it. err is set only when
 // the command could not be started.
 func runShell(ctx context.Context, command, dir string, timeout time.Duration) (text string, code int, note string, err error) {
-	c := exec.Command(shell(), "-c", command)
+	sh, flag := shell()
+	c := exec.Command(sh, flag, command)
 	c.Dir = dir
 	var out bytes.Buffer
 	c.Stdout, c.Stderr = &out, &out
-	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	platform.Group(c)
 	// A background child holding the output pipe open must not hold the
 	// call: its output stops being read runGrace after the shell exits.
 	c.WaitDelay = runGrace
@@ -195,11 +193,11 @@ func runShell(ctx context.Context, command, dir string, timeout time.Duration) (
 		note = " (stopped: the call was cancelled)"
 	}
 	if note != "" {
-		_ = syscall.Kill(-c.Process.Pid, syscall.SIGTERM)
+		_ = platform.SignalGroup(c.Process.Pid, platform.TermSignal)
 		select {
 		case <-done:
 		case <-time.After(runGrace):
-			_ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
+			_ = platform.KillGroup(c.Process.Pid)
 			<-done
 		}
 		return out.String(), 124, note, nil

@@ -17,6 +17,14 @@ func Render(w io.Writer, rep stats.Report, o Options) {
 	}
 	fmt.Fprintf(w, "omni stats · %s\n", Span(rep))
 	fmt.Fprintf(w, "%s: %s in %s\n\n", who, Plural(p.Calls, "call"), Plural(p.Sessions, "session"))
+	if !o.Terminal && p.Calls == 0 && other.Calls > 0 {
+		// Only omni exec or pipes so far: say where they went before the
+		// zeros below suggest omni did nothing.
+		fmt.Fprintf(w, "  No model read anything through omni yet. The %s recorded ran on a terminal\n"+
+			"  (omni exec or a pipe with no host session) and saved %s B there: they are the\n"+
+			"  terminal rows at the end, and 'omni stats --terminal' reports them in full.\n\n",
+			Plural(other.Calls, "call"), Num(other.BytesSaved))
+	}
 	switch {
 	case o.By != "":
 		renderRows(w, "by "+o.By, byRows(p, o.By), o.Top)

@@ -1,3 +1,5 @@
+//go:build unix
+
 package systest
 
 import (
@@ -14,6 +16,7 @@ import (
 	"time"
 
 	"github.com/omnictx/omni/internal/bench"
+	"github.com/omnictx/omni/internal/sharedtest"
 	"github.com/omnictx/omni/internal/testbin"
 )
 
@@ -42,7 +45,7 @@ func TestKillLoopDuringReplay(t *testing.T) {
 	}
 	files, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", "corpus", "sweagent-demos.jsonl"))
 	if len(files) == 0 {
-		t.Skip("../shared/corpus is absent")
+		sharedtest.Skip(t, "../shared/corpus")
 	}
 	recs, err := bench.LoadCorpus(files)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/omnictx/omni/events/memlog"
 	"github.com/omnictx/omni/internal/bench"
 	"github.com/omnictx/omni/internal/daemon"
+	"github.com/omnictx/omni/internal/sharedtest"
 	"github.com/omnictx/omni/internal/testbin"
 )
 
@@ -30,7 +31,7 @@ func corpusFiles(t testing.TB) []string {
 	files, _ := filepath.Glob(filepath.Join(corpusDir, "*.jsonl"))
 	sort.Strings(files)
 	if len(files) == 0 {
-		t.Skipf("shared corpus absent: no %s/*.jsonl (it lives in /work/shared/corpus)", corpusDir)
+		sharedtest.Skip(t, "../shared/corpus")
 	}
 	return files
 }
@@ -121,7 +122,7 @@ func TestMain(m *testing.M) {
 	// storms and the kill loop for their processes: four at once keep both
 	// cores busy.
 	testbin.Parallel(4)
-	code := m.Run()
+	code := sharedtest.Main(m)
 	for _, p := range []*pass{&ledger, &full} {
 		if p.run != nil && p.run.dir != "" {
 			os.RemoveAll(p.run.dir)

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -67,7 +66,7 @@ func TestHungDaemonOneDeadline(t *testing.T) {
 			home := t.TempDir()
 			t.Cleanup(func() {
 				if ad, err := wire.ReadAddr(home); err == nil {
-					_ = syscall.Kill(ad.PID, syscall.SIGCONT)
+					_ = resumeProcess(ad.PID)
 				}
 				c := exec.Command(bin, "daemon", "--stop")
 				c.Env = hookEnv(home)
@@ -83,7 +82,7 @@ func TestHungDaemonOneDeadline(t *testing.T) {
 			}
 			switch attack {
 			case "SIGSTOP":
-				if err := syscall.Kill(ad.PID, syscall.SIGSTOP); err != nil {
+				if err := pauseProcess(ad.PID); err != nil {
 					t.Fatal(err)
 				}
 			case "wrong token":

@@ -11,10 +11,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/omnictx/omni/internal/sharedtest"
 	"github.com/omnictx/omni/internal/testbin"
 )
 
@@ -57,7 +57,7 @@ func TestScenarios(t *testing.T) {
 		t.Skip("scenarios build omni and run 40+ scenarios; skipped under -short")
 	}
 	if _, err := os.Stat(filepath.Join(scenariosDir, "run.py")); err != nil {
-		t.Skipf("shared scenarios absent: no %s/run.py (they live in /work/shared/scenarios)", scenariosDir)
+		sharedtest.Skip(t, "../shared/scenarios")
 	}
 	python, err := exec.LookPath("python3")
 	if err != nil {
@@ -159,7 +159,7 @@ func checkNoDaemons(t *testing.T, bin string, within time.Duration) {
 	}
 	t.Errorf("%d omni daemon(s) of %s still running %s after the scenarios: pids %v", len(pids), bin, within, pids)
 	for _, pid := range pids {
-		_ = syscall.Kill(pid, syscall.SIGTERM)
+		_ = termProcess(pid)
 	}
 }
 

@@ -89,6 +89,12 @@ type Project struct {
 type Sessions struct {
 	byID      map[string]*State
 	byProject map[string]*Project
+	// distillSeq is the batch of the newest omni distill invocation: its
+	// Emitted event is a what-would-the-model-read trial, not work on the
+	// project, so it is neither a failure nor a success nor a read there.
+	// (An Invoked event comes before its Emitted in the same batch, so
+	// this needs no snapshot.)
+	distillSeq events.Seq
 }
 
 // New returns an empty projection.
@@ -140,6 +146,10 @@ func (s *Sessions) Apply(e events.Event) {
 
 func (s *Sessions) applyProject(e events.Event) {
 	switch e.Kind {
+	case events.KindInvoked:
+		if e.Invoked != nil && e.Invoked.Door == events.DoorDistill {
+			s.distillSeq = e.Seq
+		}
 	case events.KindGoalSet:
 		if e.GoalSet == nil {
 			return
@@ -158,7 +168,7 @@ func (s *Sessions) applyProject(e events.Event) {
 		p.touch(e.Time)
 	case events.KindEmitted:
 		em := e.Emitted
-		if em == nil {
+		if em == nil || (e.Seq == s.distillSeq && e.Seq != 0) {
 			return
 		}
 		p := s.project(e.Project)
