@@ -1,3 +1,5 @@
+//go:build unix
+
 package systest
 
 // A harness for the PreToolUse rewrite: every command runs the way Claude
