@@ -47,7 +47,7 @@ func TestIdenticalRerunOneMarker(t *testing.T) {
 	if err != nil || r2.Reply == nil {
 		t.Fatalf("second call: reply %q err %v reason %s", r2.Reply, err, r2.Reason)
 	}
-	if !strings.HasPrefix(r2.Delivered, "[OMNI: all 43 lines already shown, omni retrieve ") {
+	if !strings.HasPrefix(r2.Delivered, "[OMNI: identical to the 43 lines already shown, omni retrieve ") {
 		t.Fatalf("delivered %q", r2.Delivered)
 	}
 	h := r2.Folds[0].Handle

@@ -840,7 +840,7 @@ func TestOpenCodeReadFrame(t *testing.T) {
 			t.Fatalf("reply %s: %v", reply, err)
 		}
 		for _, want := range []string{"<path>/home/dev/proj/big.txt</path>\n<type>file</type>\n<content>\n",
-			"[OMNI: all 120 lines already shown", "\n(End of file - total 120 lines)\n</content>"} {
+			"[OMNI: identical to the 120 lines already shown", "\n(End of file - total 120 lines)\n</content>"} {
 			if !strings.Contains(r.Output, want) {
 				t.Errorf("the folded read lost %q:\n%s", want, r.Output)
 			}

@@ -655,7 +655,7 @@ func TestRenderMarkerTexts(t *testing.T) {
 		}
 	}
 	// The whole-output marker outside a Read, and the shortened rerun.
-	if got, want := renderWhole(7, h, false), "[OMNI: all 7 lines already shown, omni retrieve 0123456789abcdef]"; got != want {
+	if got, want := renderWhole(7, h, false), "[OMNI: identical to the 7 lines already shown, omni retrieve 0123456789abcdef]"; got != want {
 		t.Errorf("renderWhole: %s, want %s", got, want)
 	}
 	if got, want := renderWhole(7, h, true), "[OMNI: identical to the 7 lines already shown, omni retrieve 0123456789abcdef]"; got != want {
@@ -715,7 +715,7 @@ func TestDecideNoFromClause(t *testing.T) {
 			n := len(SplitLines(nil, folded))
 			want := dtMarker(c.kind, n, f.Handle, c.from) + "\n"
 			if c.kind == MarkerWhole {
-				want = "[OMNI: all " + fmt.Sprint(n) + " lines already shown, omni retrieve " + f.Handle + "]\n"
+				want = "[OMNI: identical to the " + fmt.Sprint(n) + " lines already shown, omni retrieve " + f.Handle + "]\n"
 			}
 			if f.Kind != c.kind || f.From != c.from || f.Marker != want {
 				t.Fatalf("marker %q (kind %s, from %q), want %q", f.Marker, f.Kind, f.From, want)

@@ -52,10 +52,9 @@ const (
 	// No longer emitted (a run is one marker whatever call first
 	// delivered it); kept so older logs read and replay.
 	MarkerRerun MarkerKind = "rerun"
-	// MarkerWhole: "[OMNI: all N lines already shown, omni retrieve H]", and
-	// for a Read (whose line count a lone marker may change only when its
-	// wording says the whole file repeats) "[OMNI: identical to the N lines
-	// already shown, omni retrieve H]".
+	// MarkerWhole: "[OMNI: identical to the N lines already shown, omni
+	// retrieve H]" (for a Read, a lone marker may change the line count
+	// only when its wording says the whole file repeats).
 	MarkerWhole MarkerKind = "whole"
 	// MarkerShortened: "[OMNI: output shortened to N lines, all shown before; the M lines: omni retrieve H]",
 	// a whole output whose shortened form (Shorten's) the reader was
@@ -69,12 +68,13 @@ const (
 )
 
 // renderWhole returns the MarkerWhole text (no line ending) for n lines
-// and handle h: the Read wording when read, else the short one.
+// and handle h. One wording for every tool ("identical to the N lines
+// already shown"): a checker that reads markers tells a whole-output fold
+// by "identical to" (the shared hook scenarios do), and a model reads the
+// whole output as repeated. read is kept for the callers' sake.
 func renderWhole(n int, h string, read bool) string {
-	if read {
-		return renderMarker(MarkerWhole, n, h, "")
-	}
-	return "[OMNI: all " + strconv.Itoa(n) + " lines already shown, omni retrieve " + h + "]"
+	_ = read
+	return renderMarker(MarkerWhole, n, h, "")
 }
 
 // renderShortened returns the MarkerShortened text (no line ending): n

@@ -76,7 +76,7 @@ func TestDiffLast(t *testing.T) {
 	}
 	var d hooks.DiffResult
 	json.Unmarshal(b, &d)
-	if d.Seq != 2 || !d.Match || d.Raw != text || !strings.HasPrefix(d.Delivered, "[OMNI: all 30 lines already shown") {
+	if d.Seq != 2 || !d.Match || d.Raw != text || !strings.HasPrefix(d.Delivered, "[OMNI: identical to the 30 lines already shown") {
 		t.Fatalf("%+v", d)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -31,6 +32,7 @@ const (
 	killLoopCalls   = 60
 	killLoopWorkers = 4
 	killLoopEvery   = time.Second
+	killLoopKick    = 10
 )
 
 // TestKillLoopDuringReplay replays real corpus calls through `omni hook`
@@ -65,6 +67,10 @@ func TestKillLoopDuringReplay(t *testing.T) {
 		_ = c.Run()
 	})
 	stop := make(chan struct{})
+	// kick asks for a kill now: every killLoopKick calls, so a fast machine
+	// (a whole run in under a second) still kills daemons mid-run.
+	kick := make(chan struct{}, 1)
+	var done atomic.Int64
 	killed := 0
 	go func() {
 		tick := time.NewTicker(killLoopEvery)
@@ -73,6 +79,12 @@ func TestKillLoopDuringReplay(t *testing.T) {
 			select {
 			case <-stop:
 				return
+			case <-kick:
+				for _, pid := range daemonsOf(bin) {
+					if syscall.Kill(pid, syscall.SIGKILL) == nil {
+						killed++
+					}
+				}
 			case <-tick.C:
 				for _, pid := range daemonsOf(bin) {
 					if syscall.Kill(pid, syscall.SIGKILL) == nil {
@@ -105,6 +117,12 @@ func TestKillLoopDuringReplay(t *testing.T) {
 				if err := c.Run(); err != nil {
 					t.Errorf("hook exited %v (a hook must always exit 0)", err)
 					return
+				}
+				if done.Add(1)%killLoopKick == 0 {
+					select {
+					case kick <- struct{}{}:
+					default:
+					}
 				}
 				if out.Len() == 0 {
 					continue
