@@ -182,7 +182,7 @@ func TestRoundTripEveryKind(t *testing.T) {
 	}
 }
 
-// v1Batch is a batch encoded by the version 1 codec (issue 2's kinds). The
+// v1Batch is a batch encoded by the version 1 codec. The
 // encoding is stable: fields may be added, never renamed or retyped, so this
 // must keep decoding to the same values.
 const v1Batch = `{"v":1,"events":[` +

@@ -24,8 +24,7 @@ import (
 // the host cuts stdout at exactly this many characters, adds
 // persistedOutputPath to the hook payload, persists the output to a file
 // and shows the model a ~2 KB preview (measured on Claude Code 2.1.328,
-// docs/HOSTS.md; the reference tool declines at the same 30,000,
-// fajarhide/omni#212). omni leaves such output alone and records none of it
+// docs/HOSTS.md). omni leaves such output alone and records none of it
 // as delivered, since the model saw only the preview. A rewrite of this many
 // characters or more is persisted again, so omni never replies with one.
 const HostOutputCap = 30000
@@ -35,8 +34,8 @@ const HostOutputCap = 30000
 // and show as a preview: it is delivered unchanged (and recorded).
 const ReasonHostCapReply = "host-cap:reply"
 
-// MaxInput is the largest hook stdin omni reads, in bytes: 16 MiB, the
-// reference tool's MAX_INPUT. Larger input passes through untouched.
+// MaxInput is the largest hook stdin omni reads, in bytes: 16 MiB, far
+// above any tool output an agent reads whole. Larger input passes through untouched.
 const MaxInput = 16 << 20
 
 // HostClaudeCode names the Claude Code hook protocol in Invoked events.
@@ -235,7 +234,7 @@ func inlinePersisted(stdin []byte) []byte {
 // session's large outputs: a file directly inside the session's
 // tool-results directory beside its transcript ("<dir>/<session>.jsonl" has
 // "<dir>/<session>/tool-results/<id>.txt", measured with Claude Code
-// 2.1.328, ../shared/hosts), reached without a link. Any other path (a
+// 2.1.328, docs/HOSTS.md), reached without a link. Any other path (a
 // payload naming ~/.ssh/id_rsa) is never read.
 func hostPersisted(path, transcript string) bool {
 	if !filepath.IsAbs(transcript) || !strings.HasSuffix(transcript, ".jsonl") || filepath.Clean(path) != path {
@@ -364,9 +363,8 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 		}
 		if err == nil && host == HostClaudeCode {
 			// The pinned goal, hot files and last active error of the
-			// project (issue 6 §5); never a savings claim (the reference tool's
-			// additionalContext banner reported savings of rewrites the host
-			// had rejected).
+			// project; never a savings claim (a banner of savings would count
+			// rewrites the host had rejected).
 			if c := e.sessionContext(project); c != "" {
 				r.Reply, _ = marshal(map[string]any{"hookSpecificOutput": map[string]any{
 					"hookEventName": "SessionStart", "additionalContext": c}})
@@ -453,7 +451,7 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 	}
 	if d.persisted {
 		// The stats count this call against the whole output, which the
-		// model would otherwise have read from the host's file (issue 15 §4).
+		// model would otherwise have read from the host's file.
 		inv.Invoked.Params = withParam(inv.Invoked.Params, events.ParamPersisted, "1")
 	}
 	dec, evs, reply, fellBack, err := e.commit(ctx, &inv, &d, t0, doorStep{

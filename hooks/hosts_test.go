@@ -934,7 +934,7 @@ func TestCodexReplayRecordedExit(t *testing.T) {
 // A Bash output the host persisted (over its cap) is read back whole from
 // persistedOutputPath and run through the pipeline; when the result is under
 // the cap the reply is inline, without the persisted keys (Claude Code
-// shows such a reply inline, measured, docs/HOSTS.md; issue 15 item 4). An output that stays over the cap is left alone and
+// shows such a reply inline, measured, docs/HOSTS.md). An output that stays over the cap is left alone and
 // nothing of it counts as shown; a replay decides the same.
 func TestClaudePersistedOutputInlined(t *testing.T) {
 	var b strings.Builder
@@ -973,7 +973,7 @@ func TestClaudePersistedOutputInlined(t *testing.T) {
 		t.Fatalf("delivered %d chars: %.300q", len(r.Delivered), r.Delivered)
 	}
 	// The call is recorded as persisted: the stats count it against the
-	// whole output (issue 15 §4).
+	// whole output.
 	persisted := 0
 	if err := log.Read(context.Background(), 0, func(ev events.Event) error {
 		if ev.Kind == events.KindInvoked && ev.Invoked.Params[events.ParamPersisted] == "1" {

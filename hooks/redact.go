@@ -15,7 +15,7 @@ import (
 var ErrRedaction = fmt.Errorf("redaction failed: input not recorded")
 
 // doorRedaction is what the redaction stage at a door's entry replaced in
-// one input (issue 12 §1).
+// one input.
 type doorRedaction struct {
 	// total counts values replaced anywhere in the input (tool_input, the
 	// error, the command, the output).

@@ -68,8 +68,9 @@ func newBenchCmd(s streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench (--corpus FILE... | --store HOME) [--home DIR] [--out FILE] [--ledger-only] [--fold-floor BYTES] [--json]",
 		Short: "Replay real agent sessions, or rerun a recorded stream, through the hook path and report what was saved",
-		Long: `Replays corpus files (one JSON tool call per line, format of
-../shared/corpus/README.md) in order through exactly the code path of the
+		Long: `Replays corpus files (one JSON tool call per line: session, agent, seq,
+tool, input, output, exit_code, source, raw_tool, is_error,
+compaction_epoch; 'omni log --corpus' writes one) in order through exactly the code path of the
 Claude Code hook: a Claude Code Read becomes a Read payload (the host's
 "     12→" numbering and the trailing <system-reminder> stripped, startLine
 from the first number), every other call a Bash payload; a rise of
@@ -147,8 +148,8 @@ always does.
 
 Exit codes: 0 done; 2 a corpus file or a store could not be read, or --home
 already holds a log.`,
-		Example: `  omni bench --corpus ../shared/corpus/*.jsonl
-  omni bench --corpus ../shared/corpus/*.jsonl --ledger-only --out /tmp/out.jsonl --home /tmp/h
+		Example: `  omni bench --corpus corpus/*.jsonl
+  omni bench --corpus corpus/*.jsonl --ledger-only --out /tmp/out.jsonl --home /tmp/h
   omni bench --store ~/.omni                       # rerun your own stream: 0 changed on the same build
   omni bench --store ~/.omni --fold-floor 2048 --changes 3   # what if outputs under 2 KB never folded`,
 		// `--corpus a b c` (a shell glob) binds only a to --corpus; the rest
@@ -163,7 +164,7 @@ already holds a log.`,
 				return runBenchStore(cmd, s, o)
 			}
 			if len(o.corpus) == 0 {
-				return usageErr("omni bench: --corpus FILE... or --store HOME is required (e.g. ../shared/corpus/*.jsonl)")
+				return usageErr("omni bench: --corpus FILE... or --store HOME is required (e.g. --corpus corpus/*.jsonl)")
 			}
 			if o.foldFloor < 0 || o.changes != 0 {
 				return usageErr("omni bench: --fold-floor wants a size in bytes (0: the ledger's); --changes goes with --store")

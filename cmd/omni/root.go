@@ -113,8 +113,8 @@ func omniHome() string { return wire.Home() }
 // pinHome resolves the home once, at entry: a relative OMNI_HOME (or the
 // ./.omni default when HOME is unset) becomes absolute in the environment,
 // so the daemon this process starts, and every later lookup, name the same
-// directory whatever their working directory (issue 11 §9: a relative
-// home sent every hook to a daemon elsewhere, each waiting 3 s).
+// directory whatever their working directory (a relative
+// home once sent every hook to a daemon elsewhere, each waiting 3 s).
 func pinHome() {
 	h := os.Getenv("OMNI_HOME")
 	if _, err := os.UserHomeDir(); (h != "" && !filepath.IsAbs(h)) || (h == "" && err != nil) {
@@ -185,7 +185,7 @@ would read it.
 
 Exit codes: 0 success; 1 a handle or sequence was not found or is malformed, or a replay
 differed; 2 usage or store errors.`,
-		Example: `  omni bench --corpus ../shared/corpus/*.jsonl
+		Example: `  omni bench --corpus corpus/*.jsonl
   omni exec --session demo -- go test ./...
   git log | omni --session demo
   omni retrieve 0123456789abcdef`,

@@ -29,8 +29,8 @@ import (
 	"github.com/omnictx/omni/projections/stats"
 )
 
-// Record is one tool call of a corpus file (../shared/corpus, one JSON
-// object per line): the session ("project/session") and agent that made it,
+// Record is one tool call of a corpus file (one JSON object per line, as
+// omni log --corpus writes): the session ("project/session") and agent that made it,
 // its position, the tool and its input and output, the exit code (nil when
 // the tool has none), the host tool it came from, whether it failed, and
 // the compaction epoch of its session (it rises after each compaction).
@@ -154,7 +154,7 @@ type Report struct {
 	// RewritableRepeat = RepeatBytes - UnrewritableRepeat: the repetition
 	// in outputs the host lets a hook rewrite. CaptureRewritableAllPct is
 	// the share of it session and project folds saved; capture is a
-	// figure, not a gate (issue 11 §10).
+	// figure, not a gate.
 	RewritableRepeat        int64   `json:"rewritable_repeat_bytes"`
 	CaptureRewritableAllPct float64 `json:"capture_rewritable_all_pct"`
 	// CaptureSessionPct = SessionFoldSaved / RepeatBytes;
