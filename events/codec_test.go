@@ -217,7 +217,7 @@ func TestV1BatchStillDecodes(t *testing.T) {
 	if a := evs[3].Archived; a == nil || a.Codec != CodecZstd || !bytes.Equal(a.Data, []byte{0, 1, 2}) {
 		t.Fatalf("archived %+v", a)
 	}
-	if inv := evs[0].Invoked; inv == nil || inv.Door != DoorHook || inv.Params["exit_code"] != "0" || inv.InputBytes != 17 {
+	if inv := evs[0].Invoked; inv == nil || inv.Door != DoorHook || inv.Params[string(ParamExitCode)] != "0" || inv.InputBytes != 17 {
 		t.Fatalf("invoked %+v", inv)
 	}
 	if evs[6].Reader() != (Reader{Session: "s1", Agent: "a2"}) || !evs[0].Time.Equal(codecTime) {

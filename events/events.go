@@ -190,14 +190,6 @@ type Invoked struct {
 }
 
 // Emitted is the payload of KindEmitted: what one reader was delivered.
-// ParamPersisted is the Invoked parameter ("1") of a Bash call whose output
-// the host persisted to a file because it reached its inline cap (Claude
-// Code: 30,000 characters; the model sees a ~2 KB preview and the path, and
-// opens the file when it needs more): omni read the whole output back and
-// its raw bytes are that whole output, the text the model would otherwise
-// have read, not the preview.
-const ParamPersisted = "persisted"
-
 // Only delivered lines are listed; folded lines never reached the reader.
 type Emitted struct {
 	// Tool is the host tool ("Bash", "Read", "Grep", ...).
@@ -228,7 +220,8 @@ type Emitted struct {
 	// reply; exec/pipe printed something other than the raw text).
 	Replied bool `json:"replied"`
 	// Reason says why nothing was folded when Replied is false
-	// ("floor:264", "structured:json", "failed", "host-cap", ...).
+	// (a Reason: ReasonFloor, ReasonStructuredPrefix+kind, ReasonFailed,
+	// ReasonHostCap, ...).
 	Reason string `json:"reason,omitempty"`
 	// Failed reports the failure path (non-zero exit, PostToolUseFailure).
 	Failed bool `json:"failed,omitempty"`

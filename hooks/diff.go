@@ -96,7 +96,7 @@ func Diff(ctx context.Context, log events.Log, seq events.Seq, base BaseLoader) 
 	r.Time, r.Reader, r.Project = timeStr(inv.Time), inv.Reader().String(), inv.Project
 	r.Door, r.Tool, r.Source, r.Reason = string(inv.Invoked.Door), em.Tool, em.Source, em.Reason
 
-	if strings.HasPrefix(inv.Invoked.Params["input"], "withheld") {
+	if strings.HasPrefix(inv.Invoked.Params[string(events.ParamInput)], events.InputWithheld) {
 		return r, fmt.Errorf("diff: sequence %d: %w (recorded: %d B raw, %d B delivered)", seq, ErrWithheld, em.RawBytes, em.DeliveredBytes)
 	}
 	e := newEngine(log, Options{})

@@ -924,7 +924,7 @@ func TestCodexReplayRecordedExit(t *testing.T) {
 	}
 	e, _ = newTestEngine(t)
 	for i := 0; i < 2; i++ {
-		r, err := e.hookAt(ctx, HookInput{Stdin: p}, fixedClock()(), &replayCtx{params: map[string]string{paramHostExit: exitUnknown}})
+		r, err := e.hookAt(ctx, HookInput{Stdin: p}, fixedClock()(), &replayCtx{params: map[string]string{string(events.ParamHostExitCode): exitUnknown}})
 		if err != nil || r.Reply != nil {
 			t.Fatalf("call %d with the exit code recorded unknown: reply %s err %v", i, r.Reply, err)
 		}
@@ -976,12 +976,12 @@ func TestClaudePersistedOutputInlined(t *testing.T) {
 	// whole output.
 	persisted := 0
 	if err := log.Read(context.Background(), 0, func(ev events.Event) error {
-		if ev.Kind == events.KindInvoked && ev.Invoked.Params[events.ParamPersisted] == "1" {
+		if ev.Kind == events.KindInvoked && ev.Invoked.Params[string(events.ParamPersisted)] == "1" {
 			persisted++
 		}
 		return nil
 	}); err != nil || persisted != 1 {
-		t.Fatalf("Invoked events with %s=1: %d (%v)", events.ParamPersisted, persisted, err)
+		t.Fatalf("Invoked events with %s=1: %d (%v)", string(events.ParamPersisted), persisted, err)
 	}
 	// The file may be gone by now: the recorded payload holds the output.
 	if err := os.Remove(path); err != nil {

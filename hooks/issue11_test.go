@@ -147,7 +147,7 @@ func TestHookHostCapOnStdoutAlone(t *testing.T) {
 	fresh := strings.Repeat(i11Lines("new", 10), 100)[:29001]
 	i11Hook(t, lo, pay("s3", stdout[:2000], "", false))
 	r := i11Hook(t, lo, pay("s3", stdout[:2000]+fresh[:27500], stderr, false))
-	if r.Reply != nil || r.Reason != ReasonHostCapReply {
+	if r.Reply != nil || r.Reason != string(events.ReasonHostCapReply) {
 		t.Fatalf("a rewrite over the cap: reason %q, reply %d B", r.Reason, len(r.Reply))
 	}
 }

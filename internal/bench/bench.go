@@ -636,7 +636,7 @@ func (t *tally) call(c callOf) error {
 			}
 		}
 	}
-	if res.Reason == "failed" || res.Reason == "host-cap" || res.Reason == hooks.ReasonHostCapReply {
+	if res.Reason == string(events.ReasonFailed) || res.Reason == string(events.ReasonHostCap) || res.Reason == string(events.ReasonHostCapReply) {
 		rep.UnrewritableRepeat += repeat
 		rep.UnrewritableByReason[res.Reason] += repeat
 	}
@@ -651,7 +651,7 @@ func (t *tally) call(c callOf) error {
 		handles = append(handles, f.Handle)
 		rep.FoldsByKind[string(f.Kind)]++
 	}
-	if res.Reason != "host-cap" {
+	if res.Reason != string(events.ReasonHostCap) {
 		// What the reader received: the delivered lines, markers and
 		// fillers excluded (folded and distilled-away lines were not).
 		issued := map[string]bool{}
@@ -822,7 +822,7 @@ func Print(w io.Writer, r *Report) {
 		r.All.BytesSaved-r.SessionFoldSaved-r.ProjectFoldSaved)
 	fmt.Fprintf(w, "capture (a figure, not a gate): the host lets a hook rewrite %d B of the repetition, of which folds saved %.1f%% (session %.1f%%); it does not let one rewrite %d B (failure path %d B, host cap %d B, rewrite over the cap %d B): 0%% there by the host's rules\n",
 		r.RewritableRepeat, r.CaptureRewritableAllPct, r.CaptureRewritablePct, r.UnrewritableRepeat,
-		r.UnrewritableByReason["failed"], r.UnrewritableByReason["host-cap"], r.UnrewritableByReason[hooks.ReasonHostCapReply])
+		r.UnrewritableByReason[string(events.ReasonFailed)], r.UnrewritableByReason[string(events.ReasonHostCap)], r.UnrewritableByReason[string(events.ReasonHostCapReply)])
 	row := func(name string, b *Bucket) {
 		fmt.Fprintf(w, "  %-26s %6d calls %11d B raw %6.1f%% saved  repetition %10d B  captured: session %5.1f%%, +project %5.1f%%  folds %d\n",
 			name, b.Calls, b.RawBytes, pct(b.BytesSaved, b.RawBytes), b.RepeatBytes,
@@ -887,7 +887,7 @@ func Print(w io.Writer, r *Report) {
 func reasonOf(res hooks.Result, raw, del int64) string {
 	why := "unchanged"
 	switch {
-	case res.Reason == "host-cap" || strings.HasPrefix(res.Reason, "failed"):
+	case res.Reason == string(events.ReasonHostCap) || strings.HasPrefix(res.Reason, string(events.ReasonFailed)):
 		why = "ledger:" + res.Reason
 	case res.ShortenReason == "" && res.Distiller != "" && del < raw && len(res.Folds) == 0:
 		why = "distilled"
@@ -900,7 +900,7 @@ func reasonOf(res hooks.Result, raw, del int64) string {
 	case res.Reason != "":
 		why = "ledger:" + res.Reason
 	}
-	if i := strings.IndexByte(why, ':'); i >= 0 && strings.HasPrefix(why[i+1:], "structured:") {
+	if i := strings.IndexByte(why, ':'); i >= 0 && strings.HasPrefix(why[i+1:], string(events.ReasonStructuredPrefix)) {
 		why = "left:structured"
 	}
 	return why

@@ -387,7 +387,7 @@ func (s *Stats) terminal(e events.Event, inv *events.Invoked) bool {
 	if inv.Host != "" {
 		return false
 	}
-	switch inv.Params["tty"] {
+	switch inv.Params[string(events.ParamTTY)] {
 	case "1":
 		return true
 	case "0":
@@ -436,7 +436,7 @@ func (s *Stats) Apply(e events.Event) {
 		if s.terminal(e, inv) {
 			p = s.Terminal
 		}
-		s.cur = call{id: e.ID, part: p, host: hostOf(inv), persisted: inv.Params[events.ParamPersisted] == "1"}
+		s.cur = call{id: e.ID, part: p, host: hostOf(inv), persisted: inv.Params[string(events.ParamPersisted)] == "1"}
 	case events.KindEmitted:
 		em := e.Emitted
 		if em == nil {
