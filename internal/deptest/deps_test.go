@@ -122,7 +122,7 @@ const (
 )
 
 // rule is one import arrow that must not be drawn (ARCHITECTURE.md,
-// "Dependency direction": imports point from cmd down to events, never up
+// "Layers": imports point from cmd down to events, never up
 // or sideways between projections).
 type rule struct {
 	// name states the rule; reason says why it exists. Both are printed
