@@ -587,19 +587,6 @@ func joinOutErr(out, err string) string {
 	return out + err
 }
 
-// countLines counts lines the way Claude Code's numLines does: a final
-// newline does not open a new line.
-func countLines(s string) int {
-	if s == "" {
-		return 0
-	}
-	n := strings.Count(s, "\n")
-	if !strings.HasSuffix(s, "\n") {
-		n++
-	}
-	return n
-}
-
 func marshal(v any) (json.RawMessage, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)

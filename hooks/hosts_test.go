@@ -14,6 +14,7 @@ import (
 
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/events/memlog"
+	"github.com/omnictx/omni/pipeline"
 )
 
 // Payloads as Claude Code, Codex CLI and Gemini CLI send them (the hosts'
@@ -300,8 +301,8 @@ func checkClaudeRead(reply []byte, orig map[string]any) error {
 			return fmt.Errorf("file.%s is not an integer", k)
 		}
 	}
-	if n, _ := f["numLines"].(json.Number).Int64(); int(n) != countLines(c) {
-		return fmt.Errorf("file.numLines %d, content has %d lines", n, countLines(c))
+	if n, _ := f["numLines"].(json.Number).Int64(); int(n) != pipeline.CountLines(c) {
+		return fmt.Errorf("file.numLines %d, content has %d lines", n, pipeline.CountLines(c))
 	}
 	return sameExcept(f, of, "content", "numLines")
 }

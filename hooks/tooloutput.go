@@ -140,7 +140,7 @@ func (e *Engine) toolDelivery(d delivery, p ccPayload, in HookInput) (delivery, 
 			if nf["content"], err = marshal(t); err != nil {
 				return nil, err
 			}
-			nf["numLines"] = json.RawMessage(strconv.Itoa(countLines(t)))
+			nf["numLines"] = json.RawMessage(strconv.Itoa(pipeline.CountLines(t)))
 			out := make(map[string]json.RawMessage, len(resp))
 			for k, v := range resp {
 				out[k] = v

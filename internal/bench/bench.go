@@ -344,7 +344,7 @@ func Payload(r Record, project string) (payload map[string]any, hostTool string)
 		path := readPath(r.Input)
 		content, start, n, ok := readFromTranscript(r.Output)
 		if !ok {
-			content, start, n = r.Output, 1, countLinesStr(r.Output)
+			content, start, n = r.Output, 1, pipeline.CountLines(r.Output)
 		}
 		base["tool_input"] = map[string]any{"file_path": path}
 		base["tool_response"] = map[string]any{"type": "text", "file": map[string]any{
@@ -354,17 +354,6 @@ func Payload(r Record, project string) (payload map[string]any, hostTool string)
 	base["tool_input"] = map[string]any{"command": r.Input}
 	base["tool_response"] = map[string]any{"stdout": r.Output, "stderr": "", "interrupted": false, "isImage": false}
 	return base, hostTool
-}
-
-func countLinesStr(s string) int {
-	if s == "" {
-		return 0
-	}
-	n := strings.Count(s, "\n")
-	if !strings.HasSuffix(s, "\n") {
-		n++
-	}
-	return n
 }
 
 // Run replays o.Corpus through the hook path of an Engine on a store in
