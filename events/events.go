@@ -179,7 +179,8 @@ type Invoked struct {
 	// InputBytes is the length of Input before compression, in bytes.
 	InputBytes int `json:"input_bytes"`
 	// Params holds door parameters that shaped the decision and are not in
-	// Input (exec/pipe: command, exit code, tool). Keys are stable.
+	// Input (exec/pipe: command, exit code, tool). The keys are the Param
+	// constants (vocab.go); a key is never renamed.
 	Params map[string]string `json:"params,omitempty"`
 	// At is the stream position the decision was made at: the newest batch
 	// folded into the projections it read. 0 means the batch just before

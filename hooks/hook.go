@@ -29,8 +29,8 @@ import (
 // characters or more is persisted again, so omni never replies with one.
 const HostOutputCap = 30000
 
-// MaxInput is the largest hook stdin omni reads, in bytes: 16 MiB, far
-// above any tool output an agent reads whole. Larger input passes through untouched.
+// MaxInput is the largest hook stdin omni reads, in bytes: 16 MiB.
+// Larger input passes through untouched.
 const MaxInput = 16 << 20
 
 // HostClaudeCode names the Claude Code hook protocol in Invoked events.

@@ -17,8 +17,7 @@ const ExampleHandle = "0000000000000000"
 
 // maxSourceInMarker bounds the from-clause's source, in characters: first
 // line only, control characters dropped, whitespace squeezed (46.9% of the
-// Bash commands in one installation's recorded history of agent calls
-// contain newlines).
+// commands in a measured ledger of recorded agent calls contain newlines).
 const maxSourceInMarker = 40
 
 // Filler is the line that stands for one more replaced line after a marker
