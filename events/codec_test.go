@@ -182,7 +182,7 @@ func TestRoundTripEveryKind(t *testing.T) {
 	}
 }
 
-// v1Batch is a batch encoded by the version 1 codec (issue 2's kinds). The
+// v1Batch is a batch encoded by the version 1 codec. The
 // encoding is stable: fields may be added, never renamed or retyped, so this
 // must keep decoding to the same values.
 const v1Batch = `{"v":1,"events":[` +
@@ -217,7 +217,7 @@ func TestV1BatchStillDecodes(t *testing.T) {
 	if a := evs[3].Archived; a == nil || a.Codec != CodecZstd || !bytes.Equal(a.Data, []byte{0, 1, 2}) {
 		t.Fatalf("archived %+v", a)
 	}
-	if inv := evs[0].Invoked; inv == nil || inv.Door != DoorHook || inv.Params["exit_code"] != "0" || inv.InputBytes != 17 {
+	if inv := evs[0].Invoked; inv == nil || inv.Door != DoorHook || inv.Params[string(ParamExitCode)] != "0" || inv.InputBytes != 17 {
 		t.Fatalf("invoked %+v", inv)
 	}
 	if evs[6].Reader() != (Reader{Session: "s1", Agent: "a2"}) || !evs[0].Time.Equal(codecTime) {

@@ -179,7 +179,8 @@ type Invoked struct {
 	// InputBytes is the length of Input before compression, in bytes.
 	InputBytes int `json:"input_bytes"`
 	// Params holds door parameters that shaped the decision and are not in
-	// Input (exec/pipe: command, exit code, tool). Keys are stable.
+	// Input (exec/pipe: command, exit code, tool). The keys are the Param
+	// constants (vocab.go); a key is never renamed.
 	Params map[string]string `json:"params,omitempty"`
 	// At is the stream position the decision was made at: the newest batch
 	// folded into the projections it read. 0 means the batch just before
@@ -190,14 +191,6 @@ type Invoked struct {
 }
 
 // Emitted is the payload of KindEmitted: what one reader was delivered.
-// ParamPersisted is the Invoked parameter ("1") of a Bash call whose output
-// the host persisted to a file because it reached its inline cap (Claude
-// Code: 30,000 characters; the model sees a ~2 KB preview and the path, and
-// opens the file when it needs more): omni read the whole output back and
-// its raw bytes are that whole output, the text the model would otherwise
-// have read, not the preview.
-const ParamPersisted = "persisted"
-
 // Only delivered lines are listed; folded lines never reached the reader.
 type Emitted struct {
 	// Tool is the host tool ("Bash", "Read", "Grep", ...).
@@ -228,7 +221,8 @@ type Emitted struct {
 	// reply; exec/pipe printed something other than the raw text).
 	Replied bool `json:"replied"`
 	// Reason says why nothing was folded when Replied is false
-	// ("floor:264", "structured:json", "failed", "host-cap", ...).
+	// (a Reason: ReasonFloor, ReasonStructuredPrefix+kind, ReasonFailed,
+	// ReasonHostCap, ...).
 	Reason string `json:"reason,omitempty"`
 	// Failed reports the failure path (non-zero exit, PostToolUseFailure).
 	Failed bool `json:"failed,omitempty"`

@@ -55,7 +55,7 @@ type CallInput struct {
 	// is recorded here, and the post-tool hook leaves it alone.
 	Deferred bool `json:"deferred,omitempty"`
 	// Origin says where the input came from, recorded with the invocation
-	// (keys OriginPrefix*; omni bench: the corpus call a rewrite replays);
+	// (keys events.ParamOriginPrefix*; omni bench: the corpus call a rewrite replays);
 	// the decision never reads it.
 	Origin map[string]string `json:"origin,omitempty"`
 	// Masked counts credential values a redaction before this door already
@@ -107,22 +107,22 @@ func (e *Engine) callAt(ctx context.Context, in CallInput, now time.Time, projec
 	// for every door, and whatever they cut is archived like any other cut.
 	inv := events.Event{ID: e.newID(now), Kind: events.KindInvoked, Time: now, Project: project,
 		Session: reader.Session, Agent: reader.Agent}
-	params := map[string]string{"command": in.Command, "exit_code": strconv.Itoa(in.ExitCode)}
+	params := map[string]string{string(events.ParamCommand): in.Command, string(events.ParamExitCode): strconv.Itoa(in.ExitCode)}
 	if in.Passthrough {
-		params["env_passthrough"] = "1"
+		params[string(events.ParamEnvPassthrough)] = "1"
 	}
 	if e.opt.LedgerOnly {
-		params[ParamLedgerOnly] = "1"
+		params[string(events.ParamLedgerOnly)] = "1"
 	}
 	if e.opt.FoldFloor > 0 {
-		params[ParamFoldFloor] = strconv.Itoa(e.opt.FoldFloor)
+		params[string(events.ParamFoldFloor)] = strconv.Itoa(e.opt.FoldFloor)
 	}
 	params = withOrigin(params, in.Origin)
 	if in.KeepSecrets {
-		params[paramKeepSecrets] = "1"
+		params[string(events.ParamKeepSecrets)] = "1"
 	}
 	if in.Host != "" {
-		params["host"] = in.Host
+		params[string(events.ParamHost)] = in.Host
 	}
 	inv.Invoked = &events.Invoked{Door: in.Door, Codec: events.CodecZstd, Input: e.compress([]byte(in.Text)),
 		InputBytes: len(in.Text), Params: params}
@@ -169,7 +169,7 @@ func (e *Engine) callAt(ctx context.Context, in CallInput, now time.Time, projec
 		return res, err
 	}
 	if fellBack {
-		res.Recorded, res.Reason = true, "archive-failed"
+		res.Recorded, res.Reason = true, string(events.ReasonArchiveFailed)
 		return res, nil
 	}
 	res.Recorded = true

@@ -17,6 +17,8 @@ import (
 	"encoding/json"
 	"strings"
 	"unicode/utf16"
+
+	"github.com/omnictx/omni/events"
 )
 
 // HostCline is Cline CLI through omni's plugin ("host":"cline").
@@ -69,7 +71,7 @@ func clineDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(string
 		return d, nil, false
 	}
 	if utf16Len(text) > ClineOutputCap {
-		d.unrecorded, d.reason = true, "host-cap"
+		d.unrecorded, d.reason = true, string(events.ReasonHostCap)
 		return d, nil, true
 	}
 	d.req.NoFold = noFoldReason(cmd, in.Passthrough, text, p.ToolResponse)

@@ -64,8 +64,8 @@ func (e *Engine) commit(ctx context.Context, inv *events.Event, d *delivery, t0 
 	// Archive first: the archive could not be written, so nothing is cut.
 	// Record the plain delivery if the store takes it.
 	e.opt.Logf("%s: append with archive: %v; delivering unchanged", inv.Invoked.Door, err)
-	inv.Invoked.Params = withParam(inv.Invoked.Params, "nofold", "archive-failed")
-	d.req.NoFold = "archive-failed"
+	inv.Invoked.Params = withParam(inv.Invoked.Params, string(events.ParamNoFold), string(events.ReasonArchiveFailed))
+	d.req.NoFold = string(events.ReasonArchiveFailed)
 	dec, evs = e.decide(*d, inv.ID)
 	evs[len(evs)-1].Emitted.Output = sha(s.unchanged)
 	if err2 := e.appendDecision(ctx, inv, evs); err2 != nil {

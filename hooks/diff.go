@@ -104,9 +104,9 @@ func Diff(ctx context.Context, log events.Log, seq events.Seq, base BaseLoader) 
 	r.Time, r.Reader, r.Project = timeStr(inv.Time), inv.Reader().String(), inv.Project
 	r.Door, r.Tool, r.Source, r.Reason = string(inv.Invoked.Door), em.Tool, em.Source, em.Reason
 
-	if in := inv.Invoked.Params["input"]; strings.HasPrefix(in, "withheld") {
+	if in := inv.Invoked.Params[string(events.ParamInput)]; strings.HasPrefix(in, events.InputWithheld) {
 		cause := ErrWithheldSecrets
-		if in == inputForgotten {
+		if in == events.InputForgotten {
 			cause = ErrWithheldForgotten
 		}
 		return r, fmt.Errorf("diff: sequence %d: %w (recorded: %d B raw, %d B delivered)", seq, cause, em.RawBytes, em.DeliveredBytes)

@@ -2,8 +2,8 @@
 // decisions, events and replies. It owns the Engine: the in-memory
 // projections (ledger, stats, session) kept current by folding every batch
 // it appends, and the one pipeline call site behind every door (hook, exec,
-// pipe, bench), so the doors cannot drift apart (the reference tool had two
-// copies of its stages, and fixes landed in one only).
+// pipe, bench), so the doors cannot drift apart (with two copies of the stages,
+// a fix lands in one only).
 //
 // An invocation is decided under the Engine's lock against the state of all
 // earlier batches, then appended as one batch (Invoked, Archived..., Folded...,

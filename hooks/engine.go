@@ -319,7 +319,7 @@ type delivery struct {
 	unrecorded bool
 	// unshown: the first-seen stages run and their cuts are archived, but
 	// the host will not show the result whole (CallInput.Host): nothing
-	// folds and nothing is recorded as shown (reason "host-cap").
+	// folds and nothing is recorded as shown (events.ReasonHostCap).
 	unshown bool
 	// persisted: a Bash output the host persisted, read back whole from its
 	// file (inlinePersisted); delivered inline only under HostOutputCap.
@@ -369,7 +369,7 @@ func (e *Engine) decide(d delivery, call string) (pipeline.Decision, []events.Ev
 		dec.DeliveredLines = dec.RawLines
 	case d.unshown:
 		req := d.req
-		req.NoFold = "host-cap"
+		req.NoFold = string(events.ReasonHostCap)
 		dec = pipeline.Decide(req, v)
 	case d.noLedger:
 		req := d.req

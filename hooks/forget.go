@@ -32,11 +32,6 @@ var ErrForgotten = fmt.Errorf("%w: its archived bytes were erased by 'omni forge
 // stream on a cluster), so nothing can be forgotten.
 var ErrNotRewritable = errors.New("this log cannot rewrite its batches")
 
-// inputForgotten is the Invoked "input" parameter of an invocation whose
-// input omni forget dropped; replay reports it withheld, like inputs
-// withheld for credentials ("withheld:secrets").
-const inputForgotten = "withheld:forgotten"
-
 // ForgetKey returns the keyed hash events.Forgotten.Key records for value:
 // lowercase hex HMAC-SHA256 under key.
 func ForgetKey(key, value []byte) string {
@@ -48,7 +43,7 @@ func ForgetKey(key, value []byte) string {
 // Forget erases value from every batch of log: each batch that holds it
 // (in a decoded input, an archived block, or any other field) is replaced
 // in place (events.Rewriter) by a copy in which an invocation that held it
-// keeps no input (its replay says withheld: Params["input"] is
+// keeps no input (its replay says withheld: Params[events.ParamInput] is
 // "withheld:forgotten"), an archived block that held it keeps no bytes
 // (Archived.Forgotten: retrieving its handle fails with ErrForgotten), and
 // every other occurrence reads [REDACTED]. Every other field, and every
@@ -215,7 +210,7 @@ func (f *forgetter) scrub(batch []events.Event) ([]events.Event, int, int, []str
 				for pk, pv := range iv.Params {
 					c.Params[pk] = pv
 				}
-				c.Params["input"] = inputForgotten
+				c.Params[string(events.ParamInput)] = events.InputForgotten
 				e.Invoked = &c
 				n += k
 				withheld++

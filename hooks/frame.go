@@ -13,13 +13,6 @@ import (
 	"strings"
 )
 
-// paramHostFrame names the Invoked param recorded when a host's frame was
-// split from the text the ledger decided on ("1"). A replay splits the
-// frame only when the param is there, so a call recorded before omni knew
-// the frame is decided again as it was then (with the frame inside the
-// text).
-const paramHostFrame = "host_frame"
-
 // hostFrame is a tool result taken apart: head and tail are the host's
 // frame, body the tool's output the ledger decides on.
 type hostFrame struct {

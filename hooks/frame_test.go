@@ -212,9 +212,9 @@ func TestGeminiFrameReplay(t *testing.T) {
 	}
 	recorded := false
 	if err := log.Read(ctx, 0, func(ev events.Event) error {
-		recorded = recorded || (ev.Invoked != nil && ev.Invoked.Params[paramHostFrame] == "1")
+		recorded = recorded || (ev.Invoked != nil && ev.Invoked.Params[string(events.ParamHostFrame)] == "1")
 		return nil
 	}); err != nil || !recorded {
-		t.Fatalf("the live call did not record %s (%v)", paramHostFrame, err)
+		t.Fatalf("the live call did not record %s (%v)", string(events.ParamHostFrame), err)
 	}
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/omnictx/omni/replay"
 )
 
-// Physical retention (omni gc --before, issue 5 §2). The log has no age
+// Physical retention (omni gc --before). The log has no age
 // limit: replay needs it. gc removes the oldest batches only together with
 // a base snapshot, the projections' state just below the cutoff, so that
 // the retained batches still fold, replay and verify exactly as before. In

@@ -24,19 +24,13 @@ import (
 // the host cuts stdout at exactly this many characters, adds
 // persistedOutputPath to the hook payload, persists the output to a file
 // and shows the model a ~2 KB preview (measured on Claude Code 2.1.328,
-// docs/HOSTS.md; the reference tool declines at the same 30,000,
-// fajarhide/omni#212). omni leaves such output alone and records none of it
+// docs/HOSTS.md). omni leaves such output alone and records none of it
 // as delivered, since the model saw only the preview. A rewrite of this many
 // characters or more is persisted again, so omni never replies with one.
 const HostOutputCap = 30000
 
-// ReasonHostCapReply: the output is shown whole, but a rewrite of it would
-// still be HostOutputCap characters or more, which the host would persist
-// and show as a preview: it is delivered unchanged (and recorded).
-const ReasonHostCapReply = "host-cap:reply"
-
-// MaxInput is the largest hook stdin omni reads, in bytes: 16 MiB, the
-// reference tool's MAX_INPUT. Larger input passes through untouched.
+// MaxInput is the largest hook stdin omni reads, in bytes: 16 MiB.
+// Larger input passes through untouched.
 const MaxInput = 16 << 20
 
 // HostClaudeCode names the Claude Code hook protocol in Invoked events.
@@ -49,7 +43,7 @@ type HookInput struct {
 	// Passthrough reports OMNI_PASSTHROUGH set in the hook's environment.
 	Passthrough bool `json:"passthrough,omitempty"`
 	// Origin says where the input came from, recorded with the invocation
-	// (keys OriginPrefix*; omni bench: the corpus call it replays); the
+	// (keys events.ParamOriginPrefix*; omni bench: the corpus call it replays); the
 	// decision never reads it.
 	Origin map[string]string `json:"origin,omitempty"`
 	// Masked counts credential values a redaction before omni already
@@ -117,7 +111,7 @@ type ccPayload struct {
 	// codexLegacy: a replay of a Codex call recorded before omni read its
 	// exit code (no host_exit_code param); decided as then.
 	codexLegacy bool
-	// frameLegacy: a replay of a call recorded without paramHostFrame;
+	// frameLegacy: a replay of a call recorded without events.ParamHostFrame;
 	// the host's frame stays in the text, as it was decided then.
 	frameLegacy bool
 }
@@ -235,7 +229,7 @@ func inlinePersisted(stdin []byte) []byte {
 // session's large outputs: a file directly inside the session's
 // tool-results directory beside its transcript ("<dir>/<session>.jsonl" has
 // "<dir>/<session>/tool-results/<id>.txt", measured with Claude Code
-// 2.1.328, ../shared/hosts), reached without a link. Any other path (a
+// 2.1.328, docs/HOSTS.md), reached without a link. Any other path (a
 // payload naming ~/.ssh/id_rsa) is never read.
 func hostPersisted(path, transcript string) bool {
 	if !filepath.IsAbs(transcript) || !strings.HasSuffix(transcript, ".jsonl") || filepath.Clean(path) != path {
@@ -299,13 +293,13 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 	inv.Invoked = &events.Invoked{Door: events.DoorHook, Host: host, Codec: events.CodecZstd,
 		Input: e.compress(in.Stdin), InputBytes: len(in.Stdin)}
 	if in.Passthrough {
-		inv.Invoked.Params = map[string]string{"env_passthrough": "1"}
+		inv.Invoked.Params = map[string]string{string(events.ParamEnvPassthrough): "1"}
 	}
 	inv.Invoked.Params = withOrigin(inv.Invoked.Params, in.Origin)
 	prior, priorGrew := in.Masked, in.MaskedGrew
 	if rc != nil {
-		prior, _ = strconv.Atoi(rc.params[paramRedacted])
-		priorGrew = rc.params[paramRedactedGrew] == "1"
+		prior, _ = strconv.Atoi(rc.params[string(events.ParamRedacted)])
+		priorGrew = rc.params[string(events.ParamRedactedGrew)] == "1"
 	}
 	red.record(&inv, prior, priorGrew)
 	if host == HostCodex && event == "PostToolUse" && p.ToolName == "Bash" {
@@ -314,7 +308,7 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 		v := exitUnknown
 		if rc != nil {
 			var recorded bool
-			if v, recorded = rc.params[paramHostExit]; !recorded {
+			if v, recorded = rc.params[string(events.ParamHostExitCode)]; !recorded {
 				// Recorded before omni read Codex's exit code: replay the
 				// decision as it was made then.
 				p.codexLegacy = true
@@ -323,13 +317,13 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 			if code, ok := codexExitCode(p.TranscriptPath, p.ToolUseID); ok {
 				v = strconv.Itoa(code)
 			}
-			inv.Invoked.Params = withParam(inv.Invoked.Params, paramHostExit, v)
+			inv.Invoked.Params = withParam(inv.Invoked.Params, string(events.ParamHostExitCode), v)
 		}
 		if code, err := strconv.Atoi(v); err == nil {
 			p.hostExit = &code
 		}
 	}
-	p.frameLegacy = rc != nil && rc.params[paramHostFrame] != "1"
+	p.frameLegacy = rc != nil && rc.params[string(events.ParamHostFrame)] != "1"
 	base := events.Event{Time: now, Project: project, Session: reader.Session, Agent: reader.Agent, Call: inv.ID}
 	simple := func(k events.Kind, set func(*events.Event)) (Result, error) {
 		ev := base
@@ -364,9 +358,8 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 		}
 		if err == nil && host == HostClaudeCode {
 			// The pinned goal, hot files and last active error of the
-			// project (issue 6 §5); never a savings claim (the reference tool's
-			// additionalContext banner reported savings of rewrites the host
-			// had rejected).
+			// project; never a savings claim (a banner of savings would count
+			// rewrites the host had rejected).
 			if c := e.sessionContext(project); c != "" {
 				r.Reply, _ = marshal(map[string]any{"hookSpecificOutput": map[string]any{
 					"hookEventName": "SessionStart", "additionalContext": c}})
@@ -432,7 +425,7 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 	}
 	d.redacted, d.doorGrew = red.visible, red.grew
 	if d.framed && rc == nil {
-		inv.Invoked.Params = withParam(inv.Invoked.Params, paramHostFrame, "1")
+		inv.Invoked.Params = withParam(inv.Invoked.Params, string(events.ParamHostFrame), "1")
 	}
 	if render == nil && d.unrecorded && red.visible > 0 && host == HostClaudeCode && event == "PostToolUse" {
 		// Over the host's cap (or made so by the masks): nothing is
@@ -446,15 +439,15 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 	}
 	res.Raw = d.req.Text
 	if e.opt.LedgerOnly {
-		inv.Invoked.Params = withParam(inv.Invoked.Params, ParamLedgerOnly, "1")
+		inv.Invoked.Params = withParam(inv.Invoked.Params, string(events.ParamLedgerOnly), "1")
 	}
 	if e.opt.FoldFloor > 0 {
-		inv.Invoked.Params = withParam(inv.Invoked.Params, ParamFoldFloor, strconv.Itoa(e.opt.FoldFloor))
+		inv.Invoked.Params = withParam(inv.Invoked.Params, string(events.ParamFoldFloor), strconv.Itoa(e.opt.FoldFloor))
 	}
 	if d.persisted {
 		// The stats count this call against the whole output, which the
-		// model would otherwise have read from the host's file (issue 15 §4).
-		inv.Invoked.Params = withParam(inv.Invoked.Params, events.ParamPersisted, "1")
+		// model would otherwise have read from the host's file.
+		inv.Invoked.Params = withParam(inv.Invoked.Params, string(events.ParamPersisted), "1")
 	}
 	dec, evs, reply, fellBack, err := e.commit(ctx, &inv, &d, t0, doorStep{
 		decide: func(d *delivery) (pipeline.Decision, []events.Event) {
@@ -465,19 +458,19 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 				// Unless the door masked a credential: then the redacted text
 				// is the reply, which the host persists in its turn and
 				// previews, so the preview the model reads holds no secret.
-				d.unrecorded, d.reason = true, "host-cap"
+				d.unrecorded, d.reason = true, string(events.ReasonHostCap)
 				if red.visible == 0 {
 					render = nil
 				}
 				dec, evs = e.decide(*d, inv.ID)
 			} else if host == HostClaudeCode && dec.Text != res.Raw && render != nil && d.req.NoFold == "" && utf8.RuneCountInString(dec.Text) >= HostOutputCap {
-				d.req.NoFold = ReasonHostCapReply
+				d.req.NoFold = string(events.ReasonHostCapReply)
 				dec, evs = e.decide(*d, inv.ID)
 				if red.visible > 0 && utf8.RuneCountInString(dec.Text) >= HostOutputCap {
 					// The redacted reply is sent (below) and the host persists
 					// it: the model reads a preview, so nothing of it counts as
 					// shown.
-					d.unrecorded, d.reason = true, "host-cap"
+					d.unrecorded, d.reason = true, string(events.ReasonHostCap)
 					dec, evs = e.decide(*d, inv.ID)
 				}
 			}
@@ -500,7 +493,7 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 		return res, err
 	}
 	if fellBack {
-		res.Recorded, res.Delivered, res.Reason = true, res.Raw, "archive-failed"
+		res.Recorded, res.Delivered, res.Reason = true, res.Raw, string(events.ReasonArchiveFailed)
 		return res, nil
 	}
 	res.Recorded = true
@@ -523,23 +516,23 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 // exactly (lone surrogate escapes decode to U+FFFD).
 func noFoldReason(cmd string, envPassthrough bool, text string, raw json.RawMessage) string {
 	if envPassthrough {
-		return "passthrough"
+		return string(events.ReasonPassthrough)
 	}
 	if cmd != "" {
 		words := shellcmd.LeadingWords(cmd, 8)
 		i := 0
 		for i < len(words) && shellcmd.IsAssignment(words[i]) {
 			if strings.HasPrefix(words[i], "OMNI_PASSTHROUGH=") {
-				return "passthrough"
+				return string(events.ReasonPassthrough)
 			}
 			i++
 		}
 		if i+1 < len(words) && shellcmd.Base(words[i]) == "omni" && (words[i+1] == "retrieve" || words[i+1] == "diff") {
-			return "own-recovery"
+			return string(events.ReasonOwnRecovery)
 		}
 	}
 	if strings.ContainsRune(text, utf8.RuneError) && (!utf8.Valid(raw) || bytes.Contains(raw, []byte(`\ud`)) || bytes.Contains(raw, []byte(`\uD`))) {
-		return "lossy-json"
+		return string(events.ReasonLossyJSON)
 	}
 	return ""
 }
@@ -592,19 +585,6 @@ func joinOutErr(out, err string) string {
 		return out + "\n" + err
 	}
 	return out + err
-}
-
-// countLines counts lines the way Claude Code's numLines does: a final
-// newline does not open a new line.
-func countLines(s string) int {
-	if s == "" {
-		return 0
-	}
-	n := strings.Count(s, "\n")
-	if !strings.HasSuffix(s, "\n") {
-		n++
-	}
-	return n
 }
 
 func marshal(v any) (json.RawMessage, error) {

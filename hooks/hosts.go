@@ -19,6 +19,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/internal/shellcmd"
 )
 
@@ -239,13 +240,9 @@ func codexExitCode(path, callID string) (code int, ok bool) {
 	return 0, false
 }
 
-// paramHostExit names the Invoked param that records an exit code read
-// outside the payload (codexExitCode), for replays: the code, or
-// exitUnknown.
-const (
-	paramHostExit = "host_exit_code"
-	exitUnknown   = "unknown"
-)
+// exitUnknown is the value of events.ParamHostExitCode when the exit code
+// could not be read outside the payload (codexExitCode).
+const exitUnknown = "unknown"
 
 // legacyCodexReply is the reply of omni before it read Codex's exit code
 // (no header), for replays of calls recorded then.
@@ -382,7 +379,7 @@ func geminiDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(strin
 	}
 	d.req.NoFold = noFoldReason(cmd, in.Passthrough, text, p.ToolResponse)
 	if utf8.RuneCountInString(text) > GeminiOutputCap {
-		d.unrecorded, d.reason = true, "host-cap"
+		d.unrecorded, d.reason = true, string(events.ReasonHostCap)
 	}
 	if framed {
 		fr.head, fr.tail = pre+fr.head, fr.tail+post

@@ -15,6 +15,7 @@ import (
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/events/memlog"
 	"github.com/omnictx/omni/internal/sharedtest"
+	"github.com/omnictx/omni/pipeline"
 )
 
 // Payloads as Claude Code, Codex CLI and Gemini CLI send them (the hosts'
@@ -301,8 +302,8 @@ func checkClaudeRead(reply []byte, orig map[string]any) error {
 			return fmt.Errorf("file.%s is not an integer", k)
 		}
 	}
-	if n, _ := f["numLines"].(json.Number).Int64(); int(n) != countLines(c) {
-		return fmt.Errorf("file.numLines %d, content has %d lines", n, countLines(c))
+	if n, _ := f["numLines"].(json.Number).Int64(); int(n) != pipeline.CountLines(c) {
+		return fmt.Errorf("file.numLines %d, content has %d lines", n, pipeline.CountLines(c))
 	}
 	return sameExcept(f, of, "content", "numLines")
 }
@@ -901,7 +902,7 @@ func TestOpenCodeGrepCount(t *testing.T) {
 	if err := json.Unmarshal(r.Reply, &out); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.Output, "all 101 lines already shown") {
+	if !strings.Contains(out.Output, "identical to the 101 lines already shown") {
 		t.Fatalf("marker %q: want the 99 matches, the count line and the file line", out.Output)
 	}
 }
@@ -925,7 +926,7 @@ func TestCodexReplayRecordedExit(t *testing.T) {
 	}
 	e, _ = newTestEngine(t)
 	for i := 0; i < 2; i++ {
-		r, err := e.hookAt(ctx, HookInput{Stdin: p}, fixedClock()(), &replayCtx{params: map[string]string{paramHostExit: exitUnknown}})
+		r, err := e.hookAt(ctx, HookInput{Stdin: p}, fixedClock()(), &replayCtx{params: map[string]string{string(events.ParamHostExitCode): exitUnknown}})
 		if err != nil || r.Reply != nil {
 			t.Fatalf("call %d with the exit code recorded unknown: reply %s err %v", i, r.Reply, err)
 		}
@@ -935,7 +936,7 @@ func TestCodexReplayRecordedExit(t *testing.T) {
 // A Bash output the host persisted (over its cap) is read back whole from
 // persistedOutputPath and run through the pipeline; when the result is under
 // the cap the reply is inline, without the persisted keys (Claude Code
-// shows such a reply inline, measured, docs/HOSTS.md; issue 15 item 4). An output that stays over the cap is left alone and
+// shows such a reply inline, measured, docs/HOSTS.md). An output that stays over the cap is left alone and
 // nothing of it counts as shown; a replay decides the same.
 func TestClaudePersistedOutputInlined(t *testing.T) {
 	var b strings.Builder
@@ -974,15 +975,15 @@ func TestClaudePersistedOutputInlined(t *testing.T) {
 		t.Fatalf("delivered %d chars: %.300q", len(r.Delivered), r.Delivered)
 	}
 	// The call is recorded as persisted: the stats count it against the
-	// whole output (issue 15 §4).
+	// whole output.
 	persisted := 0
 	if err := log.Read(context.Background(), 0, func(ev events.Event) error {
-		if ev.Kind == events.KindInvoked && ev.Invoked.Params[events.ParamPersisted] == "1" {
+		if ev.Kind == events.KindInvoked && ev.Invoked.Params[string(events.ParamPersisted)] == "1" {
 			persisted++
 		}
 		return nil
 	}); err != nil || persisted != 1 {
-		t.Fatalf("Invoked events with %s=1: %d (%v)", events.ParamPersisted, persisted, err)
+		t.Fatalf("Invoked events with %s=1: %d (%v)", string(events.ParamPersisted), persisted, err)
 	}
 	// The file may be gone by now: the recorded payload holds the output.
 	if err := os.Remove(path); err != nil {

@@ -39,7 +39,7 @@ func i11Hook(t *testing.T, e *Engine, stdin []byte) Result {
 	return r
 }
 
-// TestHookNoReaderNoClaim (issue 11 §5): payloads without a session_id (or
+// TestHookNoReaderNoClaim: payloads without a session_id (or
 // with an empty one) have no reader identity: nothing is ever claimed
 // "already shown" to them, although two such callers used to share one
 // reader. Red without the Session == "" guards (ledger Lookup, view Empty).
@@ -69,7 +69,7 @@ func TestHookNoReaderNoClaim(t *testing.T) {
 	}
 }
 
-// TestHookRetrieveThenWholeOutputOfOtherBytes (issue 11 §3): after `omni
+// TestHookRetrieveThenWholeOutputOfOtherBytes: after `omni
 // retrieve H`, the next delivery holding H's lines carries them whole,
 // also when it is a whole output whose bytes differ from the block (no
 // final newline), which folded as "identical to the N lines already shown"
@@ -103,7 +103,7 @@ func TestHookRetrieveThenWholeOutputOfOtherBytes(t *testing.T) {
 	}
 }
 
-// TestHookHostCapOnStdoutAlone (issue 11 §4): Claude Code caps stdout at
+// TestHookHostCapOnStdoutAlone: Claude Code caps stdout at
 // 30,000 characters; stderr does not count. A 29,001-character stdout with
 // 3,350 characters of stderr is shown inline, so it is decided (and its
 // repeat folds); a 30,000-character stdout, or a payload with
@@ -147,7 +147,7 @@ func TestHookHostCapOnStdoutAlone(t *testing.T) {
 	fresh := strings.Repeat(i11Lines("new", 10), 100)[:29001]
 	i11Hook(t, lo, pay("s3", stdout[:2000], "", false))
 	r := i11Hook(t, lo, pay("s3", stdout[:2000]+fresh[:27500], stderr, false))
-	if r.Reply != nil || r.Reason != ReasonHostCapReply {
+	if r.Reply != nil || r.Reason != string(events.ReasonHostCapReply) {
 		t.Fatalf("a rewrite over the cap: reason %q, reply %d B", r.Reason, len(r.Reply))
 	}
 }
@@ -166,7 +166,7 @@ func (l *damagedLog) Get(ctx context.Context, seq events.Seq) ([]events.Event, e
 	return l.Log.Get(ctx, seq)
 }
 
-// TestHookHandleOnlyWhenReadable (issue 11 §6): after store damage and
+// TestHookHandleOnlyWhenReadable: after store damage and
 // before omni gc --repair, a fold that reuses a known handle whose archived
 // bytes cannot be read archives them again before the marker is printed,
 // so every handle printed gives its bytes back. Red without the
@@ -205,7 +205,7 @@ func TestHookHandleOnlyWhenReadable(t *testing.T) {
 	_ = pipeline.HandleOf
 }
 
-// TestHookRetrieveOwesFirstSeenCut (issue 11 §3, every path): after the
+// TestHookRetrieveOwesFirstSeenCut (every path): after the
 // reader retrieves the handle of a distiller's cut, the next delivery of
 // that output carries the retrieved lines whole (only redaction runs), once;
 // the one after is distilled again. Red without ShortenRequest.Owed.

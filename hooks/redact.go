@@ -15,7 +15,7 @@ import (
 var ErrRedaction = fmt.Errorf("redaction failed: input not recorded")
 
 // doorRedaction is what the redaction stage at a door's entry replaced in
-// one input (issue 12 §1).
+// one input.
 type doorRedaction struct {
 	// total counts values replaced anywhere in the input (tool_input, the
 	// error, the command, the output).
@@ -30,23 +30,6 @@ type doorRedaction struct {
 	// grown and must say why (pipeline.ShortenRequest.DoorGrew).
 	grew bool
 }
-
-// Parameters of the Invoked event that record the redaction stage.
-const (
-	// paramRedacted holds doorRedaction.visible when the input held
-	// credentials: the stored input is the redacted one, and a replay,
-	// which finds nothing left to redact, takes the count from here.
-	paramRedacted = "redacted"
-	// paramRedactedTotal holds doorRedaction.total.
-	paramRedactedTotal = "redacted_total"
-	// paramRedactedGrew ("1") says the masks made the input longer than
-	// it arrived; a replay, whose stored input is already redacted, takes
-	// it from here.
-	paramRedactedGrew = "redacted_grew"
-	// paramKeepSecrets says the input was recorded unredacted because the
-	// user asked (--keep-secrets, OMNI_KEEP_SECRETS=1).
-	paramKeepSecrets = "keep_secrets"
-)
 
 // redactPayload runs the redaction stage over a hook payload: every string
 // of the JSON document (tool_response, tool_input, error) loses its
@@ -98,18 +81,18 @@ func (r *doorRedaction) record(inv *events.Event, prior int, priorGrew bool) {
 		return
 	}
 	if r.kept {
-		inv.Invoked.Params = withParam(inv.Invoked.Params, paramKeepSecrets, "1")
+		inv.Invoked.Params = withParam(inv.Invoked.Params, string(events.ParamKeepSecrets), "1")
 		return
 	}
 	r.visible = max(r.visible, prior)
 	r.total = max(r.total, r.visible)
 	if r.total > 0 {
-		inv.Invoked.Params = withParam(inv.Invoked.Params, paramRedacted, strconv.Itoa(r.visible))
-		inv.Invoked.Params = withParam(inv.Invoked.Params, paramRedactedTotal, strconv.Itoa(r.total))
+		inv.Invoked.Params = withParam(inv.Invoked.Params, string(events.ParamRedacted), strconv.Itoa(r.visible))
+		inv.Invoked.Params = withParam(inv.Invoked.Params, string(events.ParamRedactedTotal), strconv.Itoa(r.total))
 	}
 	r.grew = r.grew || priorGrew
 	if r.grew && r.total > 0 {
-		inv.Invoked.Params = withParam(inv.Invoked.Params, paramRedactedGrew, "1")
+		inv.Invoked.Params = withParam(inv.Invoked.Params, string(events.ParamRedactedGrew), "1")
 	}
 }
 

@@ -164,7 +164,7 @@ func TestDoorGrewYAMLSaysWhy(t *testing.T) {
 	}
 	grew := 0
 	if err := log.Read(ctx, 0, func(ev events.Event) error {
-		if ev.Invoked != nil && ev.Invoked.Params[paramRedactedGrew] == "1" {
+		if ev.Invoked != nil && ev.Invoked.Params[string(events.ParamRedactedGrew)] == "1" {
 			grew++
 		}
 		return nil

@@ -14,30 +14,10 @@ import (
 	"github.com/omnictx/omni/events"
 )
 
-// Parameters of the Invoked event that record a setting the decision ran
-// under; a rerun takes them from there (rerunRecorded).
-const (
-	// ParamLedgerOnly ("1"): the guard and the ledger only (omni bench
-	// --ledger-only, Options.LedgerOnly).
-	ParamLedgerOnly = "ledger_only"
-	// ParamFoldFloor: the fold floor in bytes (Options.FoldFloor), when
-	// it is not the ledger's own.
-	ParamFoldFloor = "fold_floor"
-	// ParamKeepSecrets ("1"): the input was recorded unredacted because the
-	// user asked (--keep-secrets, OMNI_KEEP_SECRETS=1).
-	ParamKeepSecrets = paramKeepSecrets
-)
-
-// OriginPrefix starts the Invoked parameters that say where an input came
-// from (HookInput.Origin, CallInput.Origin: omni bench records the corpus
-// call, "origin.seq", "origin.tool", ...). The decision never reads them;
-// a rerun records them again.
-const OriginPrefix = "origin."
-
 // withOrigin records an input's origin in an Invoked event's parameters.
 func withOrigin(m, origin map[string]string) map[string]string {
 	for k, v := range origin {
-		m = withParam(m, OriginPrefix+k, v)
+		m = withParam(m, string(events.ParamOriginPrefix)+k, v)
 	}
 	return m
 }
@@ -55,13 +35,13 @@ type Recorded struct {
 	// unless the run kept secrets), or the exec/pipe output.
 	Input []byte
 	// Params are the Invoked event's parameters: the settings a rerun
-	// honours (ParamLedgerOnly, ParamKeepSecrets, ParamFoldFloor, the
+	// honours (events.ParamLedgerOnly, events.ParamKeepSecrets, events.ParamFoldFloor, the
 	// redaction count and growth, host, the host's exit code, passthrough,
 	// nofold), the exec/pipe command and exit code, and the origin. A
 	// what-if changes them before Rerun.
 	Params map[string]string
-	// Withheld is why the input was not stored ("withheld:secrets": it
-	// held credentials, by an older build; "withheld:forgotten": omni
+	// Withheld is why the input was not stored (events.InputWithheldSecrets: it
+	// held credentials, by an older build; events.InputForgotten: omni
 	// forget erased it), "" when it was: such an invocation cannot be rerun.
 	Withheld string
 	// Emitted is what the invocation delivered (nil: it delivered no text,
@@ -73,12 +53,12 @@ type Recorded struct {
 	Distilled *events.Distilled
 }
 
-// Origin returns the recorded origin of the input (OriginPrefix
+// Origin returns the recorded origin of the input (events.ParamOriginPrefix
 // parameters, without the prefix); nil when none was recorded.
 func (r Recorded) Origin() map[string]string {
 	var o map[string]string
 	for k, v := range r.Params {
-		if rest, ok := strings.CutPrefix(k, OriginPrefix); ok {
+		if rest, ok := strings.CutPrefix(k, string(events.ParamOriginPrefix)); ok {
 			if o == nil {
 				o = map[string]string{}
 			}
@@ -129,7 +109,7 @@ func RecordedOf(batch []events.Event) (Recorded, error) {
 	r.Seq, r.Door, r.Time, r.Project = inv.Seq, inv.Invoked.Door, inv.Time, inv.Project
 	r.Reader = inv.Reader()
 	r.Params = inv.Invoked.Params
-	if w := r.Params["input"]; strings.HasPrefix(w, "withheld") {
+	if w := r.Params[string(events.ParamInput)]; strings.HasPrefix(w, events.InputWithheld) {
 		r.Withheld = w
 		return r, nil
 	}
@@ -166,9 +146,9 @@ func (e *Engine) Rerun(ctx context.Context, r Recorded) (res Result, printed []b
 // replay --at (Replay), replay --verify (Verify), diff (Diff) and bench
 // --store (Rerun): the door's own path (hookAt, callAt) with the recorded
 // time, project and reader, and every setting the invocation's parameters
-// record: the stages (ParamLedgerOnly), the redaction stage
-// (ParamKeepSecrets; the recorded count and growth, since the stored input
-// is already redacted), the fold floor (ParamFoldFloor), passthrough and
+// record: the stages (events.ParamLedgerOnly), the redaction stage
+// (events.ParamKeepSecrets; the recorded count and growth, since the stored input
+// is already redacted), the fold floor (events.ParamFoldFloor), passthrough and
 // nofold, the host of an exec (host) and a Codex call's exit code
 // (host_exit). A dry Engine decides without appending.
 func (e *Engine) rerunRecorded(ctx context.Context, r Recorded) (Result, []byte, error) {
@@ -178,10 +158,10 @@ func (e *Engine) rerunRecorded(ctx context.Context, r Recorded) (Result, []byte,
 	p := r.Params
 	saved := e.opt
 	defer func() { e.opt = saved }()
-	e.opt.LedgerOnly = p[ParamLedgerOnly] == "1"
-	e.opt.KeepSecrets = p[paramKeepSecrets] == "1"
-	e.opt.FoldFloor, _ = strconv.Atoi(p[ParamFoldFloor])
-	passthrough := p["env_passthrough"] == "1" || p["nofold"] != "" // a recorded unfolded delivery stays one
+	e.opt.LedgerOnly = p[string(events.ParamLedgerOnly)] == "1"
+	e.opt.KeepSecrets = p[string(events.ParamKeepSecrets)] == "1"
+	e.opt.FoldFloor, _ = strconv.Atoi(p[string(events.ParamFoldFloor)])
+	passthrough := p[string(events.ParamEnvPassthrough)] == "1" || p[string(events.ParamNoFold)] != "" // a recorded unfolded delivery stays one
 	switch r.Door {
 	case events.DoorHook, events.DoorBench:
 		hi := HookInput{Stdin: r.Input, Passthrough: passthrough, Origin: r.Origin()}
@@ -191,12 +171,12 @@ func (e *Engine) rerunRecorded(ctx context.Context, r Recorded) (Result, []byte,
 		}
 		return res, res.Reply, nil
 	default:
-		code, _ := strconv.Atoi(p["exit_code"])
-		ci := CallInput{Door: r.Door, Command: p["command"], Text: string(r.Input), ExitCode: code,
+		code, _ := strconv.Atoi(p[string(events.ParamExitCode)])
+		ci := CallInput{Door: r.Door, Command: p[string(events.ParamCommand)], Text: string(r.Input), ExitCode: code,
 			Session: r.Reader.Session, Agent: r.Reader.Agent, Passthrough: passthrough,
-			KeepSecrets: p[paramKeepSecrets] == "1", Host: p["host"], Origin: r.Origin()}
-		ci.Masked, _ = strconv.Atoi(p[paramRedacted])
-		ci.MaskedGrew = p[paramRedactedGrew] == "1"
+			KeepSecrets: p[string(events.ParamKeepSecrets)] == "1", Host: p[string(events.ParamHost)], Origin: r.Origin()}
+		ci.Masked, _ = strconv.Atoi(p[string(events.ParamRedacted)])
+		ci.MaskedGrew = p[string(events.ParamRedactedGrew)] == "1"
 		res, err := e.callAt(ctx, ci, r.Time, r.Project)
 		if err != nil {
 			return res, nil, fmt.Errorf("batch %d: rerun call: %w", r.Seq, err)

@@ -58,14 +58,14 @@ func settingCases() []settingCase {
 	}
 	medium := explainText("floor", 30) // about 2.2 KB: folds on a repeat
 	return []settingCase{
-		{"hook ledger-only", ParamLedgerOnly, Options{LedgerOnly: true}, hook("s1", "go test ./...", distillable())},
-		{"hook keep-secrets", ParamKeepSecrets, Options{KeepSecrets: true}, hook("s2", "cat .env", tokenLine(1)+explainText("env", 5))},
-		{"hook redaction count", paramRedacted, Options{}, hook("s3", "cat .env", tokenLine(2)+explainText("red", 5))},
-		{"hook fold floor", ParamFoldFloor, Options{FoldFloor: 5000}, twice(hook("s4", "cat big.txt", medium))},
-		{"exec ledger-only", ParamLedgerOnly, Options{LedgerOnly: true}, call(CallInput{Command: "go test ./...", Text: distillable(), Session: "s5"})},
-		{"exec keep-secrets", ParamKeepSecrets, Options{}, call(CallInput{Command: "cat .env", Text: tokenLine(3) + explainText("x", 5), Session: "s6", KeepSecrets: true})},
-		{"exec redaction count", paramRedacted, Options{}, call(CallInput{Command: "cat .env", Text: tokenLine(4) + explainText("y", 5), Session: "s7"})},
-		{"exec fold floor", ParamFoldFloor, Options{FoldFloor: 5000}, twice(call(CallInput{Command: "cat big.txt", Text: medium, Session: "s8"}))},
+		{"hook ledger-only", string(events.ParamLedgerOnly), Options{LedgerOnly: true}, hook("s1", "go test ./...", distillable())},
+		{"hook keep-secrets", string(events.ParamKeepSecrets), Options{KeepSecrets: true}, hook("s2", "cat .env", tokenLine(1)+explainText("env", 5))},
+		{"hook redaction count", string(events.ParamRedacted), Options{}, hook("s3", "cat .env", tokenLine(2)+explainText("red", 5))},
+		{"hook fold floor", string(events.ParamFoldFloor), Options{FoldFloor: 5000}, twice(hook("s4", "cat big.txt", medium))},
+		{"exec ledger-only", string(events.ParamLedgerOnly), Options{LedgerOnly: true}, call(CallInput{Command: "go test ./...", Text: distillable(), Session: "s5"})},
+		{"exec keep-secrets", string(events.ParamKeepSecrets), Options{}, call(CallInput{Command: "cat .env", Text: tokenLine(3) + explainText("x", 5), Session: "s6", KeepSecrets: true})},
+		{"exec redaction count", string(events.ParamRedacted), Options{}, call(CallInput{Command: "cat .env", Text: tokenLine(4) + explainText("y", 5), Session: "s7"})},
+		{"exec fold floor", string(events.ParamFoldFloor), Options{FoldFloor: 5000}, twice(call(CallInput{Command: "cat big.txt", Text: medium, Session: "s8"}))},
 	}
 }
 

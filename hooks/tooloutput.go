@@ -2,11 +2,12 @@ package hooks
 
 import (
 	"encoding/json"
-	"github.com/omnictx/omni/internal/rewrite"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/omnictx/omni/events"
+	"github.com/omnictx/omni/internal/rewrite"
 	"github.com/omnictx/omni/internal/shellcmd"
 	"github.com/omnictx/omni/pipeline"
 )
@@ -85,7 +86,7 @@ func (e *Engine) toolDelivery(d delivery, p ccPayload, in HookInput) (delivery, 
 		d.req = pipeline.Request{Text: text, Source: lineSourceOr(d.lineSource, cmd)}
 		_, d.persisted = resp[persistedFromKey]
 		if !d.persisted && overHostCap(stdout, resp) {
-			d.unrecorded, d.reason = true, "host-cap"
+			d.unrecorded, d.reason = true, string(events.ReasonHostCap)
 			return d, nil, true
 		}
 		d.req.NoFold = noFoldReason(cmd, in.Passthrough, text, p.ToolResponse)
@@ -139,7 +140,7 @@ func (e *Engine) toolDelivery(d delivery, p ccPayload, in HookInput) (delivery, 
 			if nf["content"], err = marshal(t); err != nil {
 				return nil, err
 			}
-			nf["numLines"] = json.RawMessage(strconv.Itoa(countLines(t)))
+			nf["numLines"] = json.RawMessage(strconv.Itoa(pipeline.CountLines(t)))
 			out := make(map[string]json.RawMessage, len(resp))
 			for k, v := range resp {
 				out[k] = v
@@ -195,7 +196,7 @@ func grepDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(string)
 	d.source = src
 	d.req = pipeline.Request{Text: content, Source: src}
 	if overHostCap(content, resp) {
-		d.unrecorded, d.reason = true, "host-cap"
+		d.unrecorded, d.reason = true, string(events.ReasonHostCap)
 		return d, nil, true
 	}
 	d.req.NoFold = noFoldReason("", in.Passthrough, content, p.ToolResponse)
@@ -231,7 +232,7 @@ func globDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(string)
 	d.source = src
 	d.req = pipeline.Request{Text: text, Source: src}
 	if overHostCap(text, resp) {
-		d.unrecorded, d.reason = true, "host-cap"
+		d.unrecorded, d.reason = true, string(events.ReasonHostCap)
 		return d, nil, true
 	}
 	d.req.NoFold = noFoldReason("", in.Passthrough, text, p.ToolResponse)
@@ -260,7 +261,7 @@ func webFetchDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(str
 	d.source = src
 	d.req = pipeline.Request{Text: result, Source: src}
 	if overHostCap(result, resp) {
-		d.unrecorded, d.reason = true, "host-cap"
+		d.unrecorded, d.reason = true, string(events.ReasonHostCap)
 		return d, nil, true
 	}
 	d.req.NoFold = noFoldReason("", in.Passthrough, result, p.ToolResponse)

@@ -1015,7 +1015,7 @@ func TestDecideDeterministic(t *testing.T) {
 	}
 }
 
-// TestDecideNeverOnlyMarkersWithProject (issue 11 §1): an output is never
+// TestDecideNeverOnlyMarkersWithProject: an output is never
 // made only of markers when one of them is project scope, also when
 // session folds stand beside it; the project folds are dropped and their
 // lines delivered (recorded, so they become shown), the session folds stay.
@@ -1062,7 +1062,7 @@ func TestDecideNeverOnlyMarkersWithProject(t *testing.T) {
 	}
 }
 
-// TestDecideDebtPaidOnEveryPath (issue 11 §3): after a retrieve, the next
+// TestDecideDebtPaidOnEveryPath: after a retrieve, the next
 // delivery that holds the block's lines carries them unfolded and pays the
 // debt, whatever path it takes: a whole output of other bytes (no final
 // newline, a leading blank line), a partial fold, the failure path, a
@@ -1107,7 +1107,7 @@ func TestDecideDebtPaidOnEveryPath(t *testing.T) {
 	}
 }
 
-// TestDecideReadWholeOneLine (issue 11 §7): a whole-file Read re-read is
+// TestDecideReadWholeOneLine: a whole-file Read re-read is
 // one marker line, no fillers; a partial Read fold keeps one filler per
 // further line so every kept line keeps its number. It also measures what
 // the model reads of a 120-line re-read, numbered by the host from

@@ -242,7 +242,7 @@ func TestDistillRealFixtures(t *testing.T) {
 	}
 }
 
-// dgOmniCases maps the reference's fixtures (shared/fixtures/omni) to the
+// dgOmniCases maps the upstream fixtures (shared/fixtures/omni) to the
 // command and exit code that produced them (from its INDEX.md).
 var dgOmniCases = []struct {
 	file, cmd string
@@ -326,7 +326,7 @@ var dgOmniCases = []struct {
 	{"ls_la_output.txt", "ls -la", 0, nil, true},
 }
 
-// TestDistillOmniFixtures runs Shorten over the reference's fixtures with
+// TestDistillOmniFixtures runs Shorten over the upstream fixtures with
 // the commands that produced them: invariants, the lines INDEX.md says
 // must be read, byte-exact passthrough where it says so, no secret left in
 // env output, and goldens under testdata/distill/omni.

@@ -13,11 +13,11 @@ import (
 // records after "structured:".
 type Kind string
 
-// The kinds, in the order Sniff checks them. The first six are the
-// structured kinds the reference tool's guard sniffs; KindJSONLine is its
-// any-JSON-line rule of the distill stage; the last three are opaque classes
-// the reference tool lacks (it folded a one-line base64 blob, PEM block or
-// minified bundle on an identical re-run, fajarhide/omni#798). Sizes are bytes of the
+// The kinds, in the order Sniff checks them. The first six are
+// structured kinds; KindJSONLine is the any-JSON-line rule of the distill
+// stage; the last three are opaque classes (without them the ledger would
+// fold a one-line base64 blob, PEM block or minified bundle on an identical
+// re-run). Sizes are bytes of the
 // whitespace-trimmed text or line; counts are lines. Sniff's comment gives
 // each rule in full.
 const (
@@ -42,7 +42,7 @@ const (
 	// KindCSV: the same with commas.
 	KindCSV Kind = "csv"
 	// KindJSONLine: some single line, trimmed, is a bracketed JSON object or
-	// array that parses (fajarhide/omni#334), e.g. curl output next to a prose line.
+	// array that parses, e.g. curl output next to a prose line.
 	KindJSONLine Kind = "json-line"
 	// KindPEM: some line, trimmed, is PEM armour: it starts "-----BEGIN "
 	// and ends "-----".
@@ -61,13 +61,13 @@ const (
 const (
 	// sniffMaxJSONParseBytes is the size above which a bracketed text or
 	// line is taken as JSON without parsing it, to stay inside the latency
-	// budget (the reference tool's bound, 1,000,000 bytes).
+	// budget (1,000,000 bytes).
 	sniffMaxJSONParseBytes = 1_000_000
 	// sniffNDJSONSampleLines is how many NDJSON lines are parsed before
-	// trusting the rest (the reference tool's sample, 50).
+	// trusting the rest (50).
 	sniffNDJSONSampleLines = 50
 	// sniffMinDelimitedLines is the fewest non-empty lines for TSV or CSV
-	// (3, as in the reference tool; one line proves nothing).
+	// (3; one line proves nothing).
 	sniffMinDelimitedLines = 3
 	// sniffMinBase64LineBytes is the shortest line taken as a base64 payload
 	// (omni's own threshold: 64 bytes, the
@@ -91,7 +91,7 @@ const (
 
 // Sniff returns the structured or opaque class of a tool output, or KindNone.
 // It trims surrounding whitespace and checks, in this order, returning the
-// first hit (rules 1-6 are the reference tool's, rules 7-9 omni's own):
+// first hit (rules 1-6 structured, rules 7-9 opaque):
 //
 //  1. KindJSON: the text starts "{" and ends "}" (or "[" … "]") and is valid
 //     JSON (encoding/json.Valid); above 1,000,000 bytes the brackets alone
@@ -119,7 +119,7 @@ const (
 //     each line number) are TSV: false positives on the safe side.
 //  6. KindJSONLine: some trimmed line is bracketed and valid JSON (a line
 //     above 1,000,000 bytes: the brackets alone decide). "[]" and "[1, 2]"
-//     count, as in the reference.
+//     count.
 //  7. KindPEM: some trimmed line starts "-----BEGIN " and ends "-----".
 //  8. KindBase64: some trimmed line of 64 bytes or more is made only of A-Z
 //     a-z 0-9 + / - _ with at most two "=" at its end, and, so that rulers
@@ -391,7 +391,7 @@ func sniffIsLetter(c byte) bool { return (c|0x20) >= 'a' && (c|0x20) <= 'z' }
 func sniffIsDigit(c byte) bool  { return c >= '0' && c <= '9' }
 
 // sniffBlockScalarKey reports whether line (right-trimmed, indent bytes of
-// leading whitespace) opens a block scalar, as the reference's
+// leading whitespace) opens a block scalar, as
 // `^\s*\S+\s*:\s*[|>][0-9]*[-+]?\s*$` does, and returns the column that
 // the scalar's body must be indented deeper than: the key's. Beyond the
 // reference regex it also accepts the key of a sequence item ("- run: >-",

@@ -106,11 +106,11 @@ var sniffCases = []sniffCase{
 	{"tsv uneven", "a\tb\tc\nd\te\nf\tg\th\n", KindNone},
 	// The reference counts tabs only; go test's "ok  \tpkg\t0.005s" lines
 	// are a TSV (delivered verbatim, a safe-side false positive).
-	{"go test ok lines are tsv, as in the reference", "ok  \texample.com/a\t0.005s\nok  \texample.com/b\t0.003s\nok  \texample.com/c\t0.004s\n", KindTSV},
+	{"go test ok lines are tsv", "ok  \texample.com/a\t0.005s\nok  \texample.com/b\t0.003s\nok  \texample.com/c\t0.004s\n", KindTSV},
 	{"csv", "name,status,age\npod-a,Running,1d\npod-b,Running,2d\n", KindCSV},
-	// A weak spot of the reference tool's guard, kept on purpose: three lines of prose
+	// A known weak spot of the guard, kept on purpose: three lines of prose
 	// with exactly one comma each are CSV. A false positive on the safe side.
-	{"prose with one comma per line is csv, as in the reference", "First, we read the file.\nThen, we parse it.\nFinally, we print it.\n", KindCSV},
+	{"prose with one comma per line is csv", "First, we read the file.\nThen, we parse it.\nFinally, we print it.\n", KindCSV},
 	{"prose with uneven commas", "First, we read the file.\nThen we parse it.\nFinally, we print it, twice.\n", KindNone},
 	{"csv header with different count", "a,b,c\n1,2\n3,4,5\n", KindNone},
 
@@ -201,7 +201,7 @@ func TestSniffSharedFixtures(t *testing.T) {
 	if _, err := os.Stat(root); err != nil {
 		sharedtest.Skip(t, "../shared/fixtures")
 	}
-	// Plain outputs the reference rules classify anyway (tab-separated).
+	// Plain outputs the structured rules classify anyway (tab-separated).
 	alsoStructured := map[string]Kind{
 		"real/du_node_modules/output.txt": KindTSV, // "16K\tnode_modules/x" lines
 		"omni/go_test_pass.txt":           KindTSV, // "ok  \tpkg\t0.003s" lines

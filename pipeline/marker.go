@@ -12,13 +12,12 @@ const HandleLen = 16
 
 // ExampleHandle is reserved for documentation; no real block is ever named
 // by it (a block that hashes to it is named ...0001) and `omni retrieve`
-// refuses it, so a documentation example is never taken for a real handle
-// (fajarhide/omni#583).
+// refuses it, so a documentation example is never taken for a real handle.
 const ExampleHandle = "0000000000000000"
 
 // maxSourceInMarker bounds the from-clause's source, in characters: first
 // line only, control characters dropped, whitespace squeezed (46.9% of the
-// commands the reference tool recorded contain newlines).
+// commands in a measured ledger of recorded agent calls contain newlines).
 const maxSourceInMarker = 40
 
 // Filler is the line that stands for one more replaced line after a marker

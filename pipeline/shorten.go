@@ -7,7 +7,7 @@ import (
 	"github.com/omnictx/omni/pipeline/distill"
 )
 
-// ShortenRequest is one first-seen tool output to shorten (issue 3). The
+// ShortenRequest is one first-seen tool output to shorten. The
 // caller fills it from the host payload or from `omni exec`/`omni distill`.
 type ShortenRequest struct {
 	// Command is the shell command line that produced Text, exactly as the
@@ -25,7 +25,7 @@ type ShortenRequest struct {
 	Text string
 	// ExitCode is the command's exit status: 0 is success, anything else a
 	// failing run, which is distilled only when the distiller recognised the
-	// runner's own verdict and every failure line survives (issue 3 §2).
+	// runner's own verdict and every failure line survives.
 	ExitCode int
 	// RedactedValues is the number of credential values the door's
 	// redaction stage (package redact, run on everything omni receives
@@ -86,9 +86,8 @@ type ShortenResult struct {
 
 // maxArchiveBytes bounds a block Shorten archives (the raw behind a rewind
 // marker, the middle of the final cut): 16 MiB, the largest input omni reads
-// (MaxInput in hooks). The reference tool capped these at 64 KiB and then
-// printed "not archived" markers; omni archives whatever it
-// cuts, because rule 2 ("a handle wherever the bytes can be archived") beats
+// (MaxInput in hooks). A smaller cap (64 KiB, say) would print "not
+// archived" markers; omni archives whatever it cuts, because rule 2 ("a handle wherever the bytes can be archived") beats
 // archive size. Ledger folds keep maxBlockBytes.
 const maxArchiveBytes = 16 << 20
 
@@ -98,20 +97,18 @@ const maxArchiveBytes = 16 << 20
 // and markerPaysForItself.
 const (
 	// guardrailPct: a distillation earns its keep only if it is under 95% of
-	// its input; otherwise the collapse fallback is tried (the reference
-	// tool's MIN_REDUCTION_PCT).
+	// its input; otherwise the collapse fallback is tried (a cut under
+	// 5% is not worth the risk of a rewrite).
 	guardrailPct = 95
 	// routePassthroughPct: a result of 90% of its input or more is not worth
 	// a rewrite and the raw output is delivered, unless something was
 	// redacted: a 10% cut is not worth a rewrite.
 	routePassthroughPct = 90
 	// maxOutputBytes is the final safety cut: a delivered text longer than
-	// 50,000 bytes keeps its head and tail and loses its middle (the
-	// reference tool's MAX_OUTPUT_BYTES).
+	// 50,000 bytes keeps its head and tail and loses its middle.
 	maxOutputBytes = 50_000
 	// tailBudgetFraction: the final cut reserves 1/5 of maxOutputBytes for
-	// the tail, where build and test runs put their verdict (the reference
-	// tool's split, fajarhide/omni#508).
+	// the tail, where build and test runs put their verdict.
 	tailBudgetFraction = 5
 )
 
@@ -418,7 +415,7 @@ func HasMarker(text string) bool { return hasOmniMarker(text) }
 // hasOmniMarker reports whether some line starts with an omni marker
 // ("[OMNI: " or "[OMNI "): output of `omni exec` or `omni distill` coming
 // back through a hook must not be shortened twice (distilling it again
-// would count its savings twice; fajarhide/omni#379).
+// would count its savings twice).
 func hasOmniMarker(text string) bool {
 	for rest := text; rest != ""; {
 		i := strings.Index(rest, "[OMNI")
@@ -456,9 +453,8 @@ func rewindMarker(body string, total, kept, outLen int, h string) string {
 // omni retrieve H]", or "K of N bytes kept"): the head and a tail of a
 // fifth of the budget survive, the middle is archived as a Block (when it fits maxArchiveBytes)
 // and replaced by one marker line. Line form when whole lines fit both
-// ends, else byte form, which also keeps a tail slice (the reference tool's
-// byte form kept only the head, so one long line lost its tail, where an
-// error often is). A Read result is never cut (its line numbers must hold).
+// ends, else byte form, which also keeps a tail slice (a byte form that kept only the head would
+// lose one long line's tail, where an error often is). A Read result is never cut (its line numbers must hold).
 func finalCut(res ShortenResult, tool string) ShortenResult {
 	t := res.Text
 	if len(t) <= maxOutputBytes || tool == "Read" {

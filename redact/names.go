@@ -2,8 +2,8 @@ package redact
 
 import "strings"
 
-// namePatterns are the credential name patterns: the reference tool's
-// list (SECRET through PRIVATE_KEY below, in its order) plus DSN, AUTHORIZATION, PASSPHRASE, APIKEY and
+// namePatterns are the credential name patterns: SECRET through
+// PRIVATE_KEY below, plus DSN, AUTHORIZATION, PASSPHRASE, APIKEY and
 // PWD (as a segment of a longer name only: PWD alone is the shell's working
 // directory). A pattern ending in "_" is a vendor prefix and must equal a
 // name's first segment; one containing "_" must match consecutive

@@ -1,5 +1,5 @@
 // Package redact replaces credential values in text by [REDACTED] before
-// anything omni receives is recorded, archived or printed (issue 12: one
+// anything omni receives is recorded, archived or printed (one
 // redaction stage at the entry of every door).
 //
 // A secret is a value, never a name: keys, variable names, placeholders

@@ -399,7 +399,7 @@ func isCount(v string) bool {
 }
 
 // plainIdentifier: starts with a lower-case letter, a digit or "_", only
-// [a-z0-9._-], under 40 bytes: the reference tool's rule for a value under
+// [a-z0-9._-], under 40 bytes: a value under
 // the weak KEY pattern alone (ssh_key, primary_key, React's key=), which is
 // then not a credential ("_" added for Python's private names).
 func plainIdentifier(v string) bool {

@@ -113,7 +113,7 @@ func run(stdin io.Reader, stdout, stderr io.Writer, fromCursorEntry bool) {
 	}()
 	flags := byte(0)
 	if os.Getenv("OMNI_PASSTHROUGH") != "" {
-		flags |= 1
+		flags |= thin.HookPassthrough
 	}
 	var buf bytes.Buffer
 	buf.WriteByte(flags)

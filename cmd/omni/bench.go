@@ -83,7 +83,7 @@ func newBenchCmd(s streams) *cobra.Command {
 		Short: "Replay real agent sessions (a built-in sample by default), or rerun a recorded stream, through the hook path and report what was saved",
 		Long: `Replays corpus files (one JSON tool call per line: session, agent, seq,
 tool, input, output, exit_code, and for Claude Code is_error and
-compaction_epoch; the shared corpus's README.md describes each field) in
+compaction_epoch; 'omni log --corpus' writes one) in
 order through exactly the code path of the
 Claude Code hook: a Claude Code Read becomes a Read payload (the host's
 "     12→" numbering and the trailing <system-reminder> stripped, startLine
@@ -169,8 +169,8 @@ always does.
 Exit codes: 0 done; 2 a corpus file or a store could not be read, or --home
 already holds a log.`,
 		Example: `  omni bench
-  omni bench --corpus ../shared/corpus/*.jsonl
-  omni bench --corpus ../shared/corpus/*.jsonl --ledger-only --out /tmp/out.jsonl --home /tmp/h
+  omni bench --corpus corpus/*.jsonl
+  omni bench --corpus corpus/*.jsonl --ledger-only --out /tmp/out.jsonl --home /tmp/h
   omni bench --store ~/.omni                       # rerun your own stream: 0 changed on the same build
   omni bench --store ~/.omni --fold-floor 2048 --changes 3   # what if outputs under 2 KB never folded`,
 		// `--corpus a b c` (a shell glob) binds only a to --corpus; the rest

@@ -54,8 +54,9 @@ when $OMNI_HOME is removed, or on SIGTERM/SIGINT.
 With --stop, ask the running daemon to stop and wait until it has; prints
 "stopped" or "no daemon running" on stderr.
 
-Exit codes: 0 on a clean stop (or when another daemon owns the store),
-1 on error.`,
+Exit codes: 0 on a clean stop (or when another daemon owns the store);
+2 on error (a bad flag or OMNI_DAEMON_IDLE, a store that cannot be opened
+or served).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()

@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// TestForgetErasesEverywhere (issue 12 §6): a value a --keep-secrets run
+// TestForgetErasesEverywhere: a value a --keep-secrets run
 // stored (an exec output that folds and archives, a hook's command and
 // output) and an older omni.log line are gone, after omni forget --stdin,
 // from every file under $OMNI_HOME, the decoded log and omni log --json;

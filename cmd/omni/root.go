@@ -207,7 +207,7 @@ would read it.
 
 Exit codes: 0 success; 1 a handle or sequence was not found or is malformed, or a replay
 differed; 2 usage or store errors.`,
-		Example: `  omni bench --corpus ../shared/corpus/*.jsonl
+		Example: `  omni bench --corpus corpus/*.jsonl
   omni exec --session demo -- go test ./...
   git log | omni --session demo
   omni retrieve 0123456789abcdef`,

@@ -25,7 +25,7 @@ func secretPayload(tool, event, cmd, text string) string {
 // foundIn returns the values found in s, raw or JSON-escaped.
 func foundIn(s string, values []string) []string { return redacttest.Found(s, values) }
 
-// TestNoSecretReachesHome (issue 12): every generated fake credential goes
+// TestNoSecretReachesHome: every generated fake credential goes
 // through every door of the CLI twice (omni hook for several tools and
 // the failure event, a command carrying it, omni exec, pipe mode, omni
 // distill); then no value is in what the model reads, in any file under

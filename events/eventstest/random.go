@@ -42,7 +42,7 @@ func RandomBatches(seed int64, n int) []events.Event {
 			inv := base
 			inv.Kind = events.KindInvoked
 			inv.Invoked = &events.Invoked{Door: events.Door(pick("hook", "exec", "pipe")), Host: pick("", "claude-code"),
-				Params: map[string]string{"tty": pick("", "0", "1")}}
+				Params: map[string]string{string(events.ParamTTY): pick("", "0", "1")}}
 			add(inv)
 			call := batch[0].ID
 			nf := rng.Intn(3)

@@ -131,7 +131,8 @@ const (
 	DefaultStartTimeout = 20 * time.Second
 	// DefaultStartMemory is 384 MiB of growth: recovery holds per-block
 	// indexes, not messages, and a looping recovery grew by about 23 MB/s
-	// (16.5 GB in 12 minutes, issue 13); with the daemon's own 30–130 MiB
+	// (16.5 GB in 12 minutes, measured on a
+	// damaged store); with the daemon's own 30–130 MiB
 	// it keeps a damaged start under 512 MiB of RSS.
 	DefaultStartMemory = 384 << 20
 )

@@ -31,8 +31,8 @@ import (
 	"github.com/omnictx/omni/projections/stats"
 )
 
-// Record is one tool call of a corpus file (../shared/corpus, one JSON
-// object per line): the session ("project/session") and agent that made it,
+// Record is one tool call of a corpus file (one JSON object per line, as
+// omni log --corpus writes): the session ("project/session") and agent that made it,
 // its position, the tool and its input and output, the exit code (nil when
 // the tool has none), the host tool it came from, whether it failed, and
 // the compaction epoch of its session (it rises after each compaction).
@@ -156,7 +156,7 @@ type Report struct {
 	// RewritableRepeat = RepeatBytes - UnrewritableRepeat: the repetition
 	// in outputs the host lets a hook rewrite. CaptureRewritableAllPct is
 	// the share of it session and project folds saved; capture is a
-	// figure, not a gate (issue 11 §10).
+	// figure, not a gate.
 	RewritableRepeat        int64   `json:"rewritable_repeat_bytes"`
 	CaptureRewritableAllPct float64 `json:"capture_rewritable_all_pct"`
 	// CaptureSessionPct = SessionFoldSaved / RepeatBytes;
@@ -350,7 +350,7 @@ func Payload(r Record, project string) (payload map[string]any, hostTool string)
 		path := readPath(r.Input)
 		content, start, n, ok := readFromTranscript(r.Output)
 		if !ok {
-			content, start, n = r.Output, 1, countLinesStr(r.Output)
+			content, start, n = r.Output, 1, pipeline.CountLines(r.Output)
 		}
 		base["tool_input"] = map[string]any{"file_path": path}
 		base["tool_response"] = map[string]any{"type": "text", "file": map[string]any{
@@ -360,17 +360,6 @@ func Payload(r Record, project string) (payload map[string]any, hostTool string)
 	base["tool_input"] = map[string]any{"command": r.Input}
 	base["tool_response"] = map[string]any{"stdout": r.Output, "stderr": "", "interrupted": false, "isImage": false}
 	return base, hostTool
-}
-
-func countLinesStr(s string) int {
-	if s == "" {
-		return 0
-	}
-	n := strings.Count(s, "\n")
-	if !strings.HasSuffix(s, "\n") {
-		n++
-	}
-	return n
 }
 
 // Run replays o.Corpus through the hook path of an Engine on a store in
@@ -642,7 +631,7 @@ func (t *tally) call(c callOf) error {
 			}
 		}
 	}
-	if res.Reason == "failed" || res.Reason == "host-cap" || res.Reason == hooks.ReasonHostCapReply {
+	if res.Reason == string(events.ReasonFailed) || res.Reason == string(events.ReasonHostCap) || res.Reason == string(events.ReasonHostCapReply) {
 		rep.UnrewritableRepeat += repeat
 		rep.UnrewritableByReason[res.Reason] += repeat
 	}
@@ -657,7 +646,7 @@ func (t *tally) call(c callOf) error {
 		handles = append(handles, f.Handle)
 		rep.FoldsByKind[string(f.Kind)]++
 	}
-	if res.Reason != "host-cap" {
+	if res.Reason != string(events.ReasonHostCap) {
 		// What the reader received: the delivered lines, markers and
 		// fillers excluded (folded and distilled-away lines were not).
 		issued := map[string]bool{}
@@ -828,7 +817,7 @@ func Print(w io.Writer, r *Report) {
 		r.All.BytesSaved-r.SessionFoldSaved-r.ProjectFoldSaved)
 	fmt.Fprintf(w, "capture (a figure, not a gate): the host lets a hook rewrite %d B of the repetition, of which folds saved %.1f%% (session %.1f%%); it does not let one rewrite %d B (failure path %d B, host cap %d B, rewrite over the cap %d B): 0%% there by the host's rules\n",
 		r.RewritableRepeat, r.CaptureRewritableAllPct, r.CaptureRewritablePct, r.UnrewritableRepeat,
-		r.UnrewritableByReason["failed"], r.UnrewritableByReason["host-cap"], r.UnrewritableByReason[hooks.ReasonHostCapReply])
+		r.UnrewritableByReason[string(events.ReasonFailed)], r.UnrewritableByReason[string(events.ReasonHostCap)], r.UnrewritableByReason[string(events.ReasonHostCapReply)])
 	row := func(name string, b *Bucket) {
 		fmt.Fprintf(w, "  %-26s %6d calls %11d B raw %6.1f%% saved  repetition %10d B  captured: session %5.1f%%, +project %5.1f%%  folds %d\n",
 			name, b.Calls, b.RawBytes, pct(b.BytesSaved, b.RawBytes), b.RepeatBytes,
@@ -893,7 +882,7 @@ func Print(w io.Writer, r *Report) {
 func reasonOf(res hooks.Result, raw, del int64) string {
 	why := "unchanged"
 	switch {
-	case res.Reason == "host-cap" || strings.HasPrefix(res.Reason, "failed"):
+	case res.Reason == string(events.ReasonHostCap) || strings.HasPrefix(res.Reason, string(events.ReasonFailed)):
 		why = "ledger:" + res.Reason
 	case res.ShortenReason == "" && res.Distiller != "" && del < raw && len(res.Folds) == 0:
 		why = "distilled"
@@ -906,7 +895,7 @@ func reasonOf(res hooks.Result, raw, del int64) string {
 	case res.Reason != "":
 		why = "ledger:" + res.Reason
 	}
-	if i := strings.IndexByte(why, ':'); i >= 0 && strings.HasPrefix(why[i+1:], "structured:") {
+	if i := strings.IndexByte(why, ':'); i >= 0 && strings.HasPrefix(why[i+1:], string(events.ReasonStructuredPrefix)) {
 		why = "left:structured"
 	}
 	return why

@@ -88,9 +88,9 @@ func Export(ctx context.Context, src StoreSource, w io.Writer) (ExportSummary, e
 			r.Session = corpusSession(rec.Project, r.Session)
 		}
 		r.Output, r.Input = exportText(c, rec)
-		r.Masked, _ = strconv.Atoi(rec.Params["redacted"])
-		r.MaskedGrew = rec.Params["redacted_grew"] == "1"
-		if rec.Params[hooks.ParamKeepSecrets] == "1" {
+		r.Masked, _ = strconv.Atoi(rec.Params[string(events.ParamRedacted)])
+		r.MaskedGrew = rec.Params[string(events.ParamRedactedGrew)] == "1"
+		if rec.Params[string(events.ParamKeepSecrets)] == "1" {
 			var n, m int
 			r.Output, n = redact.Text(r.Output)
 			r.Input, m = redact.Text(r.Input)

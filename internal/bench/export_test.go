@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
 )
 
 // token is a generated GitHub-token-shaped credential (not an example).

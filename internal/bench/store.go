@@ -368,10 +368,10 @@ func RunStore(ctx context.Context, o StoreOptions, progress io.Writer) (*StoreRe
 			}
 			return nil
 		}
-		if n, _ := strconv.Atoi(rec.Params["redacted_total"]); n > 0 {
+		if n, _ := strconv.Atoi(rec.Params[string(events.ParamRedactedTotal)]); n > 0 {
 			sr.MaskedCount++
 			if len(sr.Masked) < 100 {
-				sr.Masked = append(sr.Masked, Skipped{Seq: seq, Reader: rec.Reader.String(), Reason: rec.Params["redacted_total"] + " masked"})
+				sr.Masked = append(sr.Masked, Skipped{Seq: seq, Reader: rec.Reader.String(), Reason: rec.Params[string(events.ParamRedactedTotal)] + " masked"})
 			}
 		}
 		recorded := callFromRecorded(rec, seqOf, epochOf)
@@ -528,12 +528,12 @@ func callFromRecorded(rec hooks.Recorded, seqOf, epochOf map[string]int) storeCa
 		r.IsError = c.event == "PostToolUseFailure"
 	default:
 		c.isCall, c.hostTool = true, "Bash"
-		r.Input, r.Tool, r.RawTool = rec.Params["command"], "Bash", "Bash"
+		r.Input, r.Tool, r.RawTool = rec.Params[string(events.ParamCommand)], "Bash", "Bash"
 		if in, ok := origin[OriginInput]; ok {
 			r.Input = in // the agent's line; the pipe door records the runner
 		}
-		code, _ := strconv.Atoi(rec.Params["exit_code"])
-		if line, ok := origin[OriginExitLine]; ok || rec.Params["host"] == hooks.HostClaudeCode && code != 0 {
+		code, _ := strconv.Atoi(rec.Params[string(events.ParamExitCode)])
+		if line, ok := origin[OriginExitLine]; ok || rec.Params[string(events.ParamHost)] == hooks.HostClaudeCode && code != 0 {
 			// A call the PreToolUse rewrite ran through the exec door: the
 			// host shows its exit line before the output.
 			if !ok {
@@ -573,7 +573,7 @@ func callFromRecorded(rec hooks.Recorded, seqOf, epochOf map[string]int) storeCa
 }
 
 // settings are the Invoked parameters a what-if may override.
-var settings = []string{hooks.ParamLedgerOnly, hooks.ParamFoldFloor}
+var settings = []string{string(events.ParamLedgerOnly), string(events.ParamFoldFloor)}
 
 // whatIf applies the overriding settings to a recorded invocation: the
 // stages and the fold floor on every one, and the PreToolUse rewrite: a
@@ -586,10 +586,10 @@ func (o StoreOptions) whatIf(rec hooks.Recorded, c storeCall) (hooks.Recorded, s
 		p = map[string]string{}
 	}
 	if o.LedgerOnly {
-		p[hooks.ParamLedgerOnly] = "1"
+		p[string(events.ParamLedgerOnly)] = "1"
 	}
 	if o.FoldFloor > 0 {
-		p[hooks.ParamFoldFloor] = strconv.Itoa(o.FoldFloor)
+		p[string(events.ParamFoldFloor)] = strconv.Itoa(o.FoldFloor)
 	}
 	rec.Params = p
 	if !o.RewriteSet || !c.isCall {
@@ -599,8 +599,8 @@ func (o StoreOptions) whatIf(rec hooks.Recorded, c storeCall) (hooks.Recorded, s
 	case c.rewritten && !o.Rewrite:
 		// Back to the hook the host would have sent: the failure path, or
 		// PostToolUse for a passing run the filter shortened.
-		cmd := p["command"]
-		if in, ok := p[hooks.OriginPrefix+OriginInput]; ok {
+		cmd := p[string(events.ParamCommand)]
+		if in, ok := p[string(events.ParamOriginPrefix)+OriginInput]; ok {
 			cmd = in
 		}
 		payload := map[string]any{"session_id": rec.Reader.Session, "cwd": rec.Project, "transcript_path": "/bench/" + rec.Reader.Session + ".jsonl",
@@ -614,13 +614,13 @@ func (o StoreOptions) whatIf(rec hooks.Recorded, c storeCall) (hooks.Recorded, s
 			payload["agent_id"] = rec.Reader.Agent
 		}
 		hp := map[string]string{}
-		for _, k := range append(settings, hooks.ParamKeepSecrets) {
+		for _, k := range append(settings, string(events.ParamKeepSecrets)) {
 			if v, ok := p[k]; ok {
 				hp[k] = v
 			}
 		}
 		for k, v := range p {
-			if strings.HasPrefix(k, hooks.OriginPrefix) && k != hooks.OriginPrefix+OriginExitLine {
+			if strings.HasPrefix(k, string(events.ParamOriginPrefix)) && k != string(events.ParamOriginPrefix)+OriginExitLine {
 				hp[k] = v
 			}
 		}
@@ -634,10 +634,10 @@ func (o StoreOptions) whatIf(rec hooks.Recorded, c storeCall) (hooks.Recorded, s
 		// failing verdict, which a passing run rarely does.
 		tk, _ := rewrite.Take(c.rec.Input)
 		line, body, _ := SplitExitLine(c.hostRaw, c.rec.ExitCode)
-		ep := map[string]string{"command": tk.Runner, "exit_code": strconv.Itoa(hooks.ExitUnknown), "host": hooks.HostClaudeCode,
-			hooks.OriginPrefix + OriginExitLine: line, hooks.OriginPrefix + OriginInput: c.rec.Input}
+		ep := map[string]string{string(events.ParamCommand): tk.Runner, string(events.ParamExitCode): strconv.Itoa(hooks.ExitUnknown), string(events.ParamHost): hooks.HostClaudeCode,
+			string(events.ParamOriginPrefix) + OriginExitLine: line, string(events.ParamOriginPrefix) + OriginInput: c.rec.Input}
 		for k, v := range p {
-			if slicesContains(settings, k) || k == hooks.ParamKeepSecrets || strings.HasPrefix(k, hooks.OriginPrefix) {
+			if slicesContains(settings, k) || k == string(events.ParamKeepSecrets) || strings.HasPrefix(k, string(events.ParamOriginPrefix)) {
 				if _, set := ep[k]; !set {
 					ep[k] = v
 				}

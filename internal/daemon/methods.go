@@ -40,8 +40,8 @@ const (
 )
 
 // HookPassthrough is bit 0 of the hook request's flags byte: record the
-// call but deliver the output unchanged (OMNI_PASSTHROUGH).
-const HookPassthrough byte = 1
+// call but deliver the output unchanged (OMNI_PASSTHROUGH); wire.HookPassthrough.
+const HookPassthrough = wire.HookPassthrough
 
 // method is one row of the method table.
 type method struct {

@@ -122,7 +122,7 @@ const (
 )
 
 // rule is one import arrow that must not be drawn (ARCHITECTURE.md,
-// "Dependency direction": imports point from cmd down to events, never up
+// "Layers": imports point from cmd down to events, never up
 // or sideways between projections).
 type rule struct {
 	// name states the rule; reason says why it exists. Both are printed
@@ -289,7 +289,7 @@ var rules = []rule{
 	},
 	{
 		name:    "redact imports the standard library only (its test helper redact/redacttest too)",
-		reason:  "the redaction stage runs at the entry of every door (the daemon, an in-process hook, exec, pipe, distill) before anything is recorded; a leaf with no dependency can run anywhere and costs nothing to link (issue 12)",
+		reason:  "the redaction stage runs at the entry of every door (the daemon, an in-process hook, exec, pipe, distill) before anything is recorded; a leaf with no dependency can run anywhere and costs nothing to link",
 		named:   []string{"redact", "redact/redacttest"},
 		applies: is("redact", "redact/redacttest"),
 		bad:     onlyStdAnd(),

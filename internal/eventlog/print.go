@@ -191,10 +191,10 @@ func about(e events.Event) string {
 	case e.Invoked != nil:
 		iv := e.Invoked
 		s := fmt.Sprintf("door=%s input=%dB", iv.Door, iv.InputBytes)
-		if c := iv.Params["command"]; c != "" {
+		if c := iv.Params[string(events.ParamCommand)]; c != "" {
 			s += " command=" + clip(c)
 		}
-		if v := iv.Params["input"]; v != "" {
+		if v := iv.Params[string(events.ParamInput)]; v != "" {
 			s += " input=" + v
 		}
 		return s

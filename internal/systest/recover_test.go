@@ -49,7 +49,7 @@ func runHookBin(t *testing.T, home string, argv []string, payload []byte) (time.
 // address file names a wrong token, costs at most one hook deadline; the
 // hooks after it fail open at once (median under 1 s) while a replacement
 // stops the daemon by its pid; then a new daemon serves and folds again
-// (issue 13: "one timeout, not one per call").
+// ("one timeout, not one per call").
 func TestHungDaemonOneDeadline(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds omni and spawns daemons")

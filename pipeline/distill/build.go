@@ -7,7 +7,7 @@ import (
 	"github.com/omnictx/omni/pipeline/internal/textline"
 )
 
-// Build, package-manager and infrastructure distillers (issue 3 §1). They
+// Build, package-manager and infrastructure distillers. They
 // drop progress lines and keep diagnostics, errors, warnings and the
 // tool's own verdict, verbatim.
 

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Cloud and infrastructure CLI distillers (issue 3 §1):
+// Cloud and infrastructure CLI distillers:
 // kubectl (non-table output: apply, delete, rollout, wait, port-forward,
 // …), helm (install, upgrade, lint, dependency, …), aws (s3 transfers,
 // cloudformation deploy/package), gcloud and az. Tables (`kubectl get`,

@@ -7,8 +7,7 @@ import (
 	"github.com/omnictx/omni/pipeline/internal/textline"
 )
 
-// Collapse thresholds (the reference's MIN_LINES_FOR_COLLAPSE and
-// MIN_GROUP_SIZE, kept at its values).
+// Collapse thresholds.
 const (
 	// minLinesForCollapse: an output under 10 lines is never collapsed
 	// (MIN_LINES_FOR_COLLAPSE).

@@ -7,7 +7,7 @@ import (
 	"github.com/omnictx/omni/pipeline/internal/textline"
 )
 
-// Block collapse bounds (omni's own; the reference has no block form).
+// Block collapse bounds.
 const (
 	// minBlockPeriod and maxBlockPeriod bound the lines of one repeated
 	// block: 2 to 8 (one line is Collapse's own line rule; a build step of

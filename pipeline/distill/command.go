@@ -330,8 +330,8 @@ func isEnumeration(prog string, args []string) bool {
 }
 
 // isVerbatim reports commands whose output passes byte for byte without
-// being an enumeration: a terraform/tofu plan (the reference tool's manual
-// promised that for plans, but its code never checked; issue 3).
+// being an enumeration: a terraform/tofu plan, whose every line is the
+// answer.
 func isVerbatim(prog string, args []string) bool {
 	if prog == "terraform" || prog == "tofu" || prog == "terragrunt" {
 		sub, _ := subcommand(args)

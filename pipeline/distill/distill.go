@@ -47,7 +47,7 @@ type dctx struct {
 // n is the number of lines.
 func (d *dctx) n() int { return len(d.lines) }
 
-// recognised is every distiller's verdict rule (issue 3 §2): a run is
+// recognised is every distiller's verdict rule: a run is
 // claimed only when the runner's own verdict was seen, and a failing run
 // (non-zero exit) only when that verdict is a failing one; otherwise the raw
 // bytes pass.
@@ -147,8 +147,8 @@ func (dd *Distiller) Run(body string, lines []textline.Line, exit int, args []st
 		return body, len(lines), false
 	}
 	// A failure line is never noise: whatever a distiller dropped, every
-	// line that states a failure stays (the reference tool's check passed
-	// when one failure line survived, so nine of ten could go unnoticed).
+	// line that states a failure stays (a check that passed when one failure
+	// line survived would let nine of ten go unnoticed).
 	for i := range d.keep {
 		if !d.keep[i] && !d.blank(i) && textline.IsFailureLine(d.raw(i)) {
 			d.keep[i] = true

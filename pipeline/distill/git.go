@@ -5,15 +5,15 @@ import (
 	"strings"
 )
 
-// Git distillers (issue 3 §1): status, diff and show, log, and push, pull,
+// Git distillers: status, diff and show, log, and push, pull,
 // fetch and clone. Enumerating forms
 // (--stat, --name-only, --oneline, blame, branch, ...) never reach them:
 // isEnumeration passes those whole.
 
 // gitStatusUntrackedCap is the number of untracked paths git status keeps
-// by name; the rest are counted in one marker line. The reference tool
-// keeps none (a count only, so an agent that needs the new files' names
-// must run the command again); 100 covers a fuzz corpus or a fresh
+// by name; the rest are counted in one marker line. A count
+// alone would make an agent that needs the new files' names run the
+// command again; 100 covers a fuzz corpus or a fresh
 // checkout's build output while bounding a runaway listing.
 const gitStatusUntrackedCap = 100
 

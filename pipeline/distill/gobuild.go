@@ -4,7 +4,7 @@ import (
 	"strings"
 )
 
-// The go toolchain's non-test commands (issue 3 §1): go build, vet and
+// The go toolchain's non-test commands: go build, vet and
 // install, go get, and go mod tidy/download/verify. A successful build or
 // vet prints nothing; a failing one prints "# package" headers, each
 // diagnostic "path.go:line:col: message" with its tab-indented

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Linter and formatter distillers (issue 3 §1): eslint, tsc, prettier,
+// Linter and formatter distillers: eslint, tsc, prettier,
 // ruff, golangci-lint, mypy and flake8. A linter's findings are its answer:
 // every diagnostic line (location, severity, message, rule) and the tool's
 // own tally stay verbatim. What goes is what repeats the source the agent

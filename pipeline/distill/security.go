@@ -4,12 +4,12 @@ import (
 	"strings"
 )
 
-// Security-scanner distillers (issue 3 §1): trivy,
+// Security-scanner distillers: trivy,
 // semgrep, gosec, bandit and npm/pnpm/yarn audit. A finding is the answer:
 // every finding line (identifier, severity, package or rule, location,
 // message) stays, and so do the scanner's own totals, verbatim. Totals and
-// findings are read apart (the reference tool counted severities per line,
-// so trivy's own "Total: … (CRITICAL: 1 …)" line made 2 CRITICAL of 1): a
+// findings are read apart (counting severities per line would make trivy's
+// own "Total: … (CRITICAL: 1 …)" line 2 CRITICAL of 1): a
 // total line is never
 // taken for a finding, and trivy's finding rows are checked against its own
 // "Total:" before anything is dropped. What goes is layout and repetition:

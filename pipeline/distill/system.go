@@ -4,7 +4,7 @@ import (
 	"strings"
 )
 
-// System-tool distillers (issue 3 §1): curl -v and wget. du, ps, tar -t,
+// System-tool distillers: curl -v and wget. du, ps, tar -t,
 // ls and friends are enumerations and pass whole (isEnumeration).
 
 // distillCurl: curl, verbose or not. Drops the progress meter, "{ [N bytes

@@ -3,7 +3,7 @@
 // the deliveries owed after retrieves. It imports events and the standard
 // library only: no clock (time comes from each event), no I/O.
 //
-// What it folds (issue 2):
+// What it folds:
 //   - Emitted adds the delivered line keys to the reader's session scope and
 //     to the project scope; a line keeps the source of its first delivery
 //     and the time of its last (a repeat refreshes it).
@@ -27,8 +27,8 @@ import (
 )
 
 // Window is how long a delivered line can still be claimed: 30 days after
-// its last delivery (the reference tool's SESSION_RETENTION_DAYS, for both
-// scopes). There is no
+// its last delivery, for both
+// scopes. There is no
 // eviction by size, deliberately: it would drop the busiest project first.
 const Window = 30 * 24 * time.Hour
 

@@ -169,7 +169,7 @@ func TestWindow(t *testing.T) {
 // TestCompactedEmptiesEveryReaderOfSession: compaction forgets what every
 // reader of the session (main and subagents) was shown, not other sessions,
 // and not the project scope. Red when Compacted deletes only the event's
-// own reader (the reference tool's behaviour).
+// own reader.
 func TestCompactedEmptiesEveryReaderOfSession(t *testing.T) {
 	l := newLT()
 	for _, r := range []events.Reader{main1, sub1, sub2, main2} {
@@ -312,7 +312,7 @@ type mEntry struct {
 	t   int64
 }
 
-// refModel is the ledger's shown-sets without pruning: the reference for
+// refModel is the ledger's shown-sets without pruning: the model for
 // the property test.
 type refModel struct {
 	readers  map[events.Reader]map[uint64]mEntry

@@ -12,8 +12,8 @@
 // Rows read by no model are kept apart as terminal rows, folded into
 // Terminal; everything else into Agent. The two populations are never added
 // together in a percentage (terminal output no model read once made 73% of
-// the bytes the reference tool claimed saved on one installation, and
-// inflated its benchmark headline from 43.3% to 79.1%). A terminal row is an
+// the bytes an earlier tool claimed saved on one measured installation, and
+// inflated that tool's benchmark headline from 43.3% to 79.1%). A terminal row is an
 // invocation with no session, or one with no host (omni exec, a pipe) that
 // was either recorded as run on a terminal (Invoked param tty=1) or, when
 // the door did not record it, belongs to a session no host hook has named
@@ -387,7 +387,7 @@ func (s *Stats) terminal(e events.Event, inv *events.Invoked) bool {
 	if inv.Host != "" {
 		return false
 	}
-	switch inv.Params["tty"] {
+	switch inv.Params[string(events.ParamTTY)] {
 	case "1":
 		return true
 	case "0":
@@ -436,7 +436,7 @@ func (s *Stats) Apply(e events.Event) {
 		if s.terminal(e, inv) {
 			p = s.Terminal
 		}
-		s.cur = call{id: e.ID, part: p, host: hostOf(inv), persisted: inv.Params[events.ParamPersisted] == "1"}
+		s.cur = call{id: e.ID, part: p, host: hostOf(inv), persisted: inv.Params[string(events.ParamPersisted)] == "1"}
 	case events.KindEmitted:
 		em := e.Emitted
 		if em == nil {

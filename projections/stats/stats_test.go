@@ -220,7 +220,7 @@ func TestDist(t *testing.T) {
 func TestOverCapBaseline(t *testing.T) {
 	evs := fixture()
 	big := invocation("c7", "s1", "claude-code", t0.Add(8*time.Minute), events.Emitted{Tool: "Bash", Source: "pytest", RawBytes: 90000, DeliveredBytes: 3000, Replied: true})
-	big[0].Invoked.Params = map[string]string{events.ParamPersisted: "1"}
+	big[0].Invoked.Params = map[string]string{string(events.ParamPersisted): "1"}
 	evs = append(evs, big...)
 	s := fold1(evs, New())
 	r := s.Report()

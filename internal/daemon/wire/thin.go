@@ -13,6 +13,8 @@ const (
 	AddrFile = thin.AddrFile
 	// MethodHook is thin.MethodHook.
 	MethodHook = thin.MethodHook
+	// HookPassthrough is thin.HookPassthrough.
+	HookPassthrough = thin.HookPassthrough
 	// BackoffFile is thin.BackoffFile.
 	BackoffFile = thin.BackoffFile
 	// BackoffFor is thin.BackoffFor.

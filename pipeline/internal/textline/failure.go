@@ -37,29 +37,29 @@ const (
 )
 
 // FailureVocabulary is the table IsFailureLine applies, in no particular
-// order. Rule 1 of the brief: a line that states a failure, in any words,
-// is never folded or dropped, so this table is deliberately wider than the
-// reference tool's failure check (the glyphs ✗ ✘ ❌ first; the substrings
-// error:, error[, fatal:, exception:, panic:, build failed, --- fail; "error "
-// first; fail/failed as a verdict word), which misses
-// "FAILURE: ..." and the tool-specific headers.
+// order. Rule 1 of omni: a line that states a failure, in any words,
+// is never folded or dropped, so this table is deliberately wide: beside
+// the usual markers (the glyphs ✗ ✘ ❌ first; the substrings error:, error[,
+// fatal:, exception:, panic:, build failed, --- fail; "error " first;
+// fail/failed as a verdict word) it holds "FAILURE: ..." and the
+// tool-specific headers.
 var FailureVocabulary = []FailureMarker{
 	// Glyphs a test runner prints before a failed test.
-	{"✗", FailPrefix, "in the reference tool's failure rule too: TAP-style and many runners mark a failed test with U+2717"},
-	{"✘", FailPrefix, "in the reference tool's failure rule too: U+2718, the heavy ballot X some runners print for a failed test"},
-	{"❌", FailPrefix, "in the reference tool's failure rule too: U+274C, a failed step in CI logs and task runners"},
+	{"✗", FailPrefix, "TAP-style and many runners mark a failed test with U+2717"},
+	{"✘", FailPrefix, "U+2718, the heavy ballot X some runners print for a failed test"},
+	{"❌", FailPrefix, "U+274C, a failed step in CI logs and task runners"},
 	{"✖", FailPrefix, "mocha and eslint's stylish formatter print U+2716 before a failed test or the problem tally"},
 	{"×", FailPrefix, "vitest prints U+00D7 before a failed test"},
 	{"✕", FailPrefix, "jest prints U+2715 before a failed test"},
 	// Compiler, runtime and tool diagnostics.
-	{"error ", FailPrefix, "in the reference tool's failure rule too: a line that opens with the word error (yarn, many CLIs)"},
-	{"error:", FailAnywhere, "in the reference tool's failure rule too: gcc, clang, go vet, Python's TypeError: and every XxxError: exception line"},
-	{"error[", FailAnywhere, "in the reference tool's failure rule too: rustc's coded diagnostics, error[E0308]"},
-	{"fatal:", FailAnywhere, "in the reference tool's failure rule too: git's fatal errors"},
-	{"exception:", FailAnywhere, "in the reference tool's failure rule too: Java and .NET exception lines, java.lang.IllegalStateException: boom"},
-	{"panic:", FailAnywhere, "in the reference tool's failure rule too: a Go panic's first line"},
-	{"build failed", FailAnywhere, "in the reference tool's failure rule too: Gradle's BUILD FAILED, dotnet's Build failed"},
-	{"--- fail", FailAnywhere, "in the reference tool's failure rule too: go test's --- FAIL: TestName line"},
+	{"error ", FailPrefix, "a line that opens with the word error (yarn, many CLIs)"},
+	{"error:", FailAnywhere, "gcc, clang, go vet, Python's TypeError: and every XxxError: exception line"},
+	{"error[", FailAnywhere, "rustc's coded diagnostics, error[E0308]"},
+	{"fatal:", FailAnywhere, "git's fatal errors"},
+	{"exception:", FailAnywhere, "Java and .NET exception lines, java.lang.IllegalStateException: boom"},
+	{"panic:", FailAnywhere, "a Go panic's first line"},
+	{"build failed", FailAnywhere, "Gradle's BUILD FAILED, dotnet's Build failed"},
+	{"--- fail", FailAnywhere, "go test's --- FAIL: TestName line"},
 	{"traceback (most recent call last)", FailAnywhere, "CPython's header above the frames of every uncaught exception"},
 	{"panicked at", FailAnywhere, "Rust's panic message: thread 'main' panicked at src/main.rs:2:5"},
 	{"npm err!", FailAnywhere, "npm (before v9) prefixes every line of a failed command's report with npm ERR!"},
@@ -73,9 +73,9 @@ var FailureVocabulary = []FailureMarker{
 	{"*** [", FailAnywhere, "GNU make's failed recipe: make: *** [Makefile:3: all] Error 2"},
 	{"no rule to make target", FailAnywhere, "GNU make when a target cannot be built"},
 	// Verdict words (with the zero-count and identifier exclusions).
-	{"fail", FailVerdict, "a verdict word, not glued to an identifier nor beside a zero count (the reference tool's rule too); also go test's FAIL lines and TAP's not-ok tallies"},
-	{"failed", FailVerdict, "a verdict word, as fail (the reference tool's rule too): pytest's FAILED, cargo's test result: FAILED, 3 failed"},
-	{"failure", FailVerdict, "JUnit and Django's FAILURE: lines; the reference misses it (issue 11: FAILURE: Squashed migration is still marked as applied! was folded)"},
+	{"fail", FailVerdict, "a verdict word, not glued to an identifier nor beside a zero count; also go test's FAIL lines and TAP's not-ok tallies"},
+	{"failed", FailVerdict, "a verdict word, as fail: pytest's FAILED, cargo's test result: FAILED, 3 failed"},
+	{"failure", FailVerdict, "JUnit and Django's FAILURE: lines; a rule without it folded FAILURE: Squashed migration is still marked as applied!"},
 	{"failures", FailVerdict, "JUnit/Maven tallies, Tests run: 5, Failures: 1; 0 failures is not a verdict. The plural states a failure only with a non-zero count beside it or as a header alone on its line (pytest's === FAILURES ===): in a commit subject or prose (never group failures, silent failures) it names failures, it does not report one"},
 	{"failing", FailCounted, "mocha's tally, 2 failing (alone, failing is prose: Failing that, ...)"},
 	{"error", FailCounted, "clang's 1 error generated, tsc's Found 2 errors"},

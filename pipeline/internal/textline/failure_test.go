@@ -10,11 +10,11 @@ type failureCase struct {
 	want bool
 }
 
-// failureCases are the table cases (the reference tool's own examples
+// failureCases are the table cases (the classic examples
 // first); the fuzz target
 // starts from them too.
 var failureCases = []failureCase{
-	// The reference tool's examples: an exception line counts, a stack
+	// Classic examples: an exception line counts, a stack
 	// frame does not.
 	{"TypeError: x is undefined", true},
 	{"    at Object.<anonymous> (file.js:3:9)", false},
@@ -92,7 +92,7 @@ var failureCases = []failureCase{
 	{"ok  \texample.com/orders/internal/store\t0.003s", false},
 	{"test tests::parse ... ok", false},
 
-	// Issue 11: the vocabulary table, both directions.
+	// The vocabulary table, both directions.
 	{"FAILURE: Squashed migration is still marked as applied!", true},
 	{"FAILURE: Serialization is incorrect.", true},
 	{"Failures: 2", true},

@@ -37,10 +37,14 @@ const (
 	// AddrFile is the daemon's address file in $OMNI_HOME.
 	AddrFile = "daemon.addr"
 	// MethodHook is the method of a hook payload: the request is one flags
-	// byte (bit 0: passthrough) followed by the payload as the host sent
-	// it; the reply is what the hook prints.
+	// byte (HookPassthrough) followed by the payload as the host sent it;
+	// the reply is what the hook prints.
 	MethodHook = "hook"
 )
+
+// HookPassthrough is bit 0 of the hook request's flags byte: record the
+// call but deliver the output unchanged (OMNI_PASSTHROUGH).
+const HookPassthrough byte = 1
 
 // Addr is the content of $OMNI_HOME/daemon.addr (JSON, written atomically
 // by the daemon, mode 0600).
