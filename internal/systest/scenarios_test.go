@@ -29,9 +29,9 @@ const (
 // scenarioReport is the JSON report of run.py --json.
 type scenarioReport struct {
 	Scenarios []struct {
-		ID     string `json:"id"`
-		Class  string `json:"class"`
-		OK     bool   `json:"ok"`
+		ID     string          `json:"id"`
+		Class  string          `json:"class"`
+		OK     bool            `json:"ok"`
 		Checks []scenarioCheck `json:"checks"`
 	} `json:"scenarios"`
 	Passed       int `json:"passed"`
