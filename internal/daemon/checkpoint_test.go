@@ -83,7 +83,7 @@ func TestDaemonCheckpoint(t *testing.T) {
 		t.Fatalf("stats after restore differ:\n%s\n%s", got, want)
 	}
 	b, err := h(ctx, "hook", hookReq("s1", "python3 rank.py", out.String()))
-	if err != nil || !strings.Contains(string(b), "all 43 lines already shown") {
+	if err != nil || !strings.Contains(string(b), "identical to the 43 lines already shown") {
 		t.Fatalf("repeat after restore: %s %v", b, err)
 	}
 	want = stats(h)
