@@ -208,7 +208,7 @@ func startReplacement(home string) {
 	c := exec.Command(bin, "daemon")
 	c.Env = append(os.Environ(), "OMNI_HOME="+home, thin.ReplaceEnv+"=1")
 	c.Dir = "/"
-	if f, err := appendLog(filepath.Join(home, "daemon.log")); err == nil {
+	if f, err := platform.AppendLog(filepath.Join(home, "daemon.log")); err == nil {
 		defer f.Close()
 		c.Stdout, c.Stderr = f, f
 	}
@@ -248,27 +248,12 @@ func self() string {
 // logf appends one line to $OMNI_HOME/omni.log, in omni's format.
 func logf(home, format string, a ...any) {
 	_ = os.MkdirAll(home, 0o700) // a fresh ~/.omni, as omni hook makes it
-	f, err := appendLog(filepath.Join(home, "omni.log"))
+	f, err := platform.AppendLog(filepath.Join(home, "omni.log"))
 	if err != nil {
 		return
 	}
 	defer f.Close()
 	fmt.Fprintf(f, "%s pid=%d %s\n", time.Now().UTC().Format(time.RFC3339Nano), os.Getpid(), fmt.Sprintf(format, a...))
-}
-
-// appendLog opens a log file of the home for appending, never through a
-// link and never onto anything but a regular file (as internal/daemon's
-// AppendLog, which this binary does not link).
-func appendLog(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY|platform.NoFollow|platform.NonBlock, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	return f, nil
 }
 
 // reportRSS writes this process's peak RSS for omni bench --latency.

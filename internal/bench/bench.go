@@ -535,23 +535,11 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 		}
 	}
 	tokensDone()
-	rep.Seconds = time.Since(start).Seconds()
 	eng.StatsView(func(s *stats.Stats) {
 		a := s.Report().Agent
 		rep.RecallFolds, rep.RecallCuts = a.Folds, a.Cuts
 	})
-	rep.SavedPct = pct(rep.All.BytesSaved, rep.All.RawBytes)
-	rep.CapturePct = pct(rep.All.BytesSaved, rep.All.RepeatBytes)
-	rep.CaptureSessionPct = pct(rep.SessionFoldSaved, rep.All.RepeatBytes)
-	rep.CaptureRewritablePct = pct(rep.SessionFoldSaved, rep.All.RepeatBytes-rep.UnrewritableRepeat)
-	rep.RewritableRepeat = rep.All.RepeatBytes - rep.UnrewritableRepeat
-	rep.CaptureRewritableAllPct = pct(rep.SessionFoldSaved+rep.ProjectFoldSaved, rep.RewritableRepeat)
-	rep.CaptureLedgerPct = pct(rep.SessionFoldSaved+rep.ProjectFoldSaved, rep.All.RepeatBytes)
-	sort.Slice(durs, func(i, j int) bool { return durs[i] < durs[j] })
-	if len(durs) > 0 {
-		rep.PipelineP50 = float64(durs[len(durs)/2].Microseconds()) / 1000
-		rep.PipelineP99 = float64(durs[len(durs)*99/100].Microseconds()) / 1000
-	}
+	finish(rep, durs, time.Since(start).Seconds())
 	return rep, nil
 }
 

@@ -33,21 +33,9 @@ func Logf(home string) func(string, ...any) {
 	}
 }
 
-// AppendLog opens the log file path (omni.log, daemon.log) for appending,
-// creating it with mode 0600, never through a link (O_NOFOLLOW: a home
-// another user made first may hold a link to a file of yours) and never
-// onto anything but a regular file (a FIFO would block the writer).
-func AppendLog(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY|platform.NoFollow|platform.NonBlock, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	return f, nil
-}
+// AppendLog opens a log file of the home for appending (platform.AppendLog:
+// never through a link, never onto anything but a regular file).
+func AppendLog(path string) (*os.File, error) { return platform.AppendLog(path) }
 
 // ProjectOf returns the repository top level of dir (the nearest ancestor
 // holding .git, a directory or a worktree file), else dir itself: the
