@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/omnictx/omni/internal/daemon/wire/thin"
 	"io"
 	"os"
 	"path/filepath"
@@ -386,6 +387,8 @@ func Run(ctx context.Context, o Options, progress io.Writer) (*Report, error) {
 		return nil, err
 	} else if err := RefuseHeld(home); err != nil {
 		// A second run would append to the first and report both as one.
+		return nil, err
+	} else if err := markFrozen(home); err != nil {
 		return nil, err
 	}
 	st, closeStore, err := o.OpenStore(ctx, home)
@@ -923,6 +926,13 @@ func SplitExitLine(out string, exitCode *int) (line, body string, code int) {
 		nl++
 	}
 	return out[:nl], out[nl:], n
+}
+
+// markFrozen writes thin.FrozenFile in a bench's home: the events keep the
+// corpus's times, so the daemon's retention must never prune the stream.
+func markFrozen(home string) error {
+	return os.WriteFile(filepath.Join(home, thin.FrozenFile),
+		[]byte("a stream omni bench recorded with the corpus's times: retention leaves it whole\n"), 0o600)
 }
 
 // The origin bench records with each replayed call

@@ -251,6 +251,9 @@ func RunStore(ctx context.Context, o StoreOptions, progress io.Writer) (*StoreRe
 		if err := RefuseHeld(o.Home); err != nil {
 			return nil, err
 		}
+		if err := markFrozen(o.Home); err != nil {
+			return nil, err
+		}
 		st, closeStore, err := o.OpenStore(ctx, o.Home)
 		if err != nil {
 			return nil, fmt.Errorf("open store in %s: %w", o.Home, err)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/omnictx/omni/internal/daemon/wire/thin"
 	"os"
 	"path/filepath"
 	"strings"
@@ -208,13 +209,17 @@ func TestRetentionSettings(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 9, 1, 12, 0, 0, 0, time.UTC)
 	for _, c := range []struct {
-		name string
-		r    Retention
-		busy bool
+		name   string
+		r      Retention
+		busy   bool
+		frozen bool
 	}{
-		{"keep everything", RetentionOf(env("0")), false},
-		{"unreadable setting", RetentionOf(env("soon")), false},
-		{"store busy", RetentionOf(env("")), true},
+		{"keep everything", RetentionOf(env("0")), false, false},
+		{"unreadable setting", RetentionOf(env("soon")), false, false},
+		{"store busy", RetentionOf(env("")), true, false},
+		// A bench's home keeps the corpus's times: pruning it would cut the
+		// replay the oracle reads back through omni retrieve.
+		{"frozen bench stream", RetentionOf(env("")), false, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			home := t.TempDir()
@@ -227,6 +232,11 @@ func TestRetentionSettings(t *testing.T) {
 			svc, err := NewService(ctx, st, Config{Home: home, Retention: c.r})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if c.frozen {
+				if err := os.WriteFile(filepath.Join(home, thin.FrozenFile), []byte("bench\n"), 0o600); err != nil {
+					t.Fatal(err)
+				}
 			}
 			if c.busy {
 				// A live process (this test's parent) marked the store busy.

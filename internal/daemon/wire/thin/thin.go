@@ -36,6 +36,11 @@ const (
 	Protocol = 4
 	// AddrFile is the daemon's address file in $OMNI_HOME.
 	AddrFile = "daemon.addr"
+	// FrozenFile marks a home whose log is a frozen stream (omni bench
+	// writes it: its events keep the corpus's times, months old): the
+	// daemon's retention never prunes such a home, or the replay it holds
+	// would be cut the first time a daemon serves it (a retrieve).
+	FrozenFile = "frozen"
 	// MethodHook is the method of a hook payload: the request is one flags
 	// byte (HookPassthrough) followed by the payload as the host sent it;
 	// the reply is what the hook prints.
