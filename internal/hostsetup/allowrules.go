@@ -16,14 +16,16 @@ import (
 // rule right after one (a pipefail rule elsewhere is the user's own).
 
 // isFilterRule reports an allow rule omni wrote for some omni binary's
-// filter: Bash(PATH pipe:*) with PATH's base name omni.
+// filter: Bash(PATH pipe:*) with PATH's base name starting with omni (omni,
+// omni.exe, a renamed build such as omni-dev).
 func isFilterRule(s string) bool {
 	c, ok := strings.CutPrefix(s, "Bash(")
 	if !ok {
 		return false
 	}
 	c, ok = strings.CutSuffix(c, " pipe:*)")
-	return ok && !strings.ContainsAny(c, "()") && (c == "omni" || strings.HasSuffix(c, "/omni"))
+	base := c[strings.LastIndexAny(c, `/\`)+1:]
+	return ok && !strings.ContainsAny(c, "()") && strings.HasPrefix(base, "omni")
 }
 
 // applyAllowRules installs (or removes) omni's two allow rules in a Claude

@@ -1,6 +1,8 @@
 package hostsetup
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -41,5 +43,32 @@ func TestAllowRules(t *testing.T) {
 	}
 	if _, err := applyAllowRules([]byte(`{"permissions": []}`), omni, true); err == nil {
 		t.Fatal("a permissions value that is not an object was edited")
+	}
+}
+
+// doctor names a Claude Code settings file that registers the rewrite
+// without the allow rules of its added parts (the rewrite is then off
+// outside bypass mode), and is silent when they are there.
+func TestRewriteRulesProblem(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "settings.json")
+	hooks := `"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"/opt/omni/bin/omni-hook pretool"}]}]}`
+	for _, c := range []struct {
+		body string
+		want bool
+	}{
+		{`{` + hooks + `}`, true},
+		{`{` + hooks + `,"permissions":{"allow":["Bash(set -o pipefail)"]}}`, true},
+		{`{` + hooks + `,"permissions":{"allow":["Bash(/opt/omni/bin/omni pipe:*)","Bash(set -o pipefail)"]}}`, false},
+		{`{"permissions":{"allow":[]}}`, false},
+	} {
+		if err := os.WriteFile(p, []byte(c.body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		got := false
+		rewriteRulesProblem(p, "settings.json", "omni init --claude", func(string, ...any) { got = true })
+		if got != c.want {
+			t.Errorf("%s: problem %v, want %v", c.body, got, c.want)
+		}
 	}
 }

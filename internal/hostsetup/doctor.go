@@ -5,6 +5,7 @@ package hostsetup
 import (
 	"bytes"
 	"fmt"
+	"github.com/omnictx/omni/internal/rewrite"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -71,6 +72,9 @@ func inspectHost(h Host, scopes []Options, problem func(string, ...any)) HostSta
 					mcpOK = true
 				} else {
 					hooksOK = true
+				}
+				if h == Claude && kind == "hooks" {
+					rewriteRulesProblem(detail, where, flag, problem)
 				}
 			case "stale":
 				problem("%s: omni's %s in %s are incomplete, duplicated or out of date: run '%s'", hostNames[h], kind, where, flag)
@@ -225,4 +229,32 @@ func shortPath(p, home string) string {
 		return "~" + p[len(home):]
 	}
 	return p
+}
+
+// rewriteRulesProblem reports a Claude Code settings file that registers
+// the PreToolUse rewrite without the allow rules of its two added parts
+// (removed by hand, or written by an older omni): outside bypass mode the
+// hook then leaves every command as written, silently.
+func rewriteRulesProblem(path, where, flag string, problem func(string, ...any)) {
+	b, err := os.ReadFile(path)
+	if err != nil || !bytes.Contains(b, []byte(` pretool"`)) {
+		return
+	}
+	hasFilter := false
+	if v, err := DecodeJSONC(b); err == nil {
+		if m, ok := v.(map[string]any); ok {
+			if pm, ok := m["permissions"].(map[string]any); ok {
+				allow, _ := pm["allow"].([]any)
+				for _, a := range allow {
+					if r, ok := a.(string); ok && isFilterRule(r) {
+						hasFilter = true
+					}
+				}
+			}
+		}
+	}
+	if !hasFilter || !bytes.Contains(b, []byte(`"`+rewrite.PipefailRule+`"`)) {
+		problem("Claude Code: %s registers the PreToolUse rewrite without the allow rules of its added parts (%s, Bash(OMNI pipe:*)): outside bypass mode it leaves every command as written; run '%s'",
+			where, rewrite.PipefailRule, flag)
+	}
 }

@@ -183,8 +183,11 @@ func wrap(tk Taken, omni, token string) string {
 
 // PathNameOK reports an omni binary path the rewrite can name in a
 // command and an allow rule: absolute, of the grammar's word characters
-// only (no space, no quote).
-func PathNameOK(omni string) bool { return omni != "" && filepath.IsAbs(omni) && isWord(omni, false) }
+// only (no space, no quote), its base name starting with omni (what
+// Unwrap and the allow rule's uninstall recognise).
+func PathNameOK(omni string) bool {
+	return omni != "" && filepath.IsAbs(omni) && isWord(omni, false) && strings.HasPrefix(filepath.Base(omni), "omni")
+}
 
 // OmniPathOK reports an omni binary path the rewrite can run: PathNameOK,
 // and an executable regular file.
@@ -320,5 +323,6 @@ func Unwrap(cmd string) (line, runner string, ok bool) {
 	return "", "", false
 }
 
-// wrappedRe is the filter Reply puts behind the runner.
-var wrappedRe = regexp.MustCompile(` 2>&1 \| /[^ ]*/omni pipe --call [0-9a-f]{32}$`)
+// wrappedRe is the filter Reply puts behind the runner: an omni binary (its
+// base name starts with omni) at an absolute path.
+var wrappedRe = regexp.MustCompile(` 2>&1 \| /[^ ]*/omni[^ /]* pipe --call [0-9a-f]{32}$`)
