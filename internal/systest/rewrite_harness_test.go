@@ -41,7 +41,7 @@ fail) echo "make: *** [all] Error $2"; echo "to stderr" >&2; exit "$2" ;;
 segv) echo "before the crash"; kill -SEGV $$ ;;
 helper) echo "helper started"; (sleep 2; echo late; touch "$PWD/helper-lived") & echo "make: done" ;;
 stdin) read -r line; echo "read: $line" ;;
-slow) echo one; sleep 3; echo two ;;
+slow) echo one; sleep 5; echo two ;;
 big) head -c 20000000 /dev/zero | tr '\0' 'x' | fold -w 100 ;;
 env) echo "FOO=$FOO" ;;
 *) touch "made-$1"; echo "make $*"; echo "warning: on stderr" >&2 ;;
@@ -95,7 +95,10 @@ func hostRun(t *testing.T, root, home, bin, snapshot, cmd string, signal bool) r
 		t.Fatal(err)
 	}
 	if signal {
-		time.Sleep(1500 * time.Millisecond)
+		// After the filter is up (a loaded machine starts omni slowly; a
+		// signal before its handler is installed ends it like any
+		// process), before the runner ends.
+		time.Sleep(3 * time.Second)
 		_ = syscall.Kill(-c.Process.Pid, syscall.SIGTERM)
 	}
 	err = c.Wait()
