@@ -668,21 +668,7 @@ func (t *tally) call(c callOf) error {
 			rep.OverCapInline++
 		}
 	}
-	bucketOf := func(m map[string]*Bucket, k string) *Bucket {
-		b := m[k]
-		if b == nil {
-			b = &Bucket{}
-			m[k] = b
-		}
-		return b
-	}
-	fam := res.Distiller
-	if fam == "" {
-		fam = "none"
-	}
-	bucketOf(rep.ByFamily, fam).add(raw, del, repeat, len(res.Folds))
-	bucketOf(rep.ByDoor, strings.TrimSpace(res.Event+" "+hostTool)).add(raw, del, repeat, len(res.Folds))
-	bucketOf(rep.ByReason, reasonOf(res, raw, del)).add(raw, del, repeat, len(res.Folds))
+	addBreakdown(rep, res, hostTool, raw, del, repeat, len(res.Folds))
 	tb := rep.ByTool[r.Tool]
 	if tb == nil {
 		tb = &Bucket{}
@@ -933,6 +919,28 @@ func SplitExitLine(out string, exitCode *int) (line, body string, code int) {
 func markFrozen(home string) error {
 	return os.WriteFile(filepath.Join(home, thin.FrozenFile),
 		[]byte("a stream omni bench recorded with the corpus's times: retention leaves it whole\n"), 0o600)
+}
+
+// bucketOf returns m's bucket for k, made on first use.
+func bucketOf(m map[string]*Bucket, k string) *Bucket {
+	b := m[k]
+	if b == nil {
+		b = &Bucket{}
+		m[k] = b
+	}
+	return b
+}
+
+// addBreakdown adds one call to the report's rows by distiller family,
+// by door and host tool, and by reason.
+func addBreakdown(rep *Report, res hooks.Result, hostTool string, raw, del, repeat int64, folds int) {
+	fam := res.Distiller
+	if fam == "" {
+		fam = "none"
+	}
+	bucketOf(rep.ByFamily, fam).add(raw, del, repeat, folds)
+	bucketOf(rep.ByDoor, strings.TrimSpace(res.Event+" "+hostTool)).add(raw, del, repeat, folds)
+	bucketOf(rep.ByReason, reasonOf(res, raw, del)).add(raw, del, repeat, folds)
 }
 
 // The origin bench records with each replayed call

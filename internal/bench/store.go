@@ -696,22 +696,8 @@ func addRecorded(rep *Report, c storeCall, rec hooks.Recorded) {
 	if c.overCap {
 		rep.OverCap.add(raw, del, 0, n)
 	}
-	bucket := func(m map[string]*Bucket, k string) *Bucket {
-		b := m[k]
-		if b == nil {
-			b = &Bucket{}
-			m[k] = b
-		}
-		return b
-	}
-	fam := res.Distiller
-	if fam == "" {
-		fam = "none"
-	}
-	bucket(rep.ByFamily, fam).add(raw, del, 0, n)
-	bucket(rep.ByDoor, strings.TrimSpace(res.Event+" "+c.hostTool)).add(raw, del, 0, n)
-	bucket(rep.ByReason, reasonOf(res, raw, del)).add(raw, del, 0, n)
-	for _, b := range []*Bucket{bucket(rep.ByTool, c.rec.Tool), bucket(rep.BySource, c.project)} {
+	addBreakdown(rep, res, c.hostTool, raw, del, 0, n)
+	for _, b := range []*Bucket{bucketOf(rep.ByTool, c.rec.Tool), bucketOf(rep.BySource, c.project)} {
 		b.add(raw, del, 0, n)
 		b.SessionFoldSaved += sessSaved
 		b.ProjectFoldSaved += projSaved

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // PreTool configures Reply.
@@ -301,7 +302,10 @@ func marshal(v any) (json.RawMessage, error) {
 // read; ok is false for any other command. The post-tool hooks use it to
 // read a rewritten call as the call the agent made.
 func Unwrap(cmd string) (line, runner string, ok bool) {
-	m := wrappedRe.FindStringSubmatchIndex(cmd)
+	if !strings.Contains(cmd, " pipe --call ") {
+		return "", "", false // every Bash call passes here: no regexp for most
+	}
+	m := wrappedRe().FindStringSubmatchIndex(cmd)
 	if m == nil {
 		return "", "", false
 	}
@@ -325,4 +329,7 @@ func Unwrap(cmd string) (line, runner string, ok bool) {
 
 // wrappedRe is the filter Reply puts behind the runner: an omni binary (its
 // base name starts with omni) at an absolute path.
-var wrappedRe = regexp.MustCompile(` 2>&1 \| /[^ ]*/omni[^ /]* pipe --call [0-9a-f]{32}$`)
+// It is compiled on first use, not at every hook process's start.
+var wrappedRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(` 2>&1 \| /[^ ]*/omni[^ /]* pipe --call [0-9a-f]{32}$`)
+})
