@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // PreTool configures Reply.
@@ -139,7 +140,7 @@ func Reply(stdin []byte, o PreTool) []byte {
 	if sources == nil {
 		sources = func(cwd string) Sources { return SourcesFor(cwd, getenv) }
 	}
-	rules, err := Load(sources(p.Cwd))
+	rules, err := LoadCached(o.Home, sources(p.Cwd), time.Now())
 	if err != nil || !partsRun(rules, p.PermissionMode, tk, o.Omni) {
 		return nil
 	}

@@ -119,24 +119,7 @@ var ErrSettings = errors.New("unreadable settings file")
 // permissions shape; the caller must then rewrite nothing.
 func Load(s Sources) (*Rules, error) {
 	r := &Rules{}
-	type file struct {
-		path       string
-		allow      bool
-		managedSet bool
-	}
-	var files []file
-	for _, m := range s.Managed {
-		files = append(files, file{m, true, true})
-	}
-	files = append(files, file{s.User, true, false})
-	for i, p := range s.Project {
-		files = append(files, file{filepath.Join(p, ".claude", "settings.json"), i == 0, false},
-			file{filepath.Join(p, ".claude", "settings.local.json"), i == 0, false})
-	}
-	for _, f := range files {
-		if f.path == "" {
-			continue
-		}
+	for _, f := range settingsFiles(s) {
 		b, err := os.ReadFile(f.path)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -144,35 +127,74 @@ func Load(s Sources) (*Rules, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s: %v", ErrSettings, f.path, err)
 		}
-		var doc struct {
-			Permissions struct {
-				Allow []string `json:"allow"`
-				Ask   []string `json:"ask"`
-				Deny  []string `json:"deny"`
-			} `json:"permissions"`
-			ManagedOnly bool `json:"allowManagedPermissionRulesOnly"`
-		}
-		if err := json.Unmarshal(b, &doc); err != nil {
-			return nil, fmt.Errorf("%w: %s: %v", ErrSettings, f.path, err)
-		}
-		r.Files = append(r.Files, f.path)
-		add := func(dst *[]Rule, src []string) {
-			for _, x := range src {
-				rl := ParseRule(x)
-				rl.From = f.path
-				*dst = append(*dst, rl)
-			}
-		}
-		if f.managedSet && doc.ManagedOnly {
-			r.ManagedOnly = true
-		}
-		add(&r.Deny, doc.Permissions.Deny)
-		add(&r.Ask, doc.Permissions.Ask)
-		if f.allow && (f.managedSet || !r.ManagedOnly) {
-			add(&r.Allow, doc.Permissions.Allow)
+		if err := r.add(f, b); err != nil {
+			return nil, err
 		}
 	}
 	return r, nil
+}
+
+// settingsFile is one settings file of a Sources and the rules taken
+// from it: allow rules or not, and whether it is a managed-policy file.
+type settingsFile struct {
+	path       string
+	allow      bool
+	managedSet bool
+}
+
+// settingsFiles lists the files of s in the order Load merges them
+// (managed, user, then each project's settings.json and
+// settings.local.json); empty paths are left out.
+func settingsFiles(s Sources) []settingsFile {
+	var files []settingsFile
+	for _, m := range s.Managed {
+		files = append(files, settingsFile{m, true, true})
+	}
+	files = append(files, settingsFile{s.User, true, false})
+	for i, p := range s.Project {
+		files = append(files, settingsFile{filepath.Join(p, ".claude", "settings.json"), i == 0, false},
+			settingsFile{filepath.Join(p, ".claude", "settings.local.json"), i == 0, false})
+	}
+	out := files[:0]
+	for _, f := range files {
+		if f.path != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// add merges the rules of one settings file's bytes b into r. Errors:
+// ErrSettings when b is not a JSON object of the documented shape.
+func (r *Rules) add(f settingsFile, b []byte) error {
+	var doc struct {
+		Permissions struct {
+			Allow []string `json:"allow"`
+			Ask   []string `json:"ask"`
+			Deny  []string `json:"deny"`
+		} `json:"permissions"`
+		ManagedOnly bool `json:"allowManagedPermissionRulesOnly"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrSettings, f.path, err)
+	}
+	r.Files = append(r.Files, f.path)
+	add := func(dst *[]Rule, src []string) {
+		for _, x := range src {
+			rl := ParseRule(x)
+			rl.From = f.path
+			*dst = append(*dst, rl)
+		}
+	}
+	if f.managedSet && doc.ManagedOnly {
+		r.ManagedOnly = true
+	}
+	add(&r.Deny, doc.Permissions.Deny)
+	add(&r.Ask, doc.Permissions.Ask)
+	if f.allow && (f.managedSet || !r.ManagedOnly) {
+		add(&r.Allow, doc.Permissions.Allow)
+	}
+	return nil
 }
 
 // bashAllows reports whether a Bash rule's content permits the command c
