@@ -1,4 +1,4 @@
-package hooks
+package hosts
 
 // Cline CLI (measured on 3.0.65, docs/HOSTS.md "Cline CLI 3.0.65"): file
 // hooks cannot replace a tool result, a plugin's afterTool can. omni's
@@ -15,14 +15,22 @@ package hooks
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 	"unicode/utf16"
 
 	"github.com/omnictx/omni/events"
 )
 
-// HostCline is Cline CLI through omni's plugin ("host":"cline").
-const HostCline = "cline"
+// Cline is Cline CLI through omni's plugin ("host":"cline").
+const Cline = "cline"
+
+func init() {
+	register(Protocol{Name: Cline,
+		Rules:   []Rule{{RankHostKey, func(s Signature) bool { return s.Host == Cline }}},
+		Deliver: clineDelivery,
+	})
+}
 
 // ClineOutputCap is the longest result string, in UTF-16 code units (a
 // JavaScript string's length), Cline CLI 3.0.65 hands the model whole: when
@@ -44,38 +52,40 @@ const clineExitPrefix = "[Command exited with code "
 // read again with "[outdated - see the latest file content]" once that
 // frees 64 KiB, so a fold of a re-read could point at text the model no
 // longer holds.
-func clineDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(string) ([]byte, error), bool) {
+func clineDelivery(p *Payload, passthrough bool) (Delivery, bool) {
+	var d Delivery
 	if p.ToolName != "run_commands" {
-		return d, nil, false
+		return d, false
 	}
 	var resp struct {
 		Output  *string `json:"output"`
 		Success *bool   `json:"success"`
 	}
 	if json.Unmarshal(p.ToolResponse, &resp) != nil || resp.Output == nil || resp.Success == nil {
-		return d, nil, false
+		return d, false
 	}
 	text := *resp.Output
 	cmd := sourceOf(p.ToolName, p.ToolInput)
-	d.source = cmd
-	d.req.Text, d.req.Source = text, cmd
+	d.Source = cmd
+	d.Req.Text, d.Req.Source = text, cmd
 	if !*resp.Success || strings.HasPrefix(text, clineExitPrefix) {
 		if fr, ok := clineFrame(text); ok {
 			// Cline's exit line is its frame, not the command's output.
-			d.req.Text = fr.body
+			d.Req.Text = fr.body
 		}
-		d.req.Failed = true
-		return d, nil, true
+		d.Req.Failed = true
+		return d, true
 	}
 	if isOmniExec(cmd) {
-		return d, nil, false
+		return d, false
 	}
 	if utf16Len(text) > ClineOutputCap {
-		d.unrecorded, d.reason = true, string(events.ReasonHostCap)
-		return d, nil, true
+		d.Unrecorded, d.Reason = true, string(events.ReasonHostCap)
+		return d, true
 	}
-	d.req.NoFold = noFoldReason(cmd, in.Passthrough, text, p.ToolResponse)
-	return d, openCodeReply, true
+	d.Req.NoFold = NoFoldReason(cmd, passthrough, text, p.ToolResponse)
+	d.Render = openCodeReply
+	return d, true
 }
 
 // utf16Len is the length of s in UTF-16 code units.
@@ -85,4 +95,18 @@ func utf16Len(s string) int {
 		n += utf16.RuneLen(r)
 	}
 	return n
+}
+
+// clineExitLine matches the line Cline CLI 3.0.65 starts a failing
+// command's result with ("[Command exited with code N]").
+var clineExitLine = regexp.MustCompile(`\A\[Command exited with code -?\d+\]\n?`)
+
+// clineFrame splits Cline's exit line from a failing command's result; ok
+// is false when there is none.
+func clineFrame(text string) (hostFrame, bool) {
+	loc := clineExitLine.FindStringIndex(text)
+	if loc == nil {
+		return hostFrame{}, false
+	}
+	return hostFrame{head: text[:loc[1]], body: text[loc[1]:]}, true
 }

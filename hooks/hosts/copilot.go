@@ -1,4 +1,4 @@
-package hooks
+package hosts
 
 // GitHub Copilot CLI (measured on 1.0.102, docs/HOSTS.md "GitHub Copilot
 // CLI"): a command hook registered for postToolUse gets
@@ -13,6 +13,19 @@ import (
 	"regexp"
 	"strconv"
 )
+
+// Copilot is GitHub Copilot CLI: its camelCase postToolUse payload
+// (sessionId, toolName, toolArgs, toolResult) is rewritten on arrival into
+// the shared shape with "host":"copilot-cli" (CopilotPayload).
+const Copilot = "copilot-cli"
+
+func init() {
+	register(Protocol{Name: Copilot,
+		Rules:     []Rule{{RankHostKey, func(s Signature) bool { return s.Host == Copilot }}},
+		Normalize: CopilotPayload,
+		Deliver:   copilotDelivery,
+	})
+}
 
 // copilotIn is Copilot CLI's postToolUse payload.
 type copilotIn struct {
@@ -62,12 +75,12 @@ func CopilotPayload(stdin []byte) []byte {
 			ToolName     string          `json:"tool_name"`
 			ToolInput    json.RawMessage `json:"tool_input,omitempty"`
 			ToolResponse json.RawMessage `json:"tool_response"`
-		}{common{HostCopilot, "PostToolUse", *c.SessionID, c.AgentID, c.Cwd}, *c.ToolName, c.ToolArgs, c.ToolResult}
+		}{common{Copilot, "PostToolUse", *c.SessionID, c.AgentID, c.Cwd}, *c.ToolName, c.ToolArgs, c.ToolResult}
 	case c.ToolName == nil && c.Trigger != nil && c.TranscriptPath != nil:
 		v = struct {
 			common
 			Trigger string `json:"trigger"`
-		}{common{HostCopilot, "PreCompact", *c.SessionID, c.AgentID, c.Cwd}, *c.Trigger}
+		}{common{Copilot, "PreCompact", *c.SessionID, c.AgentID, c.Cwd}, *c.Trigger}
 	default:
 		return stdin
 	}
@@ -92,32 +105,33 @@ var copilotExit = regexp.MustCompile(`\n?<shellId: [^>\n]+ completed with exit c
 // a bash result without that line (still running, detached) is left
 // whole. The closing line is kept out of the ledger and put back after
 // the decided text, so the model still reads the exit status.
-func copilotDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(string) ([]byte, error), bool) {
+func copilotDelivery(p *Payload, passthrough bool) (Delivery, bool) {
+	var d Delivery
 	kind, known := copilotTools[p.ToolName]
 	if !known {
-		return d, nil, false
+		return d, false
 	}
 	var r struct {
 		ResultType string  `json:"resultType"`
 		Text       *string `json:"textResultForLlm"`
 	}
 	if json.Unmarshal(p.ToolResponse, &r) != nil || r.Text == nil {
-		return d, nil, false
+		return d, false
 	}
 	text, trailer := *r.Text, ""
 	src := sourceOf(p.ToolName, p.ToolInput)
-	d.source = src
-	d.req.Text, d.req.Source = text, src
+	d.Source = src
+	d.Req.Text, d.Req.Source = text, src
 	if r.ResultType != "success" {
-		d.req.Failed = true
-		return d, nil, true
+		d.Req.Failed = true
+		return d, true
 	}
 	cmd := ""
 	if kind == "shell" {
 		cmd = src
 		loc := copilotExit.FindStringSubmatchIndex(text)
 		if loc == nil {
-			return d, nil, false
+			return d, false
 		}
 		text, trailer = text[:loc[0]], text[loc[0]:]
 		if text != "" && text[len(text)-1] != '\n' {
@@ -128,18 +142,18 @@ func copilotDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(stri
 		}
 		// The closing line is Copilot's frame: never content, on the
 		// failure path too.
-		d.req.Text = text
+		d.Req.Text = text
 		code, err := strconv.Atoi((*r.Text)[loc[2]:loc[3]])
 		if err != nil || code != 0 {
-			d.req.Failed = true
-			return d, nil, true
+			d.Req.Failed = true
+			return d, true
 		}
 		if isOmniExec(cmd) {
-			return d, nil, false
+			return d, false
 		}
 	}
-	d.req.NoFold = noFoldReason(cmd, in.Passthrough, text, p.ToolResponse)
-	return d, func(t string) ([]byte, error) {
+	d.Req.NoFold = NoFoldReason(cmd, passthrough, text, p.ToolResponse)
+	d.Render = func(t string) ([]byte, error) {
 		if trailer != "" && len(t) > 0 && t[len(t)-1] != '\n' && trailer[0] != '\n' {
 			t += "\n"
 		}
@@ -149,5 +163,6 @@ func copilotDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(stri
 			return nil, err
 		}
 		return append(b, '\n'), nil
-	}, true
+	}
+	return d, true
 }

@@ -1,4 +1,4 @@
-package hooks
+package hosts
 
 // Cursor (IDE and CLI), built from its documented hook payloads (not
 // driven here: Cursor is not on npm; docs/HOSTS.md "Cursor"). Every
@@ -29,9 +29,17 @@ import (
 	"strings"
 )
 
-// HostCursor is Cursor, its payload rewritten on arrival into the shared
+// Cursor is Cursor, its payload rewritten on arrival into the shared
 // shape with "host":"cursor" (CursorPayload).
-const HostCursor = "cursor"
+const Cursor = "cursor"
+
+func init() {
+	register(Protocol{Name: Cursor,
+		Rules:     []Rule{{RankHostKey, func(s Signature) bool { return s.Host == Cursor }}},
+		Normalize: CursorPayload,
+		Deliver:   cursorDelivery,
+	})
+}
 
 // cursorIn is the part of a Cursor hook payload omni reads.
 type cursorIn struct {
@@ -92,7 +100,7 @@ func CursorPayload(stdin []byte) []byte {
 		ToolResponse json.RawMessage `json:"tool_response,omitempty"`
 		ToolUseID    string          `json:"tool_use_id,omitempty"`
 		Trigger      string          `json:"trigger,omitempty"`
-	}{HostCursor, ev, session, cwd, c.ToolName, unquoteJSON(c.ToolInput), unquoteJSON(c.ToolOutput), c.ToolUseID, c.Trigger})
+	}{Cursor, ev, session, cwd, c.ToolName, unquoteJSON(c.ToolInput), unquoteJSON(c.ToolOutput), c.ToolUseID, c.Trigger})
 	if err != nil {
 		return stdin
 	}
@@ -122,13 +130,14 @@ const cursorMCPPrefix = "MCP:"
 // bare string. omni's own tools (omni_retrieve, omni_run, …) are left
 // alone: their text was decided already or must come back whole. The
 // reply is {"updated_mcp_tool_output": V}, V in the shape that arrived.
-func cursorDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(string) ([]byte, error), bool) {
+func cursorDelivery(p *Payload, passthrough bool) (Delivery, bool) {
+	var d Delivery
 	if !strings.HasPrefix(p.ToolName, cursorMCPPrefix) || strings.Contains(p.ToolName, "omni_") {
-		return d, nil, false
+		return d, false
 	}
 	text, wrap, ok := mcpText(p.ToolResponse)
 	if !ok {
-		return d, nil, false
+		return d, false
 	}
 	src := p.ToolName
 	if len(p.ToolInput) > 0 {
@@ -137,16 +146,17 @@ func cursorDelivery(d delivery, p ccPayload, in HookInput) (delivery, func(strin
 			src += " " + b.String()
 		}
 	}
-	d.source = src
-	d.req.Text, d.req.Source = text, src
-	d.req.NoFold = noFoldReason("", in.Passthrough, text, p.ToolResponse)
-	return d, func(t string) ([]byte, error) {
+	d.Source = src
+	d.Req.Text, d.Req.Source = text, src
+	d.Req.NoFold = NoFoldReason("", passthrough, text, p.ToolResponse)
+	d.Render = func(t string) ([]byte, error) {
 		b, err := marshal(map[string]any{"updated_mcp_tool_output": wrap(t)})
 		if err != nil {
 			return nil, err
 		}
 		return append(b, '\n'), nil
-	}, true
+	}
+	return d, true
 }
 
 // mcpText reads the text of an MCP tool result the model reads as is:

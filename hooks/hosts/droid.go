@@ -1,4 +1,4 @@
-package hooks
+package hosts
 
 // Factory Droid (read from its 0.225.2 binary; docs/HOSTS.md "Factory
 // Droid"): its hook payloads take Claude Code's keys (session_id,
@@ -15,8 +15,17 @@ package hooks
 
 import "strings"
 
-// HostDroid is Factory Droid.
-const HostDroid = "droid"
+// Droid is Factory Droid.
+const Droid = "droid"
+
+func init() {
+	register(Protocol{Name: Droid,
+		Rules: []Rule{{RankTranscript, func(s Signature) bool { return isDroidTranscript(s.TranscriptPath) }}},
+		// Droid applies no replacement of a tool's output: nothing is
+		// delivered, so nothing is recorded as shown.
+		Deliver: func(*Payload, bool) (Delivery, bool) { return Delivery{}, false },
+	})
+}
 
 // isDroidTranscript reports a transcript under a Factory home's sessions
 // directory (~/.factory/sessions/…).

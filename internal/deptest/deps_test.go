@@ -339,6 +339,14 @@ var rules = []rule{
 		bad:     onlyStdAnd(),
 		scope:   withTests,
 	},
+	{
+		name:    "hooks/hosts imports only events, pipeline, internal/shellcmd, internal/rewrite and the standard library",
+		reason:  "each host's protocol reads a payload and renders a reply, nothing more: the Engine (hooks) imports it and owns the log, the lock and the pipeline's call; an import of hooks would be a cycle, and a store or the daemon would let a protocol do I/O the Engine does not see",
+		named:   []string{"hooks/hosts", "hooks"},
+		applies: is("hooks/hosts"),
+		bad:     onlyStdAnd("events", "pipeline", "pipeline/distill", "pipeline/internal/textline", "internal/shellcmd", "internal/rewrite"),
+		scope:   withTests,
+	},
 }
 
 // imports returns the import paths of p that a rule of scope s looks at,
@@ -497,6 +505,9 @@ func TestRulesCatch(t *testing.T) {
 			[]string{ruleNamed("events/jetstream (and its test cluster jstest) never imports")}},
 		{"jetstream imports natsurl", pkg{ImportPath: jetstream, Imports: []string{m("events"), m("internal/natsurl")}}, nil},
 		{"the thin wire imports natsurl", pkg{ImportPath: m("internal/daemon/wire/thin"), Imports: []string{"os", m("internal/natsurl")}}, nil},
+		{"hosts imports the pipeline and the rewrite", pkg{ImportPath: m("hooks/hosts"), Imports: []string{m("events"), m("pipeline"), m("internal/rewrite"), m("internal/shellcmd")}}, nil},
+		{"hosts imports hooks", pkg{ImportPath: m("hooks/hosts"), Imports: []string{m("events"), m("hooks")}},
+			[]string{ruleNamed("hooks/hosts imports")}},
 		{"natsurl imports events", pkg{ImportPath: m("internal/natsurl"), Imports: []string{m("events")}},
 			[]string{ruleNamed("internal/natsurl imports")}},
 		{"omni-hook imports platform", pkg{ImportPath: m("cmd/omni-hook"), Imports: []string{m("internal/daemon/wire"), m("internal/platform")}}, nil},
