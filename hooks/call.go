@@ -178,13 +178,8 @@ func (e *Engine) callAt(ctx context.Context, in CallInput, now time.Time, projec
 		res.Recorded, res.Reason = true, string(events.ReasonArchiveFailed)
 		return res, nil
 	}
-	res.Recorded = true
-	res.Delivered = dec.Text
+	res.committed(dec, evs)
 	res.Unshown = d.unshown
-	res.Folds = dec.Folds
-	res.Reason = dec.Reason
-	res.Distiller, res.ShortenReason = distilledOf(evs)
-	res.RepeatBytes = dec.RepeatBytes
 	return res, nil
 }
 

@@ -405,13 +405,8 @@ func (e *Engine) decideHook(ctx context.Context, h hookRead, now time.Time, rc *
 		res.Recorded, res.Delivered, res.Reason = true, res.Raw, string(events.ReasonArchiveFailed)
 		return res, nil
 	}
-	res.Recorded = true
+	res.committed(dec, evs)
 	res.Reply = reply
-	res.Delivered = dec.Text
-	res.Folds = dec.Folds
-	res.Reason = dec.Reason
-	res.Distiller, res.ShortenReason = distilledOf(evs)
-	res.RepeatBytes = dec.RepeatBytes
 	if reply == nil {
 		res.Delivered = res.Raw
 	}
