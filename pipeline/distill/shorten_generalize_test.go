@@ -1,4 +1,4 @@
-package pipeline
+package distill_test
 
 import (
 	"encoding/json"
@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/omnictx/omni/pipeline"
 )
 
 // Cases found by running the real tools on small projects
@@ -16,7 +18,7 @@ import (
 func TestGoTestKeepsNoTestFilesTally(t *testing.T) {
 	in := "=== RUN   TestA\n--- PASS: TestA (0.00s)\nPASS\nok  \texample.com/shop/cart\t0.035s\n?   \texample.com/shop/util\t[no test files]\n" +
 		strings.Repeat("=== RUN   TestB\n--- PASS: TestB (0.00s)\n", 8)
-	res := Shorten(ShortenRequest{Command: "go test -v ./...", Text: in})
+	res := pipeline.Shorten(pipeline.ShortenRequest{Command: "go test -v ./...", Text: in})
 	if !strings.Contains(res.Text, "?   \texample.com/shop/util\t[no test files]\n") {
 		t.Fatalf("the [no test files] tally line was dropped:\n%s", res.Text)
 	}
@@ -25,11 +27,11 @@ func TestGoTestKeepsNoTestFilesTally(t *testing.T) {
 func TestCargoTestNamedKeepsPassLines(t *testing.T) {
 	in := "   Compiling spans v0.1.0 (/home/dev/src/spans)\n    Finished `test` profile\n     Running unittests src/lib.rs (target/debug/deps/spans-1)\n\nrunning 2 tests\n" +
 		"test tests::parse_ok ... ok\ntest tests::parse_bad ... ok\n\ntest result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 12 filtered out; finished in 0.00s\n\n"
-	named := Shorten(ShortenRequest{Command: "cargo test parse", Text: in})
+	named := pipeline.Shorten(pipeline.ShortenRequest{Command: "cargo test parse", Text: in})
 	if !strings.Contains(named.Text, "test tests::parse_ok ... ok") {
 		t.Fatalf("a named test's pass line was dropped:\n%s", named.Text)
 	}
-	all := Shorten(ShortenRequest{Command: "cargo test", Text: in})
+	all := pipeline.Shorten(pipeline.ShortenRequest{Command: "cargo test", Text: in})
 	if strings.Contains(all.Text, "test tests::parse_ok ... ok") {
 		t.Fatalf("pass lines kept without a filter:\n%s", all.Text)
 	}
@@ -39,7 +41,7 @@ func TestJestDropsCodeFramesKeepsLocation(t *testing.T) {
 	in := "FAIL jest/cart.test.js\n  ● Cart › merges\n\n    expect(received).toBe(expected) // Object.is equality\n\n    Expected: 35\n    Received: 30\n\n" +
 		"      17 |     c.add('bolt', 1, 15);\n      18 |     c.add('bolt', 1, 20);\n    > 19 |     expect(c.total()).toBe(35);\n         |                       ^\n      20 |   });\n\n" +
 		"      at Object.toBe (jest/cart.test.js:19:23)\n\nTest Suites: 1 failed, 1 total\nTests:       1 failed, 3 passed, 4 total\nSnapshots:   0 total\nTime:        0.5 s\nRan all test suites.\n"
-	res := Shorten(ShortenRequest{Command: "npx jest", Text: in, ExitCode: 1})
+	res := pipeline.Shorten(pipeline.ShortenRequest{Command: "npx jest", Text: in, ExitCode: 1})
 	if strings.Contains(res.Text, "> 19 |") {
 		t.Fatalf("code frame kept:\n%s", res.Text)
 	}
@@ -54,7 +56,7 @@ func TestGitCloneProgressReadsAsFinalStates(t *testing.T) {
 	in := "Cloning into 'x'...\nremote: Counting objects:   0% (1/90)   \rremote: Counting objects:  50% (45/90)   \rremote: Counting objects: 100% (90/90), done.   \n" +
 		"Receiving objects:   1% (1/90)\rReceiving objects: 50% (45/90)\rremote: Total 90 (delta 7), reused 0 (delta 0), pack-reused 0   \n" +
 		"Receiving objects: 100% (90/90), 1.73 MiB | 12.19 MiB/s, done.\nResolving deltas:   0% (0/7)\rResolving deltas: 100% (7/7)\rResolving deltas: 100% (7/7), done.\n"
-	res := Shorten(ShortenRequest{Command: "git clone --progress file:///r x", Text: in})
+	res := pipeline.Shorten(pipeline.ShortenRequest{Command: "git clone --progress file:///r x", Text: in})
 	for _, want := range []string{"Cloning into 'x'...", "\nremote: Counting objects: 100% (90/90), done.", "\nremote: Total 90 (delta 7)", "\nResolving deltas: 100% (7/7), done.\n"} {
 		if !strings.Contains(res.Text, want) {
 			t.Fatalf("lost %q:\n%q", want, res.Text)
@@ -72,7 +74,7 @@ func TestPytestKeepsCollectionErrorProse(t *testing.T) {
 		"/usr/lib/python3.11/importlib/__init__.py:126: in import_module\n    return _bootstrap._gcd_import(name[level:], package, level)\n" +
 		"E   ImportError: cannot import name 'restock' from 'shelf.stock'\n=========================== short test summary info ============================\nERROR tests/test_restock.py\n" +
 		"!!!!!!!!!!!!!!!!!!!! Interrupted: 1 error during collection !!!!!!!!!!!!!!!!!!!!\n=============================== 1 error in 1.14s ===============================\n"
-	res := Shorten(ShortenRequest{Command: "pytest", Text: in, ExitCode: 2})
+	res := pipeline.Shorten(pipeline.ShortenRequest{Command: "pytest", Text: in, ExitCode: 2})
 	if !strings.Contains(res.Text, "ImportError while importing test module") {
 		t.Fatalf("collection error statement dropped:\n%s", res.Text)
 	}
@@ -85,7 +87,7 @@ func TestMakeFoldsRepeatedWarningsNeverErrors(t *testing.T) {
 	}
 	b.WriteString("cc -Wall -c src/bad.c -o src/bad.o\nsrc/bad.c:4:16: error: ‘struct point’ has no member named ‘z’\n    4 |     return p.x * p.z;\n      |                ^\n" +
 		"make: *** [Makefile:10: src/bad.o] Error 1\n")
-	res := Shorten(ShortenRequest{Command: "make", Text: b.String(), ExitCode: 2})
+	res := pipeline.Shorten(pipeline.ShortenRequest{Command: "make", Text: b.String(), ExitCode: 2})
 	for _, want := range []string{"src/l0.c:6:9: warning: unused variable ‘u0’ [-Wunused-variable]", "[4 more -Wunused-variable diagnostics folded]",
 		"src/bad.c:4:16: error: ‘struct point’ has no member named ‘z’", "make: *** [Makefile:10: src/bad.o] Error 1"} {
 		if !strings.Contains(res.Text, want) {
@@ -97,17 +99,17 @@ func TestMakeFoldsRepeatedWarningsNeverErrors(t *testing.T) {
 	}
 }
 
-// TestDistillOwnTrainFixtures runs Shorten over testdata/fixtures/train (real
+// TestDistillOwnTrainFixtures runs Shorten over the module's testdata/fixtures/train (real
 // outputs of the tools run here on small projects, make.py) and asserts what
 // check.py asserts: every must_keep line, every must_keep_regex, no
 // contradicted fact, structured cases byte-identical; and the goldens under
-// testdata/distill/train (-update rewrites them). testdata/fixtures/
+// testdata/train/<case>/golden.txt (-update rewrites them). testdata/fixtures/
 // heldout is deliberately not read here: it is measured once, at the end of a
 // change, with check.py.
 func TestDistillOwnTrainFixtures(t *testing.T) {
-	dirs, _ := filepath.Glob(filepath.Join("..", "testdata", "fixtures", "train", "*", "meta.json"))
+	dirs, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "fixtures", "train", "*", "meta.json"))
 	if len(dirs) == 0 {
-		t.Fatal("no train fixtures under ../testdata/fixtures/train")
+		t.Fatal("no train fixtures under ../../testdata/fixtures/train")
 	}
 	sort.Strings(dirs)
 	tin, tout := 0, 0
@@ -124,11 +126,11 @@ func TestDistillOwnTrainFixtures(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res := Shorten(ShortenRequest{Command: meta.Command, Text: string(raw), ExitCode: meta.ExitCode})
+		res := pipeline.Shorten(pipeline.ShortenRequest{Command: meta.Command, Text: string(raw), ExitCode: meta.ExitCode})
 		for _, v := range dgViolations(meta, string(raw), res.Text) {
 			t.Errorf("%s: %s", filepath.Base(filepath.Dir(m)), v)
 		}
-		dgGoldenCheck(t, filepath.Join(dgGolden, "train", filepath.Base(filepath.Dir(m))+".txt"), string(raw), res.Text)
+		dgGoldenCheck(t, filepath.Join(dgGolden, "train", filepath.Base(filepath.Dir(m)), "golden.txt"), string(raw), res.Text)
 		tin += len(raw)
 		tout += len(res.Text)
 	}
@@ -144,7 +146,7 @@ func TestVerboseRunKeepsPerTestLines(t *testing.T) {
 		fmt.Fprintf(&b, "tests/test_params.py::test_square[%d] PASSED %s [%3d%%]\n", i, strings.Repeat(" ", 20), i*2)
 	}
 	b.WriteString("tests/test_low.py::test_low_basic PASSED                                 [ 97%]\ntests/test_low.py::test_low_empty PASSED                                 [100%]\n\n============================== 42 passed in 0.31s ==============================\n")
-	res := Shorten(ShortenRequest{Command: "pytest -v tests/test_params.py tests/test_low.py", Text: b.String()})
+	res := pipeline.Shorten(pipeline.ShortenRequest{Command: "pytest -v tests/test_params.py tests/test_low.py", Text: b.String()})
 	for _, want := range []string{"tests/test_low.py::test_low_basic PASSED", "tests/test_params.py::test_square[17] PASSED", "42 passed in 0.31s"} {
 		if !strings.Contains(res.Text, want) {
 			t.Fatalf("lost %q:\n%s", want, res.Text)

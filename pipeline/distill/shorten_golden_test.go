@@ -1,7 +1,8 @@
-package pipeline
+package distill_test
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,13 +14,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/omnictx/omni/internal/sharedtest"
+	"github.com/omnictx/omni/pipeline"
 )
 
 // The shared fixtures live next to the repository (../shared).
 const (
-	dgRealDir = "../../shared/fixtures/real"
-	dgOmniDir = "../../shared/fixtures/omni"
-	dgGolden  = "testdata/distill"
+	dgRealDir = "../../../shared/fixtures/real"
+	dgOmniDir = "../../../shared/fixtures/omni"
+	dgGolden  = "testdata"
 )
 
 // dgFactWords is check.py's FACT_WORDS: fact key -> words that, next to a
@@ -163,9 +165,11 @@ func dgCut(s string, n int) string {
 // goldens do not copy the shared fixtures).
 const dgUnchanged = "[golden: the output passes unchanged]\n"
 
+// update rewrites the goldens under testdata/ (go test -update).
+var update = flag.Bool("update", false, "rewrite the goldens under testdata/<suite>/<case>/golden.txt")
+
 // dgGoldenCheck compares text with the golden file (or rewrites it under
-// -update, the flag declared in golden_test.go). An output equal to its
-// raw input is stored as dgUnchanged.
+// -update). An output equal to its raw input is stored as dgUnchanged.
 func dgGoldenCheck(t *testing.T, path, raw, text string) {
 	t.Helper()
 	if text == raw {
@@ -193,7 +197,7 @@ func dgGoldenCheck(t *testing.T, path, raw, text string) {
 // shared/fixtures/real and asserts what check.py asserts: every must_keep
 // line present, every must_keep_regex matching, no contradicted fact,
 // structured cases byte-identical; plus Shorten's own invariants and the
-// goldens under testdata/distill/real. It reports the total saved share,
+// goldens under testdata/real/<case>/golden.txt. It reports the total saved share,
 // whose target is 45%.
 func TestDistillRealFixtures(t *testing.T) {
 	dirs, _ := filepath.Glob(filepath.Join(dgRealDir, "*", "meta.json"))
@@ -218,8 +222,8 @@ func TestDistillRealFixtures(t *testing.T) {
 			t.Fatal(err)
 		}
 		raw := string(rawB)
-		req := ShortenRequest{Command: meta.Command, Text: raw, ExitCode: meta.ExitCode}
-		res := Shorten(req)
+		req := pipeline.ShortenRequest{Command: meta.Command, Text: raw, ExitCode: meta.ExitCode}
+		res := pipeline.Shorten(req)
 		t.Run(name, func(t *testing.T) {
 			shCheck(t, req, res)
 			if v := dgViolations(meta, raw, res.Text); len(v) > 0 {
@@ -228,7 +232,7 @@ func TestDistillRealFixtures(t *testing.T) {
 					t.Error(s)
 				}
 			}
-			dgGoldenCheck(t, filepath.Join(dgGolden, "real", name+".txt"), raw, res.Text)
+			dgGoldenCheck(t, filepath.Join(dgGolden, "real", name, "golden.txt"), raw, res.Text)
 		})
 		tin += len(raw)
 		tout += len(res.Text)
@@ -329,7 +333,7 @@ var dgOmniCases = []struct {
 // TestDistillOmniFixtures runs Shorten over the upstream fixtures with
 // the commands that produced them: invariants, the lines INDEX.md says
 // must be read, byte-exact passthrough where it says so, no secret left in
-// env output, and goldens under testdata/distill/omni.
+// env output, and goldens under testdata/omni/<case>/golden.txt.
 func TestDistillOmniFixtures(t *testing.T) {
 	if _, err := os.Stat(dgOmniDir); err != nil {
 		sharedtest.Skip(t, "../shared/fixtures/omni")
@@ -342,8 +346,8 @@ func TestDistillOmniFixtures(t *testing.T) {
 			continue
 		}
 		raw := string(b)
-		req := ShortenRequest{Command: c.cmd, Text: raw, ExitCode: c.exit}
-		res := Shorten(req)
+		req := pipeline.ShortenRequest{Command: c.cmd, Text: raw, ExitCode: c.exit}
+		res := pipeline.Shorten(req)
 		tin += len(raw)
 		tout += len(res.Text)
 		t.Run(c.file, func(t *testing.T) {
@@ -356,7 +360,7 @@ func TestDistillOmniFixtures(t *testing.T) {
 					t.Errorf("missing %q", k)
 				}
 			}
-			dgGoldenCheck(t, filepath.Join(dgGolden, "omni", strings.TrimSuffix(c.file, filepath.Ext(c.file))+".txt"), raw, res.Text)
+			dgGoldenCheck(t, filepath.Join(dgGolden, "omni", strings.TrimSuffix(c.file, filepath.Ext(c.file)), "golden.txt"), raw, res.Text)
 		})
 	}
 	t.Logf("omni fixtures: bytes %d -> %d (saved %.1f%%)", tin, tout, 100*(1-float64(tout)/float64(tin)))
@@ -371,7 +375,7 @@ func TestDistillShortenCorpus(t *testing.T) {
 	if testing.Short() {
 		t.Skip("corpus replay skipped with -short")
 	}
-	files, _ := filepath.Glob("../../shared/corpus/*.jsonl")
+	files, _ := filepath.Glob("../../../shared/corpus/*.jsonl")
 	if len(files) == 0 {
 		sharedtest.Skip(t, "../shared/corpus")
 	}
@@ -399,7 +403,7 @@ func TestDistillShortenCorpus(t *testing.T) {
 			if err := json.Unmarshal([]byte(line), &r); err != nil {
 				t.Fatalf("%s: %v", f, err)
 			}
-			req := ShortenRequest{Text: r.Output}
+			req := pipeline.ShortenRequest{Text: r.Output}
 			switch r.RawTool {
 			case "bash", "Bash", "run":
 				req.Tool, req.Command = "Bash", r.Input
@@ -411,7 +415,7 @@ func TestDistillShortenCorpus(t *testing.T) {
 			} else if r.IsError {
 				req.ExitCode = 1
 			}
-			res := Shorten(req)
+			res := pipeline.Shorten(req)
 			shCheckSoft(t, req, res, &lost, &truncatedLost)
 			if res.Distiller != "" && res.Reason == "" {
 				dist[res.Distiller]++
@@ -455,7 +459,7 @@ func TestDistillShortenCorpus(t *testing.T) {
 
 // shCheckSoft is shCheck for the corpus: it counts lost failure lines
 // instead of stopping, and separates those the final cut dropped.
-func shCheckSoft(t *testing.T, req ShortenRequest, res ShortenResult, lost, truncLost *int) {
+func shCheckSoft(t *testing.T, req pipeline.ShortenRequest, res pipeline.ShortenResult, lost, truncLost *int) {
 	t.Helper()
 	if !res.Changed {
 		return
@@ -465,11 +469,11 @@ func shCheckSoft(t *testing.T, req ShortenRequest, res ShortenResult, lost, trun
 		t.Errorf("output grew without redaction (%s)", dgCut(req.Command, 80))
 	}
 	outKeys := map[uint64]bool{}
-	for _, ln := range SplitLines(nil, res.Text) {
+	for _, ln := range pipeline.SplitLines(nil, res.Text) {
 		outKeys[ln.Key] = true
 	}
-	for _, ln := range SplitLines(nil, body) {
-		if ln.Key != 0 && IsFailureLine(body[ln.Start:ln.End]) && !outKeys[ln.Key] {
+	for _, ln := range pipeline.SplitLines(nil, body) {
+		if ln.Key != 0 && pipeline.IsFailureLine(body[ln.Start:ln.End]) && !outKeys[ln.Key] {
 			if strings.Contains(res.Text, "[OMNI: output truncated, ") {
 				*truncLost++
 			} else {

@@ -1,8 +1,10 @@
-package pipeline
+package distill_test
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/omnictx/omni/pipeline"
 )
 
 // TestGoTestVerboseKeepsAttribution: a passing test's own log line keeps its
@@ -14,7 +16,7 @@ func TestGoTestVerboseKeepsAttribution(t *testing.T) {
 	}
 	b.WriteString("=== RUN   TestOK2\n    a_test.go:4: some log line\n--- PASS: TestOK2 (0.00s)\n")
 	b.WriteString("=== RUN   TestFail\n    a_test.go:9: expected 3, got 4\n--- FAIL: TestFail (0.00s)\nFAIL\nFAIL\texample.com/a\t0.003s\n")
-	r := Shorten(ShortenRequest{Command: "go test ./...", Text: b.String(), ExitCode: 1}) // -v would keep every pass line (TestAskedVerbosityKeepsPassLines)
+	r := pipeline.Shorten(pipeline.ShortenRequest{Command: "go test ./...", Text: b.String(), ExitCode: 1}) // -v would keep every pass line (TestAskedVerbosityKeepsPassLines)
 	if !r.Changed {
 		t.Fatalf("not distilled: %s", r.Reason)
 	}
@@ -64,11 +66,11 @@ func TestAskedVerbosityKeepsPassLines(t *testing.T) {
 		{"python -m unittest", "python -m unittest -v", u.String(), "... ok"},
 		{"python manage.py test", "python manage.py test --verbosity 2", u.String(), "... ok"},
 	} {
-		q := Shorten(ShortenRequest{Command: c.quiet, Text: c.text})
+		q := pipeline.Shorten(pipeline.ShortenRequest{Command: c.quiet, Text: c.text})
 		if strings.Contains(q.Text, c.pass) {
 			t.Errorf("%s: pass lines kept without verbosity:\n%s", c.quiet, q.Text)
 		}
-		r := Shorten(ShortenRequest{Command: c.verbose, Text: c.text})
+		r := pipeline.Shorten(pipeline.ShortenRequest{Command: c.verbose, Text: c.text})
 		if strings.Count(r.Text, c.pass) != 30 {
 			t.Errorf("%s: %d of 30 pass lines kept:\n%s", c.verbose, strings.Count(r.Text, c.pass), r.Text)
 		}

@@ -1,4 +1,4 @@
-package pipeline
+package distill_test
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/omnictx/omni/pipeline"
 	"github.com/omnictx/omni/pipeline/distill"
 )
 
@@ -18,7 +19,7 @@ import (
 // the tool cannot be installed here (ruff, trivy, semgrep, npm audit
 // reports, a live cluster's kubectl and helm, az). Each case's meta.json
 // says which in "source".
-const dtoolDir = "testdata/distill/tools"
+const dtoolDir = "testdata/tools"
 
 // dtoolMeta is a tools case's meta.json: dgMeta plus the distiller that
 // must claim the command, the family, and what Shorten must do with it.
@@ -37,7 +38,7 @@ type dtoolMeta struct {
 // directly and through Shorten: the command picks the named distiller, the
 // distiller recognises the output, every must_keep line survives both, no
 // count the tool printed is contradicted, Shorten's invariants hold, and
-// the delivered text matches the golden (testdata/distill/tools/<case>/
+// the delivered text matches the golden (testdata/tools/<case>/
 // golden.txt; refresh with -update after checking the diff). It logs bytes
 // in and out per family.
 func TestDistillToolFixtures(t *testing.T) {
@@ -64,8 +65,8 @@ func TestDistillToolFixtures(t *testing.T) {
 			t.Fatal(err)
 		}
 		raw := string(rawB)
-		req := ShortenRequest{Command: meta.Command, Text: raw, ExitCode: meta.ExitCode}
-		res := Shorten(req)
+		req := pipeline.ShortenRequest{Command: meta.Command, Text: raw, ExitCode: meta.ExitCode}
+		res := pipeline.Shorten(req)
 		a := fam[meta.Family]
 		if a == nil {
 			a = &agg{}
@@ -89,7 +90,7 @@ func TestDistillToolFixtures(t *testing.T) {
 			}
 			// The distiller alone: it recognises the output and keeps
 			// every must_keep line.
-			lines := SplitLines(nil, raw)
+			lines := pipeline.SplitLines(nil, raw)
 			out, _, ok := d.Run(raw, lines, meta.ExitCode, ci.Args)
 			if !ok {
 				t.Fatalf("%s did not recognise its own output", d.Name())

@@ -1,4 +1,4 @@
-package pipeline
+package distill_test
 
 import (
 	"strings"

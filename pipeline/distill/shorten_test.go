@@ -1,4 +1,4 @@
-package pipeline
+package distill_test
 
 import (
 	"fmt"
@@ -8,7 +8,23 @@ import (
 	"testing"
 
 	"github.com/omnictx/omni/internal/sharedtest"
+	"github.com/omnictx/omni/pipeline"
 )
+
+// The tests in package distill_test run the distillers as every door
+// does, through pipeline.Shorten (the command's distiller, collapse, the
+// final cut), over cases written here (shorten_*_test.go), the goldens
+// under testdata/<suite>/<case>/golden.txt (testdata/README.md) and the
+// shared fixtures beside the checkout.
+
+// shCheck fails t when res breaks an invariant of every Shorten result
+// (pipeline.CheckShortened).
+func shCheck(t testing.TB, req pipeline.ShortenRequest, res pipeline.ShortenResult) {
+	t.Helper()
+	if err := pipeline.CheckShortened(req, res); err != nil {
+		t.Fatal(err)
+	}
+}
 
 // dtCase is one distiller case: input, what must stay, what must go.
 type dtCase struct {
@@ -23,8 +39,8 @@ type dtCase struct {
 
 func (c dtCase) run(t *testing.T) {
 	t.Helper()
-	req := ShortenRequest{Command: c.cmd, Text: c.in, ExitCode: c.exit}
-	r := Shorten(req)
+	req := pipeline.ShortenRequest{Command: c.cmd, Text: c.in, ExitCode: c.exit}
+	r := pipeline.Shorten(req)
 	shCheck(t, req, r)
 	if c.raw {
 		if r.Reason == "" && !r.Collapsed {
@@ -143,7 +159,7 @@ func TestDistillerFamilies(t *testing.T) {
 // structured payloads) through Shorten and checks their visible_contains,
 // byte_identical and failure-line properties.
 func TestScenarioShapes(t *testing.T) {
-	dir := "../../shared/scenarios"
+	dir := "../../../shared/scenarios"
 	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 	if len(files) == 0 {
 		sharedtest.Skip(t, "../shared/scenarios")
@@ -163,8 +179,8 @@ func TestScenarioShapes(t *testing.T) {
 			if st.text == "" && st.tool == "" {
 				continue
 			}
-			req := ShortenRequest{Command: st.command, Tool: st.tool, Text: st.text}
-			res := Shorten(req)
+			req := pipeline.ShortenRequest{Command: st.command, Tool: st.tool, Text: st.text}
+			res := pipeline.Shorten(req)
 			shCheck(t, req, res)
 			for _, c := range sc.checks {
 				if c.step != i+1 {
