@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/omnictx/omni/events"
+	"github.com/omnictx/omni/hooks/hosts"
 	"github.com/omnictx/omni/internal/shellcmd"
 	"github.com/omnictx/omni/pipeline"
 )
@@ -77,12 +78,13 @@ func (e *Engine) Call(ctx context.Context, in CallInput) (res Result, err error)
 			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
 		}
 	}()
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	// The project's lookup reads the file system: before the lock.
 	project := ""
 	if in.Cwd != "" {
 		project = e.opt.ProjectOf(in.Cwd)
 	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	return e.callAt(ctx, in, e.opt.Now().UTC(), project)
 }
 
@@ -128,12 +130,16 @@ func (e *Engine) callAt(ctx context.Context, in CallInput, now time.Time, projec
 		InputBytes: len(in.Text), Params: params}
 	red.record(&inv, in.Masked, in.MaskedGrew)
 	ls := shellcmd.FileRead(in.Command) // a plain file read: the file is the lines' source
+	src := in.Command
+	if ls != "" {
+		src = ls
+	}
 	d := delivery{reader: reader, project: project, now: now, tool: "Bash", source: in.Command, lineSource: ls,
-		req: pipeline.Request{Text: in.Text, Source: lineSourceOr(ls, in.Command), Failed: in.ExitCode != 0,
+		req: pipeline.Request{Text: in.Text, Source: src, Failed: in.ExitCode != 0,
 			// omni ran the command itself: what the reader reads is omni's
 			// delivery, so a failing run folds all but its failure lines.
 			FoldFailing: in.Door == events.DoorExec || in.Door == events.DoorPipe}}
-	d.req.NoFold = noFoldReason(in.Command, in.Passthrough, "", nil)
+	d.req.NoFold = hosts.NoFoldReason(in.Command, in.Passthrough, "", nil)
 	d.shorten = &pipeline.ShortenRequest{Command: in.Command, Tool: "Bash", ExitCode: in.ExitCode}
 	d.redacted, d.doorGrew = red.visible, red.grew
 	d.noLedger = in.Session == ""
@@ -172,13 +178,8 @@ func (e *Engine) callAt(ctx context.Context, in CallInput, now time.Time, projec
 		res.Recorded, res.Reason = true, string(events.ReasonArchiveFailed)
 		return res, nil
 	}
-	res.Recorded = true
-	res.Delivered = dec.Text
+	res.committed(dec, evs)
 	res.Unshown = d.unshown
-	res.Folds = dec.Folds
-	res.Reason = dec.Reason
-	res.Distiller, res.ShortenReason = distilledOf(evs)
-	res.RepeatBytes = dec.RepeatBytes
 	return res, nil
 }
 

@@ -73,3 +73,14 @@ func (e *Engine) commit(ctx context.Context, inv *events.Event, d *delivery, t0 
 	}
 	return dec, evs, s.unchanged, true, nil
 }
+
+// committed fills a door's Result from the decision commit recorded: the
+// delivered text, the folds, the reasons and the stages' report.
+func (r *Result) committed(dec pipeline.Decision, evs []events.Event) {
+	r.Recorded = true
+	r.Delivered = dec.Text
+	r.Folds = dec.Folds
+	r.Reason = dec.Reason
+	r.Distiller, r.ShortenReason = distilledOf(evs)
+	r.RepeatBytes = dec.RepeatBytes
+}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/omnictx/omni/hooks/hosts"
 )
 
 // copilotBash is a Copilot CLI 1.0.102 postToolUse payload for bash as it
@@ -35,7 +37,7 @@ func copilotText(t *testing.T, reply []byte) string {
 func TestCopilotBash(t *testing.T) {
 	long := longText("cp", 60)
 	raw := copilotBash("s-cp", "", long, 0, "success")
-	if got := DetectHost(raw); got != HostCopilot {
+	if got := hosts.DetectHost(raw); got != hosts.Copilot {
 		t.Fatalf("DetectHost = %s", got)
 	}
 	e, log := newTestEngine(t)
@@ -51,7 +53,7 @@ func TestCopilotBash(t *testing.T) {
 	}
 	last, _ := log.Last(context.Background())
 	batch, _ := log.Get(context.Background(), last-1)
-	if batch[0].Invoked == nil || batch[0].Invoked.Host != HostCopilot {
+	if batch[0].Invoked == nil || batch[0].Invoked.Host != hosts.Copilot {
 		t.Fatalf("Invoked %+v", batch[0].Invoked)
 	}
 	if s, err := Verify(context.Background(), log, nil, nil); err != nil || s.Identical != s.Compared {
@@ -95,8 +97,8 @@ func TestCopilotFailuresPassWhole(t *testing.T) {
 
 func TestCopilotPayloadLeavesOthers(t *testing.T) {
 	for _, p := range []string{hostsOpenCodeBash, `{"hook_event_name":"PostToolUse","sessionId":"s","toolName":"bash","toolResult":{}}`, `null`, `[]`, `{"sessionId":"s"}`} {
-		if got := CopilotPayload([]byte(p)); string(got) != p {
-			t.Errorf("CopilotPayload(%s) = %s", p, got)
+		if got := hosts.CopilotPayload([]byte(p)); string(got) != p {
+			t.Errorf("hosts.CopilotPayload(%s) = %s", p, got)
 		}
 	}
 }
@@ -111,7 +113,7 @@ func TestCopilotPreCompact(t *testing.T) {
 		t.Fatal("no fold before the compaction")
 	}
 	pre := []byte(`{"sessionId":"s-c","timestamp":1796149841227,"cwd":"/home/u/proj","transcriptPath":"/home/u/.copilot/session-state/s-c/events.jsonl","trigger":"auto","customInstructions":""}`)
-	if got := string(CopilotPayload(pre)); got != `{"host":"copilot-cli","hook_event_name":"PreCompact","session_id":"s-c","cwd":"/home/u/proj","trigger":"auto"}` {
+	if got := string(hosts.CopilotPayload(pre)); got != `{"host":"copilot-cli","hook_event_name":"PreCompact","session_id":"s-c","cwd":"/home/u/proj","trigger":"auto"}` {
 		t.Fatalf("preCompact read as %s", got)
 	}
 	if r, err := e.HookResult(ctx, HookInput{Stdin: pre}); err != nil || !r.Recorded || r.Reply != nil {
@@ -124,7 +126,7 @@ func TestCopilotPreCompact(t *testing.T) {
 	// sessionStart is not registered and not read: it stays a payload
 	// without an event (the engine logs and answers nothing).
 	start := `{"sessionId":"s-c","timestamp":1,"cwd":"/p","source":"new","initialPrompt":"hi"}`
-	if got := string(CopilotPayload([]byte(start))); got != start {
+	if got := string(hosts.CopilotPayload([]byte(start))); got != start {
 		t.Fatalf("sessionStart read as %s", got)
 	}
 }

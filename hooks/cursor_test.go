@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/omnictx/omni/hooks/hosts"
 )
 
 // cursorFixture reads a payload of testdata/cursor (written from Cursor's
@@ -47,13 +49,13 @@ func cursorReply(t *testing.T, reply []byte) any {
 
 func TestCursorDetected(t *testing.T) {
 	for _, f := range []string{"postToolUse.shell.json", "postToolUse.mcp.json", "preCompact.json", "preToolUse.shell.json", "sessionStart.json"} {
-		if got := DetectHost([]byte(cursorFixture(t, f))); got != HostCursor {
+		if got := hosts.DetectHost([]byte(cursorFixture(t, f))); got != hosts.Cursor {
 			t.Errorf("%s: DetectHost = %s", f, got)
 		}
 	}
 	// A Claude Code payload that merely holds the words is Claude Code's.
 	claude := withValue(t, hostsClaudeBash, "tool_response.stdout", `{"cursor_version":"1.7"}`)
-	if got := DetectHost(claude); got != HostClaudeCode {
+	if got := hosts.DetectHost(claude); got != HostClaudeCode {
 		t.Errorf("a Claude Code payload quoting cursor_version: %s", got)
 	}
 }
@@ -133,8 +135,8 @@ func TestDroidLeftAlone(t *testing.T) {
 	e, _ := newTestEngine(t)
 	p := withValue(t, hostsClaudeRead, "tool_response.file.content", longText("src", 60))
 	p = withValue(t, string(p), "transcript_path", "/home/u/.factory/sessions/-home-u-proj/4c1e.jsonl")
-	if DetectHost(p) != HostDroid {
-		t.Fatalf("DetectHost = %s", DetectHost(p))
+	if hosts.DetectHost(p) != hosts.Droid {
+		t.Fatalf("DetectHost = %s", hosts.DetectHost(p))
 	}
 	for i := 0; i < 2; i++ {
 		r, err := e.HookResult(context.Background(), HookInput{Stdin: p})

@@ -11,10 +11,14 @@
 // `omni replay` can rebuild the state before any batch and rerun its
 // decision byte for byte.
 //
-// Claude Code is the main host (docs/HOSTS.md): PostToolUse for Bash, Read,
-// Grep, Glob and WebFetch is rewritten by echoing tool_response with only the
-// text changed (hosts.go answers Codex, Gemini CLI and OpenCode in theirs);
+// Each host's protocol (how its payload is read, what its failure signal
+// is, the reply it applies) is in hooks/hosts, one file per host; the
+// Engine names the host and hands the payload to its protocol.
 // PostToolUseFailure is recorded and never answered; compaction events
 // empty the session's shown-sets. Anything else is recorded or ignored and
 // gets no reply.
+//
+// No file is read under the Engine's lock: what a host keeps outside its
+// payload (hosts.Prepare), the redaction and the project's lookup
+// (readHook) come before it.
 package hooks

@@ -15,6 +15,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/omnictx/omni/events"
+	"github.com/omnictx/omni/hooks/hosts"
 	"github.com/omnictx/omni/pipeline"
 	"github.com/omnictx/omni/projections/ledger"
 	"github.com/omnictx/omni/projections/session"
@@ -322,7 +323,7 @@ type delivery struct {
 	// folds and nothing is recorded as shown (events.ReasonHostCap).
 	unshown bool
 	// persisted: a Bash output the host persisted, read back whole from its
-	// file (inlinePersisted); delivered inline only under HostOutputCap.
+	// file (hosts.Prepare); delivered inline only under HostOutputCap.
 	persisted bool
 	reason    string
 	// shorten, when set, runs the first-seen stages (redaction, distillers,
@@ -336,8 +337,16 @@ type delivery struct {
 	redacted int
 	// doorGrew: the door's masks made req.Text longer than it arrived.
 	doorGrew bool
-	// framed: the host's frame (hostFrame) was split from req.Text.
+	// framed: the host's frame (hosts.Delivery.Framed) was split from req.Text.
 	framed bool
+}
+
+// withHost copies into d what a host's protocol read from a tool event.
+func (d delivery) withHost(h hosts.Delivery) delivery {
+	d.req, d.source, d.lineSource = h.Req, h.Source, h.LineSource
+	d.unrecorded, d.reason, d.persisted = h.Unrecorded, h.Reason, h.Persisted
+	d.framed, d.shorten = h.Framed, h.Shorten
+	return d
 }
 
 // decide runs the pipeline for a delivery and builds the batch's events

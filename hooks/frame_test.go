@@ -159,35 +159,6 @@ func TestHostFrameNotRecordedOnFailure(t *testing.T) {
 	}
 }
 
-// The frame splitters take only what the host writes.
-func TestFrameSplitters(t *testing.T) {
-	for _, c := range []struct {
-		in               string
-		head, body, tail string
-		ok               bool
-	}{
-		{"Output: a\nb\nExit Code: 1\nProcess Group PGID: 12\n", "Output: ", "a\nb\n", "Exit Code: 1\nProcess Group PGID: 12\n", true},
-		{"Output: a\nSignal: SIGTERM\nBackground PIDs: 4, 5\nProcess Group PGID: 12", "Output: ", "a\n", "Signal: SIGTERM\nBackground PIDs: 4, 5\nProcess Group PGID: 12", true},
-		{"Output: a\nProcess Group PGID: x\n", "", "", "", false},
-		{"a\nProcess Group PGID: 12\n", "", "", "", false},
-		{"Output: (empty)\nProcess Group PGID: 9\n", "Output: ", "(empty)\n", "Process Group PGID: 9\n", true},
-	} {
-		f, ok := geminiShellFrame(c.in)
-		if ok != c.ok || (ok && (f.head != c.head || f.body != c.body || f.tail != c.tail)) {
-			t.Errorf("geminiShellFrame(%q) = %+v %v", c.in, f, ok)
-		}
-		if ok && f.head+f.body+f.tail != c.in {
-			t.Errorf("geminiShellFrame(%q) does not put the text back together", c.in)
-		}
-	}
-	if _, ok := codexFrame("Total output lines: 3\n\na\n"); ok {
-		t.Error("codexFrame split a text without Codex's warning line")
-	}
-	if f, ok := codexFrame("Warning: truncated output (original token count: 27224)\nTotal output lines: 20000\n\n1\n2\n"); !ok || f.body != "1\n2\n" {
-		t.Errorf("codexFrame: %+v %v", f, ok)
-	}
-}
-
 // A Gemini call recorded before omni split its frame (no host_frame
 // param) replays with the frame inside the text, as it was decided then;
 // a live call records the param, and its replay splits the frame again.

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/omnictx/omni/events/memlog"
+	"github.com/omnictx/omni/hooks/hosts"
 )
 
 // fuzzClock is a fixed clock: every call returns the next second after base.
@@ -134,7 +135,7 @@ func checkReply(t *testing.T, stdin, reply []byte) {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		t.Fatalf("reply holds more than one JSON value: %q", reply)
 	}
-	if DetectHost(stdin) != HostClaudeCode {
+	if hosts.DetectHost(stdin) != HostClaudeCode {
 		return
 	}
 	var in struct {

@@ -1,40 +1,30 @@
 package hooks
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/omnictx/omni/internal/rewrite"
-	"os"
-	"path/filepath"
 	"runtime/debug"
 	"strconv"
-	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/omnictx/omni/events"
-	"github.com/omnictx/omni/internal/shellcmd"
+	"github.com/omnictx/omni/hooks/hosts"
 	"github.com/omnictx/omni/pipeline"
 )
 
-// HostOutputCap is Claude Code's inline output cap, in characters, measured
-// on a Bash result's stdout alone (stderr is not counted): at or above it
-// the host cuts stdout at exactly this many characters, adds
-// persistedOutputPath to the hook payload, persists the output to a file
-// and shows the model a ~2 KB preview (measured on Claude Code 2.1.328,
-// docs/HOSTS.md). omni leaves such output alone and records none of it
-// as delivered, since the model saw only the preview. A rewrite of this many
-// characters or more is persisted again, so omni never replies with one.
-const HostOutputCap = 30000
+// HostOutputCap is Claude Code's inline output cap, in characters
+// (hosts.ClaudeCodeOutputCap, where its measurement is stated).
+const HostOutputCap = hosts.ClaudeCodeOutputCap
 
-// MaxInput is the largest hook stdin omni reads, in bytes: 16 MiB.
-// Larger input passes through untouched.
-const MaxInput = 16 << 20
+// MaxInput is the largest hook stdin omni reads, in bytes: 16 MiB
+// (hosts.MaxPayload). Larger input passes through untouched.
+const MaxInput = hosts.MaxPayload
 
-// HostClaudeCode names the Claude Code hook protocol in Invoked events.
-const HostClaudeCode = "claude-code"
+// HostClaudeCode names the Claude Code hook protocol in Invoked events
+// (hosts.ClaudeCode).
+const HostClaudeCode = hosts.ClaudeCode
 
 // HookInput is one hook invocation as the host delivered it.
 type HookInput struct {
@@ -53,6 +43,9 @@ type HookInput struct {
 	// and recorded.
 	Masked     int  `json:"masked,omitempty"`
 	MaskedGrew bool `json:"masked_grew,omitempty"`
+	// outside is what hosts.Prepare read outside the payload before the
+	// Engine's lock (HookResult); a rerun takes it from the recorded params.
+	outside hosts.Outside
 }
 
 // Result is everything one invocation produced.
@@ -86,36 +79,6 @@ type Result struct {
 	Unshown bool
 }
 
-type ccPayload struct {
-	SessionID      string          `json:"session_id"`
-	Cwd            string          `json:"cwd"`
-	HookEventName  string          `json:"hook_event_name"`
-	AgentID        string          `json:"agent_id"`
-	ToolName       string          `json:"tool_name"`
-	ToolInput      json.RawMessage `json:"tool_input"`
-	ToolResponse   json.RawMessage `json:"tool_response"`
-	Error          json.RawMessage `json:"error"`
-	Source         string          `json:"source"`
-	Trigger        string          `json:"trigger"`
-	Reason         string          `json:"reason"`
-	TurnID         json.RawMessage `json:"turn_id"`
-	Host           string          `json:"host"`
-	Timestamp      json.RawMessage `json:"timestamp"`
-	TranscriptPath string          `json:"transcript_path"`
-	ToolUseID      string          `json:"tool_use_id"`
-	// OriginalRequestName marks a Gemini tail call a hook asked for.
-	OriginalRequestName json.RawMessage `json:"original_request_name"`
-	// hostExit is the command's exit code where the host keeps it outside
-	// the payload (Codex: its session file); nil when unknown.
-	hostExit *int
-	// codexLegacy: a replay of a Codex call recorded before omni read its
-	// exit code (no host_exit_code param); decided as then.
-	codexLegacy bool
-	// frameLegacy: a replay of a call recorded without events.ParamHostFrame;
-	// the host's frame stays in the text, as it was decided then.
-	frameLegacy bool
-}
-
 // Hook handles one Claude Code hook payload and returns what to print (nil
 // for nothing). It never returns an error the caller must act on: every
 // failure is logged and answered with nil, so the host keeps its raw output
@@ -142,10 +105,16 @@ func (e *Engine) HookResult(ctx context.Context, in HookInput) (res Result, err 
 		t0 := time.Now()
 		defer func() { tm.Decide = max(0, time.Since(t0)-tm.Redact-tm.Append) }()
 	}
-	in.Stdin = CursorPayload(CopilotPayload(inlinePersisted(in.Stdin)))
+	// Every file a host keeps outside its payload is read here, and the
+	// project found, before the lock: no file I/O under it.
+	in.Stdin, in.outside = hosts.Prepare(in.Stdin)
+	h, err := e.readHook(ctx, in, nil)
+	if err != nil {
+		return Result{}, err
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.hookAt(ctx, in, e.opt.Now().UTC(), nil)
+	return e.decideHook(ctx, h, e.opt.Now().UTC(), nil)
 }
 
 // distilledOf returns the Distilled event's distiller and reason in a
@@ -159,91 +128,6 @@ func distilledOf(evs []events.Event) (string, string) {
 	return "", ""
 }
 
-// persistedFromKey marks a Bash tool_response whose stdout omni read back
-// from the host's persisted file (inlinePersisted); its value is the path.
-// It is recorded with the payload, so a replay decides the same way, and
-// never echoed to the host.
-const persistedFromKey = "omniPersistedFrom"
-
-// inlinePersisted rewrites a Claude Code Bash PostToolUse payload whose
-// output the host persisted (over HostOutputCap: tool_response.stdout is cut
-// at 30,000 characters and persistedOutputPath names the whole output,
-// measured, docs/HOSTS.md): stdout becomes the file's content, the two persisted keys
-// go, and persistedFromKey records the path. The pipeline then sees the
-// whole output; the reply is inline only when what it delivers is under the
-// cap (hookAt). Any other payload, an unreadable file, or one over MaxInput
-// is returned unchanged.
-func inlinePersisted(stdin []byte) []byte {
-	if !bytes.Contains(stdin, []byte(`"persistedOutputPath"`)) {
-		return stdin
-	}
-	var top map[string]json.RawMessage
-	if json.Unmarshal(stdin, &top) != nil {
-		return stdin
-	}
-	var name, event string
-	_ = json.Unmarshal(top["tool_name"], &name)
-	_ = json.Unmarshal(top["hook_event_name"], &event)
-	if name != "Bash" || event != "PostToolUse" {
-		return stdin
-	}
-	var resp map[string]json.RawMessage
-	if json.Unmarshal(top["tool_response"], &resp) != nil {
-		return stdin
-	}
-	var path, transcript string
-	if json.Unmarshal(resp["persistedOutputPath"], &path) != nil || !filepath.IsAbs(path) {
-		return stdin
-	}
-	_ = json.Unmarshal(top["transcript_path"], &transcript)
-	if !hostPersisted(path, transcript) {
-		return stdin
-	}
-	fi, err := os.Lstat(path)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > MaxInput {
-		return stdin
-	}
-	full, err := os.ReadFile(path)
-	if err != nil || !utf8.Valid(full) {
-		return stdin
-	}
-	if resp["stdout"], err = marshal(string(full)); err != nil {
-		return stdin
-	}
-	delete(resp, "persistedOutputPath")
-	delete(resp, "persistedOutputSize")
-	if resp[persistedFromKey], err = marshal(path); err != nil {
-		return stdin
-	}
-	if top["tool_response"], err = marshal(resp); err != nil {
-		return stdin
-	}
-	out, err := json.Marshal(top)
-	if err != nil || len(out) > MaxInput {
-		return stdin
-	}
-	return out
-}
-
-// hostPersisted reports whether path is where Claude Code persists a
-// session's large outputs: a file directly inside the session's
-// tool-results directory beside its transcript ("<dir>/<session>.jsonl" has
-// "<dir>/<session>/tool-results/<id>.txt", measured with Claude Code
-// 2.1.328, docs/HOSTS.md), reached without a link. Any other path (a
-// payload naming ~/.ssh/id_rsa) is never read.
-func hostPersisted(path, transcript string) bool {
-	if !filepath.IsAbs(transcript) || !strings.HasSuffix(transcript, ".jsonl") || filepath.Clean(path) != path {
-		return false
-	}
-	dir := filepath.Join(strings.TrimSuffix(transcript, ".jsonl"), "tool-results")
-	if filepath.Dir(path) != dir {
-		return false
-	}
-	// Every directory on the way resolves to itself: no link leads out.
-	real, err := filepath.EvalSymlinks(path)
-	return err == nil && real == path
-}
-
 // replayCtx carries what a replay takes from the recorded events instead of
 // the environment.
 type replayCtx struct {
@@ -251,42 +135,83 @@ type replayCtx struct {
 	params  map[string]string // the Invoked event's params
 }
 
+// hookRead is a hook payload read, before the Engine's lock: redacted,
+// parsed, its host and event named and its project found.
+type hookRead struct {
+	in      HookInput // Stdin redacted
+	red     doorRedaction
+	p       hosts.Payload
+	host    string
+	event   string
+	project string
+	// redact is how long the redaction stage took.
+	redact time.Duration
+}
+
+// hookAt reads and decides one hook payload (readHook, then decideHook);
+// reruns call it under the lock with rc set.
 func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *replayCtx) (Result, error) {
+	h, err := e.readHook(ctx, in, rc)
+	if err != nil {
+		return Result{}, err
+	}
+	return e.decideHook(ctx, h, now, rc)
+}
+
+// readHook is the part of a hook call that needs none of the Engine's
+// state, so a live call runs it before taking the lock: the size checks,
+// the redaction stage, the parse, the host, and the project, whose lookup
+// reads the file system (Options.ProjectOf; a replay takes the recorded
+// one). It reads only Options, which change only during a rerun on an
+// Engine that takes no live calls. Errors: an empty or oversized stdin, the
+// redaction's, a payload that is not a JSON object or names no event.
+func (e *Engine) readHook(ctx context.Context, in HookInput, rc *replayCtx) (hookRead, error) {
 	t0 := time.Now()
 	if len(in.Stdin) == 0 {
-		return Result{}, fmt.Errorf("empty stdin")
+		return hookRead{}, fmt.Errorf("empty stdin")
 	}
 	if len(in.Stdin) > MaxInput {
-		return Result{}, fmt.Errorf("stdin of %d bytes is over the %d byte limit", len(in.Stdin), MaxInput)
+		return hookRead{}, fmt.Errorf("stdin of %d bytes is over the %d byte limit", len(in.Stdin), MaxInput)
 	}
 	// The redaction stage, before anything is parsed, recorded or printed.
 	// omni bench --ledger-only measures the ledger alone over a corpus's
 	// own text (which its output file carries as raw anyway): no stage but
 	// the guard and the ledger runs, and the input is recorded as kept.
 	stdin, red, err := redactPayload(in.Stdin, e.opt.KeepSecrets && !e.opt.Shared || e.opt.LedgerOnly)
+	took := time.Since(t0)
 	if tm := timingOf(ctx); tm != nil {
-		tm.Redact = time.Since(t0)
+		tm.Redact = took
 	}
 	if err != nil {
-		return Result{}, err
+		return hookRead{}, err
 	}
 	in.Stdin = stdin
-	var p ccPayload
-	if err := json.Unmarshal(in.Stdin, &p); err != nil {
-		return Result{}, fmt.Errorf("payload is not a JSON object: %w", err)
+	h := hookRead{in: in, red: red, redact: took}
+	if err := json.Unmarshal(in.Stdin, &h.p); err != nil {
+		return hookRead{}, fmt.Errorf("payload is not a JSON object: %w", err)
 	}
-	if p.HookEventName == "" {
-		return Result{}, fmt.Errorf("payload has no hook_event_name")
+	if h.p.HookEventName == "" {
+		return hookRead{}, fmt.Errorf("payload has no hook_event_name")
 	}
-	host := detectHost(hostPayload{HookEventName: p.HookEventName, TurnID: p.TurnID, Host: p.Host, Timestamp: p.Timestamp, TranscriptPath: p.TranscriptPath})
-	event := normalizeEvent(host, p.HookEventName)
-	reader := events.Reader{Session: p.SessionID, Agent: p.AgentID}
-	project := ""
+	h.host = hosts.Detect(h.p.Signature())
+	h.event = hosts.EventOf(h.host, h.p.HookEventName)
 	if rc != nil {
-		project = rc.project
-	} else if p.Cwd != "" {
-		project = e.opt.ProjectOf(p.Cwd)
+		h.project = rc.project
+	} else if h.p.Cwd != "" {
+		h.project = e.opt.ProjectOf(h.p.Cwd)
 	}
+	return h, nil
+}
+
+// decideHook decides a payload readHook read, under the Engine's lock:
+// the events, the pipeline, the reply.
+func (e *Engine) decideHook(ctx context.Context, h hookRead, now time.Time, rc *replayCtx) (Result, error) {
+	// The decision's time counts the redaction before the lock, not the
+	// wait for the lock.
+	t0 := time.Now().Add(-h.redact)
+	in, red, host, event, project := h.in, h.red, h.host, h.event, h.project
+	p := &h.p
+	reader := events.Reader{Session: p.SessionID, Agent: p.AgentID}
 	res := Result{Event: p.HookEventName, Tool: p.ToolName, Reader: reader}
 	inv := events.Event{ID: e.newID(now), Kind: events.KindInvoked, Time: now, Project: project,
 		Session: reader.Session, Agent: reader.Agent}
@@ -302,28 +227,29 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 		priorGrew = rc.params[string(events.ParamRedactedGrew)] == "1"
 	}
 	red.record(&inv, prior, priorGrew)
-	if host == HostCodex && event == "PostToolUse" && p.ToolName == "Bash" {
+	if host == hosts.Codex && event == "PostToolUse" && p.ToolName == "Bash" {
 		// The exit code lives in Codex's session file; it is read once, live,
-		// and recorded, so a replay uses the recorded value.
-		v := exitUnknown
+		// before the lock (hosts.Prepare), and recorded, so a replay uses
+		// the recorded value.
+		v := hosts.ExitUnknown
 		if rc != nil {
 			var recorded bool
 			if v, recorded = rc.params[string(events.ParamHostExitCode)]; !recorded {
 				// Recorded before omni read Codex's exit code: replay the
 				// decision as it was made then.
-				p.codexLegacy = true
+				p.CodexLegacy = true
 			}
 		} else {
-			if code, ok := codexExitCode(p.TranscriptPath, p.ToolUseID); ok {
-				v = strconv.Itoa(code)
+			if in.outside.HostExitCode != "" {
+				v = in.outside.HostExitCode
 			}
 			inv.Invoked.Params = withParam(inv.Invoked.Params, string(events.ParamHostExitCode), v)
 		}
 		if code, err := strconv.Atoi(v); err == nil {
-			p.hostExit = &code
+			p.HostExit = &code
 		}
 	}
-	p.frameLegacy = rc != nil && rc.params[string(events.ParamHostFrame)] != "1"
+	p.FrameLegacy = rc != nil && rc.params[string(events.ParamHostFrame)] != "1"
 	base := events.Event{Time: now, Project: project, Session: reader.Session, Agent: reader.Agent, Call: inv.ID}
 	simple := func(k events.Kind, set func(*events.Event)) (Result, error) {
 		ev := base
@@ -356,14 +282,12 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 			// session id, so its reader starts empty.
 			r, err = simple(events.KindReaderStarted, func(ev *events.Event) { ev.ReaderStarted = &events.ReaderStarted{Source: p.Source} })
 		}
-		if err == nil && host == HostClaudeCode {
+		if proto, ok := hosts.Lookup(host); err == nil && ok && proto.SessionContext != nil {
 			// The pinned goal, hot files and last active error of the
 			// project; never a savings claim (a banner of savings would count
 			// rewrites the host had rejected).
 			if c := e.sessionContext(project); c != "" {
-				r.Reply, _ = marshal(map[string]any{"hookSpecificOutput": map[string]any{
-					"hookEventName": "SessionStart", "additionalContext": c}})
-				r.Reply = append(r.Reply, '\n')
+				r.Reply, _ = proto.SessionContext(c)
 			}
 		}
 		return r, err
@@ -386,34 +310,17 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 	}
 
 	d := delivery{reader: reader, project: project, now: now, tool: p.ToolName}
-	var render func(text string) ([]byte, error)
+	var hd hosts.Delivery
 	if event == "PostToolUseFailure" {
-		var msg string
-		if err := json.Unmarshal(p.Error, &msg); err != nil {
-			return res, fmt.Errorf("PostToolUseFailure without an error string")
-		}
-		d.req = pipeline.Request{Text: msg, Failed: true}
-		d.source = sourceOf(p.ToolName, p.ToolInput)
-		if p.ToolName == "Bash" {
-			if line, _, ok := rewrite.Unwrap(d.source); ok {
-				if pipeline.HasMarker(msg) {
-					// The rewrite's filter shortened and recorded this
-					// output for the same reader (hooks.Deferred).
-					return res, nil
-				}
-				d.source = line // read as the call the agent made
-			}
-		}
-		if p.ToolName == "Bash" {
-			d.lineSource = shellcmd.FileRead(d.source)
-		}
-		d.req.Source = lineSourceOr(d.lineSource, d.source)
-	} else {
 		var ok bool
-		if host == HostClaudeCode {
-			d, render, ok = e.toolDelivery(d, p, in)
-		} else {
-			d, render, ok = e.hostDelivery(host, d, p, in)
+		var err error
+		if hd, ok, err = hosts.FailureDelivery(p); err != nil || !ok {
+			return res, err
+		}
+	} else {
+		proto, ok := hosts.Lookup(host)
+		if ok {
+			hd, ok = proto.Deliver(p, in.Passthrough)
 		}
 		if !ok {
 			if red.visible > 0 && event == "PostToolUse" && host == HostClaudeCode && !untouchedReplyTools[p.ToolName] {
@@ -423,6 +330,8 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 			return res, nil // a tool or shape omni does not touch
 		}
 	}
+	d = d.withHost(hd)
+	render := hd.Render
 	d.redacted, d.doorGrew = red.visible, red.grew
 	if d.framed && rc == nil {
 		inv.Invoked.Params = withParam(inv.Invoked.Params, string(events.ParamHostFrame), "1")
@@ -496,118 +405,13 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 		res.Recorded, res.Delivered, res.Reason = true, res.Raw, string(events.ReasonArchiveFailed)
 		return res, nil
 	}
-	res.Recorded = true
+	res.committed(dec, evs)
 	res.Reply = reply
-	res.Delivered = dec.Text
-	res.Folds = dec.Folds
-	res.Reason = dec.Reason
-	res.Distiller, res.ShortenReason = distilledOf(evs)
-	res.RepeatBytes = dec.RepeatBytes
 	if reply == nil {
 		res.Delivered = res.Raw
 	}
 	return res, nil
 }
 
-// noFoldReason returns why a text must pass unchanged ("" if it may fold):
-// omni's own recovery commands (omni retrieve, omni diff: their output is
-// the answer), the explicit opt-out (an OMNI_PASSTHROUGH= assignment before
-// the command, or envPassthrough), and text the JSON decoder could not carry
-// exactly (lone surrogate escapes decode to U+FFFD).
-func noFoldReason(cmd string, envPassthrough bool, text string, raw json.RawMessage) string {
-	if envPassthrough {
-		return string(events.ReasonPassthrough)
-	}
-	if cmd != "" {
-		words := shellcmd.LeadingWords(cmd, 8)
-		i := 0
-		for i < len(words) && shellcmd.IsAssignment(words[i]) {
-			if strings.HasPrefix(words[i], "OMNI_PASSTHROUGH=") {
-				return string(events.ReasonPassthrough)
-			}
-			i++
-		}
-		if i+1 < len(words) && shellcmd.Base(words[i]) == "omni" && (words[i+1] == "retrieve" || words[i+1] == "diff") {
-			return string(events.ReasonOwnRecovery)
-		}
-	}
-	if strings.ContainsRune(text, utf8.RuneError) && (!utf8.Valid(raw) || bytes.Contains(raw, []byte(`\ud`)) || bytes.Contains(raw, []byte(`\uD`))) {
-		return string(events.ReasonLossyJSON)
-	}
-	return ""
-}
-
-// lineSourceOr returns ls, or fallback when ls is "".
-func lineSourceOr(ls, fallback string) string {
-	if ls != "" {
-		return ls
-	}
-	return fallback
-}
-
-// sourceOf returns the command (Bash) or file path (Read and others) of a
-// tool_input, or "".
-func sourceOf(tool string, input json.RawMessage) string {
-	var in struct {
-		Command      string `json:"command"`
-		FilePath     string `json:"file_path"`
-		FilePathJS   string `json:"filePath"`
-		AbsolutePath string `json:"absolute_path"`
-		Path         string `json:"path"`
-		Pattern      string `json:"pattern"`
-		URL          string `json:"url"`
-	}
-	_ = json.Unmarshal(input, &in)
-	switch {
-	case in.Command != "":
-		return in.Command
-	case in.FilePath != "":
-		return in.FilePath
-	case in.FilePathJS != "":
-		return in.FilePathJS
-	case in.AbsolutePath != "":
-		return in.AbsolutePath
-	case in.Pattern != "":
-		return in.Pattern
-	case in.URL != "":
-		return in.URL
-	}
-	return in.Path
-}
-
-// joinOutErr is how the model reads a Bash result: stdout, then stderr on a
-// new line when both are present.
-func joinOutErr(out, err string) string {
-	if err == "" {
-		return out
-	}
-	if out != "" && !strings.HasSuffix(out, "\n") {
-		return out + "\n" + err
-	}
-	return out + err
-}
-
-func marshal(v any) (json.RawMessage, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
-}
-
-// replyJSON renders {"hookSpecificOutput":{"hookEventName":ev,"updatedToolOutput":out}}.
-func replyJSON(ev string, out map[string]json.RawMessage) ([]byte, error) {
-	type hso struct {
-		HookEventName     string                     `json:"hookEventName"`
-		UpdatedToolOutput map[string]json.RawMessage `json:"updatedToolOutput"`
-	}
-	b, err := marshal(struct {
-		HookSpecificOutput hso `json:"hookSpecificOutput"`
-	}{hso{ev, out}})
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '\n'), nil
-}
+// marshal is hosts.Marshal, the JSON of every reply.
+func marshal(v any) (json.RawMessage, error) { return hosts.Marshal(v) }

@@ -10,10 +10,12 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/events/memlog"
+	"github.com/omnictx/omni/hooks/hosts"
 	"github.com/omnictx/omni/internal/sharedtest"
 	"github.com/omnictx/omni/pipeline"
 )
@@ -423,7 +425,7 @@ func TestHostRepliesMatchSchemas(t *testing.T) {
 			func(r map[string]any) string {
 				return r["hookSpecificOutput"].(map[string]any)["updatedToolOutput"].(map[string]any)["result"].(string)
 			}},
-		{"codex-bash", codexOK, "tool_response", long, HostCodex, checkCodex,
+		{"codex-bash", codexOK, "tool_response", long, hosts.Codex, checkCodex,
 			func(r map[string]any) string {
 				reason := r["reason"].(string)
 				if !strings.HasPrefix(reason, "Process exited with code 0\nOutput:\n") {
@@ -431,16 +433,16 @@ func TestHostRepliesMatchSchemas(t *testing.T) {
 				}
 				return reason
 			}},
-		{"gemini-shell", hostsGeminiShell, "tool_response.llmContent", long, HostGemini, checkGemini,
+		{"gemini-shell", hostsGeminiShell, "tool_response.llmContent", long, hosts.Gemini, checkGemini,
 			func(r map[string]any) string { return r["reason"].(string) }},
-		{"opencode-bash", hostsOpenCodeBash, "tool_response.output", long, HostOpenCode, checkOpenCode,
+		{"opencode-bash", hostsOpenCodeBash, "tool_response.output", long, hosts.OpenCode, checkOpenCode,
 			func(r map[string]any) string { return r["output"].(string) }},
-		{"cline-run", hostsClineRun, "tool_response.output", long, HostCline, checkOpenCode,
+		{"cline-run", hostsClineRun, "tool_response.output", long, hosts.Cline, checkOpenCode,
 			func(r map[string]any) string { return r["output"].(string) }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := DetectHost([]byte(c.payload)); got != c.host {
+			if got := hosts.DetectHost([]byte(c.payload)); got != c.host {
 				t.Fatalf("DetectHost = %s, want %s", got, c.host)
 			}
 			e, log := newTestEngine(t)
@@ -452,7 +454,7 @@ func TestHostRepliesMatchSchemas(t *testing.T) {
 			p := withValue(t, c.payload, c.path, c.value)
 			r := twice(t, e, p)
 			var orig map[string]any
-			if c.host != HostCodex {
+			if c.host != hosts.Codex {
 				orig = original(t, p)
 			}
 			if err := c.check(r.Reply, orig); err != nil {
@@ -482,7 +484,7 @@ func TestHostRepliesMatchSchemas(t *testing.T) {
 				t.Fatalf("Invoked %+v", batch[0].Invoked)
 			}
 			// A replay reads the recorded exit code, not Codex's file.
-			if c.host == HostCodex {
+			if c.host == hosts.Codex {
 				_ = os.Remove(codexFile)
 			}
 			s, err := Verify(context.Background(), log, nil, nil)
@@ -676,13 +678,13 @@ func TestHostCompactionForgets(t *testing.T) {
 	}
 }
 
-// Gemini keeps only the head and tail of a result over GeminiOutputCap
+// Gemini keeps only the head and tail of a result over hosts.GeminiOutputCap
 // after the hook saw it: such a result is not recorded as shown, so its
 // repeat is never claimed "already shown".
 func TestGeminiOverCapNotRecorded(t *testing.T) {
 	e, _ := newTestEngine(t)
 	huge := longText("g", 1200)
-	if len(huge) <= GeminiOutputCap {
+	if len(huge) <= hosts.GeminiOutputCap {
 		t.Fatalf("test text of %d chars is not over the cap", len(huge))
 	}
 	p := withValue(t, hostsGeminiShell, "tool_response.llmContent", huge)
@@ -694,13 +696,13 @@ func TestGeminiOverCapNotRecorded(t *testing.T) {
 	}
 }
 
-// Cline cuts a result string over ClineOutputCap when it builds the next
+// Cline cuts a result string over hosts.ClineOutputCap when it builds the next
 // request; such an output is left alone and not recorded as shown, and
 // read_files results (which Cline may later mark outdated) are never
 // answered.
 func TestClineOverCapAndReadsLeftAlone(t *testing.T) {
 	huge := longText("c", 300)
-	if utf16Len(huge) <= ClineOutputCap {
+	if jsLen(huge) <= hosts.ClineOutputCap {
 		t.Fatalf("test text of %d chars is not over the cap", len(huge))
 	}
 	read := withValue(t, hostsClineRun, "tool_name", "read_files")
@@ -723,7 +725,7 @@ func TestClineOverCapAndReadsLeftAlone(t *testing.T) {
 	// Just under the cap, the repeat folds.
 	e, _ := newTestEngine(t)
 	under := longText("u", 60)
-	if utf16Len(under) > ClineOutputCap {
+	if jsLen(under) > hosts.ClineOutputCap {
 		t.Fatalf("test text of %d chars is over the cap", len(under))
 	}
 	if r := twice(t, e, withValue(t, hostsClineRun, "tool_response.output", under)); r.Reply == nil {
@@ -787,27 +789,13 @@ func TestDetectCodexWithoutTurnID(t *testing.T) {
 		if err != nil {
 			sharedtest.Skip(t, "../shared/hosts/codex-cli-0.169.0")
 		}
-		if got := DetectHost(b); got != HostCodex {
-			t.Errorf("%s: DetectHost = %s, want %s", f, got, HostCodex)
+		if got := hosts.DetectHost(b); got != hosts.Codex {
+			t.Errorf("%s: DetectHost = %s, want %s", f, got, hosts.Codex)
 		}
 	}
 	claude := `{"session_id":"d7a1","transcript_path":"/home/u/.claude/projects/-home-u-proj/d7a1.jsonl","cwd":"/home/u/proj","hook_event_name":"SessionStart","source":"startup"}`
-	if got := DetectHost([]byte(claude)); got != HostClaudeCode {
+	if got := hosts.DetectHost([]byte(claude)); got != HostClaudeCode {
 		t.Errorf("Claude SessionStart: DetectHost = %s", got)
-	}
-}
-
-// The exit code is read from the last matching record of Codex's session
-// file; none, or a file that is not there, is unknown.
-func TestCodexExitCode(t *testing.T) {
-	_, path := codexWithExit(t, hostsCodexBash, 3)
-	if code, ok := codexExitCode(path, "call_01"); !ok || code != 3 {
-		t.Errorf("codexExitCode = %d %v, want 3 true", code, ok)
-	}
-	for _, c := range [][2]string{{path, "call_02"}, {path, ""}, {"", "call_01"}, {path + ".gone", "call_01"}} {
-		if code, ok := codexExitCode(c[0], c[1]); ok {
-			t.Errorf("codexExitCode(%q, %q) = %d, want unknown", c[0], c[1], code)
-		}
 	}
 }
 
@@ -867,27 +855,6 @@ func TestOpenCodeReadFrame(t *testing.T) {
 	})
 }
 
-// A partly new read keeps each kept line's own number and counts the
-// folded ones, so the numbers after a marker stay right.
-func TestOpenCodeReadRender(t *testing.T) {
-	text := "<path>/p/f</path>\n<type>file</type>\n<content>\n1: a\n2: b\n3: c\n4: d\n\n(End of file - total 4 lines)\n</content>"
-	r, ok := parseOpenCodeRead(text)
-	if !ok || r.body() != "a\nb\nc\nd\n" {
-		t.Fatalf("parse: %v %q", ok, r.body())
-	}
-	got, err := r.render("a\n[OMNI: 2 lines already shown, omni retrieve 0123456789abcdef]\nd\n")
-	want := "<path>/p/f</path>\n<type>file</type>\n<content>\n1: a\n[OMNI: 2 lines already shown, omni retrieve 0123456789abcdef]\n4: d\n\n(End of file - total 4 lines)\n</content>"
-	if err != nil || got != want {
-		t.Fatalf("render = %q, %v\nwant %q", got, err, want)
-	}
-	if _, err := r.render("a\nx\n"); err == nil {
-		t.Fatal("a decision that does not line up rendered")
-	}
-	if _, ok := parseOpenCodeRead("plain text\n"); ok {
-		t.Fatal("parsed a text without OpenCode's frame")
-	}
-}
-
 // OpenCode's grep (real sample, 99 matches, a blank line after each): the
 // repeat's marker counts the matches and their header lines, not the blank
 // separators.
@@ -926,7 +893,7 @@ func TestCodexReplayRecordedExit(t *testing.T) {
 	}
 	e, _ = newTestEngine(t)
 	for i := 0; i < 2; i++ {
-		r, err := e.hookAt(ctx, HookInput{Stdin: p}, fixedClock()(), &replayCtx{params: map[string]string{string(events.ParamHostExitCode): exitUnknown}})
+		r, err := e.hookAt(ctx, HookInput{Stdin: p}, fixedClock()(), &replayCtx{params: map[string]string{string(events.ParamHostExitCode): hosts.ExitUnknown}})
 		if err != nil || r.Reply != nil {
 			t.Fatalf("call %d with the exit code recorded unknown: reply %s err %v", i, r.Reply, err)
 		}
@@ -966,7 +933,7 @@ func TestClaudePersistedOutputInlined(t *testing.T) {
 	if err != nil || r.Reply == nil {
 		t.Fatalf("no inline reply: %v", err)
 	}
-	for _, k := range []string{"persistedOutputPath", "persistedOutputSize", persistedFromKey} {
+	for _, k := range []string{"persistedOutputPath", "persistedOutputSize", "omniPersistedFrom"} {
 		if bytes.Contains(r.Reply, []byte(k)) {
 			t.Fatalf("reply keeps %s: %s", k, r.Reply)
 		}
@@ -1055,3 +1022,6 @@ func TestGeminiUntrustedFrameKept(t *testing.T) {
 		t.Fatalf("the frame was not kept:\n%s", reply.Reason)
 	}
 }
+
+// jsLen is the length of s in UTF-16 code units, as Cline measures it.
+func jsLen(s string) int { return len(utf16.Encode([]rune(s))) }

@@ -14,6 +14,15 @@ import (
 	"github.com/omnictx/omni/events"
 )
 
+// withParam sets m[k] = v, making m when it is nil, and returns m.
+func withParam(m map[string]string, k, v string) map[string]string {
+	if m == nil {
+		m = map[string]string{}
+	}
+	m[k] = v
+	return m
+}
+
 // withOrigin records an input's origin in an Invoked event's parameters.
 func withOrigin(m, origin map[string]string) map[string]string {
 	for k, v := range origin {

@@ -15,9 +15,12 @@ import (
 // sound; a JSON payload stays JSON. Seeds: the real fixtures under 4 KB
 // with their commands, and synthetic cases for every distiller.
 func FuzzShorten(f *testing.F) {
-	metas, _ := filepath.Glob(filepath.Join(dgRealDir, "*", "meta.json"))
+	metas, _ := filepath.Glob(filepath.Join("..", "..", "shared", "fixtures", "real", "*", "meta.json"))
 	for _, m := range metas {
-		var meta dgMeta
+		var meta struct {
+			Command  string `json:"command"`
+			ExitCode int    `json:"exit_code"`
+		}
 		b, err := os.ReadFile(m)
 		if err != nil || json.Unmarshal(b, &meta) != nil {
 			continue

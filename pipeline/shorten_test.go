@@ -6,81 +6,12 @@ import (
 	"testing"
 )
 
-// shIsMarker reports whether a line is one of Shorten's markers: an omni
-// marker ("[OMNI: …]"), a collapse marker or the redaction marker.
-func shIsMarker(line string) bool {
-	t := strings.TrimSpace(line)
-	if strings.HasPrefix(t, "[OMNI") {
-		return true
-	}
-	if !strings.HasPrefix(t, "[") {
-		return false
-	}
-	if len(t) < 2 || t[1] < '0' || t[1] > '9' {
-		return false
-	}
-	return strings.Contains(t, " similar lines collapsed] (pattern: ") || strings.Contains(t, " log lines collapsed: ") ||
-		strings.Contains(t, " lines collapsed] (pattern: ") && strings.Contains(t, " similar blocks of ")
-}
-
-// shCheck asserts the invariants every Shorten result keeps:
-//   - unchanged means byte-identical;
-//   - every output line is an input line (of the redacted input) or a marker;
-//   - no growth unless something was redacted;
-//   - every block is named by its handle in the text, fits maxBlockBytes,
-//     and its handle is HandleOf its bytes;
-//   - every failure line of the input is read, unless the final cut says
-//     it dropped the middle.
+// shCheck fails t when res breaks an invariant of every Shorten result
+// (CheckShortened).
 func shCheck(t testing.TB, req ShortenRequest, res ShortenResult) {
 	t.Helper()
-	raw := req.Text
-	if !res.Changed {
-		if res.Text != raw {
-			t.Fatalf("Changed=false but Text differs")
-		}
-		return
-	}
-	body := raw // the door redacted it already
-	if res.Redacted == 0 && len(res.Text) > len(raw) {
-		t.Fatalf("output grew without redaction: %d > %d bytes", len(res.Text), len(raw))
-	}
-	in := map[uint64]bool{}
-	for _, ln := range SplitLines(nil, body) {
-		in[ln.Key] = true
-	}
-	truncated := strings.Contains(res.Text, "[OMNI: output truncated, ")
-	outKeys := map[uint64]bool{}
-	for _, ln := range SplitLines(nil, res.Text) {
-		s := res.Text[ln.Start:ln.End]
-		outKeys[ln.Key] = true
-		if shIsMarker(s) {
-			continue
-		}
-		if !in[ln.Key] {
-			if truncated {
-				continue // a byte-form cut may split a line
-			}
-			t.Fatalf("output line is not an input line: %q", s)
-		}
-	}
-	for _, b := range res.Blocks {
-		if b.Handle != HandleOf(b.Bytes) {
-			t.Fatalf("block handle %s is not HandleOf its bytes", b.Handle)
-		}
-		if len(b.Bytes) > maxArchiveBytes {
-			t.Fatalf("block of %d bytes over maxArchiveBytes", len(b.Bytes))
-		}
-		if !strings.Contains(res.Text, "omni retrieve "+b.Handle) {
-			t.Fatalf("block %s is not named in the text", b.Handle)
-		}
-	}
-	if !truncated {
-		for _, ln := range SplitLines(nil, body) {
-			s := body[ln.Start:ln.End]
-			if ln.Key != 0 && IsFailureLine(s) && !outKeys[ln.Key] {
-				t.Fatalf("failure line lost: %q", s)
-			}
-		}
+	if err := CheckShortened(req, res); err != nil {
+		t.Fatal(err)
 	}
 }
 

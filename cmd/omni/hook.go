@@ -54,7 +54,6 @@ the host keeps its own output, and writes one line to $OMNI_HOME/omni.log.`,
 
 // runHook never fails: every problem is logged and answered with silence.
 func runHook(s streams, fromCursorEntry bool) {
-	daemon.StuckExit = 0 // a stuck in-process store start still never fails the host
 	home := omniHome()
 	logf := homeLogf(home)
 	defer func() {

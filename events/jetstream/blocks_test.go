@@ -96,8 +96,7 @@ func TestSequenceFlipSweep(t *testing.T) {
 				if err := os.WriteFile(files[0], b, 0o600); err != nil {
 					t.Fatal(err)
 				}
-				stuck := make(chan error, 1)
-				o := Options{Dir: dir, StartTimeout: 10 * time.Second, OnStuck: func(err error) { stuck <- err }}
+				o := Options{Dir: dir, StartTimeout: 10 * time.Second}
 				start := time.Now()
 				st, err := Open(context.Background(), o)
 				if err == nil {
@@ -134,11 +133,6 @@ func TestSequenceFlipSweep(t *testing.T) {
 					if string(got[events.Seq(seq)]) != string(want[seq]) {
 						t.Fatalf("batch %d after repair: %q, want %q", seq, got[events.Seq(seq)], want[seq])
 					}
-				}
-				select {
-				case err := <-stuck:
-					t.Fatalf("the start was stuck: %v", err)
-				default:
 				}
 			})
 		}
@@ -187,24 +181,26 @@ func TestRepairDropsUnreadable(t *testing.T) {
 }
 
 // TestStuckStart: a start that does not finish within StartTimeout marks
-// the store damaged, releases the lock and reports through OnStuck; the
-// next Open refuses the store at once.
+// the store damaged, releases the lock and returns ErrStartStuck (which is
+// ErrDamagedStore too) from Open; the next Open refuses the store at once.
 func TestStuckStart(t *testing.T) {
 	dir := t.TempDir()
-	stuck := make(chan error, 1)
-	o := Options{Dir: dir, StartTimeout: 100 * time.Millisecond, OnStuck: func(err error) { stuck <- err }, startDelay: time.Second}
+	o := Options{Dir: dir, StartTimeout: 100 * time.Millisecond, startDelay: time.Second}
+	opened := make(chan error, 1)
 	go func() {
-		if st, err := Open(context.Background(), o); err == nil {
+		st, err := Open(context.Background(), o)
+		if err == nil {
 			st.Close()
 		}
+		opened <- err
 	}()
 	select {
-	case err := <-stuck:
-		if !errors.Is(err, ErrDamagedStore) {
-			t.Fatalf("OnStuck: %v", err)
+	case err := <-opened:
+		if !errors.Is(err, ErrStartStuck) || !errors.Is(err, ErrDamagedStore) {
+			t.Fatalf("Open: %v, want ErrStartStuck and ErrDamagedStore", err)
 		}
 	case <-time.After(5 * time.Second):
-		t.Fatal("OnStuck not called")
+		t.Fatal("Open did not return")
 	}
 	if locked, _ := Locked(dir); locked {
 		t.Fatal("the lock is still held after a stuck start")

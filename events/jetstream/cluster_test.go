@@ -8,7 +8,6 @@ import (
 
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/events/jetstream/jstest"
-	"github.com/omnictx/omni/internal/daemon/wire"
 )
 
 // TestTeamCluster opens two stores (two machines' daemons, each with its
@@ -21,11 +20,7 @@ func TestTeamCluster(t *testing.T) {
 	}
 	ctx := context.Background()
 	c := jstest.Start(t, 3)
-	id, err := wire.NewIdentity()
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := Options{URL: c.URL(), Listen: true, Token: "tok", TLS: id.Server, Remote: Remote{Stream: "TEAM"}}
+	o := Options{URL: c.URL(), Listen: true, Token: "tok", TLS: jstest.ServerTLS(t), Remote: Remote{Stream: "TEAM"}}
 	oa, ob := o, o
 	oa.Dir, ob.Dir = t.TempDir(), t.TempDir()
 	a := openT(t, oa)
@@ -135,9 +130,6 @@ func TestRemoteOptions(t *testing.T) {
 	}
 	if got := RedactURL("nats://u:p@h1:4222, tls://tok@h2:4222"); got != "nats://h1:4222,tls://h2:4222" {
 		t.Errorf("RedactURL = %q", got)
-	}
-	if StreamName != wire.DefaultStream {
-		t.Errorf("StreamName %q, wire.DefaultStream %q: the backend identity in daemon.addr names the default stream", StreamName, wire.DefaultStream)
 	}
 }
 

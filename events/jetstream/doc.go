@@ -43,8 +43,9 @@
 // loop and allocate without bound) refuses the store at once with
 // ErrDamagedStore and leaves DamagedFile naming the block and offset. The
 // start itself runs under Options.StartTimeout and Options.StartMemory;
-// past either the store is marked damaged, the lock released and
-// Options.OnStuck called (the server's goroutine cannot be stopped).
+// past either the store is marked damaged, the lock released and Open
+// returns ErrStartStuck (the server's goroutine cannot be stopped, so the
+// command ends with that error).
 // RepairBlocks moves a damaged block aside and writes back every readable
 // record, restoring sequence fields whose checksum proves them, and
 // records what it did; ScanBlocks reports damage without changing

@@ -69,8 +69,7 @@ func TestPauseChild(t *testing.T) {
 	if dir == "" {
 		t.Skip("helper process only")
 	}
-	o := Options{Dir: dir, StartTimeout: time.Second, startDelay: 600 * time.Millisecond,
-		OnStuck: func(err error) { fmt.Printf("stuck: %v\n", err); os.Exit(0) }}
+	o := Options{Dir: dir, StartTimeout: time.Second, startDelay: 600 * time.Millisecond}
 	fmt.Println("opening")
 	st, err := Open(context.Background(), o)
 	if err != nil {

@@ -14,7 +14,7 @@ import (
 	js "github.com/nats-io/nats.go/jetstream"
 
 	"github.com/omnictx/omni/events"
-	"github.com/omnictx/omni/internal/daemon/wire"
+	"github.com/omnictx/omni/internal/natsurl"
 )
 
 // Remote configures a store on an existing NATS deployment (Options.URL):
@@ -308,8 +308,8 @@ func (st *Store) startFront(o Options) error {
 }
 
 // RedactURL returns the comma-separated server URLs in s with any user,
-// password or token removed, for logs and reports (wire.RedactURLs).
-func RedactURL(s string) string { return wire.RedactURLs(s) }
+// password or token removed, for logs and reports (natsurl.Redact).
+func RedactURL(s string) string { return natsurl.Redact(s) }
 
 // Remote reports whether the store is reached through Options.URL (a
 // deployment other machines may share) rather than embedded.

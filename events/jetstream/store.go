@@ -19,7 +19,6 @@ import (
 	js "github.com/nats-io/nats.go/jetstream"
 
 	"github.com/omnictx/omni/events"
-	"github.com/omnictx/omni/internal/daemon/wire"
 	"github.com/omnictx/omni/internal/platform"
 )
 
@@ -45,8 +44,9 @@ const (
 	// the number of distinct subjects (docs/JETSTREAM.md).
 	Subject = "omni.events"
 	// ServerName is the embedded server's name; the daemon's clients
-	// (internal/daemon/wire.Dial) refuse a server with any other name.
-	ServerName = wire.ServerName
+	// refuse a server with any other name (the daemon's tests pin it to
+	// the name its wire client expects).
+	ServerName = "omni"
 	// LockFile is the name of the lock file inside Options.Dir.
 	LockFile = "store.lock"
 	// DefaultMaxPayload is the largest message, in bytes, when
@@ -113,11 +113,9 @@ type Options struct {
 	// process's Go memory may grow meanwhile (0 means DefaultStartMemory).
 	// Past either, the start is stuck inside the server, where it cannot be
 	// cancelled: the store is marked damaged (DamagedFile), the lock
-	// released, and OnStuck called with the reason; nil OnStuck prints it
-	// on stderr and exits the process with status 3.
+	// released, and Open returns an error that wraps ErrStartStuck.
 	StartTimeout time.Duration
 	StartMemory  uint64
-	OnStuck      func(error)
 	// startDelay, in tests, stalls the start as a looping recovery would.
 	startDelay time.Duration
 }
@@ -218,15 +216,60 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 		_ = lock.Unlock()
 		return nil, fmt.Errorf("open store: %w: %s: run 'omni gc --repair'", ErrDamagedStore, why)
 	}
-	stop := watchStart(o, lock)
-	st, err := startEmbedded(ctx, o)
-	stop()
-	if err != nil {
-		_ = lock.Unlock()
+	type started struct {
+		st  *Store
+		err error
+	}
+	done := make(chan started, 1)
+	stuck, stop := watchStart(o, lock)
+	go func() {
+		st, err := startEmbedded(ctx, o)
+		done <- started{st, err}
+	}()
+	select {
+	case r := <-done:
+		if err := stop(); err != nil {
+			// The watch fired as the start finished: the store is marked
+			// damaged and its lock released, so it is not used.
+			if r.err == nil {
+				r.st.Close()
+			}
+			return nil, err
+		}
+		if r.err != nil {
+			_ = lock.Unlock()
+			return nil, r.err
+		}
+		r.st.lock = lock
+		return r.st, nil
+	case err := <-stuck:
+		// The server's goroutine cannot be stopped: it stays behind, in a
+		// store marked damaged, whose lock the watch released. A start that
+		// finished in the same instant is closed.
+		go func() {
+			if r := <-done; r.err == nil {
+				r.st.Close()
+			}
+		}()
 		return nil, err
 	}
-	st.lock = lock
-	return st, nil
+}
+
+// ErrStartStuck marks an Open whose start was stuck inside the embedded
+// server (Options.StartTimeout, Options.StartMemory); the error wraps
+// ErrDamagedStore too. The server's goroutine cannot be stopped and keeps
+// running: the caller should end the process soon. The store was marked
+// damaged and its lock released, so no other opener uses it meanwhile.
+var ErrStartStuck = errors.New("the store's start was stuck")
+
+// stuckError is Open's error for a stuck start: its text is the reason,
+// and it is both ErrDamagedStore and ErrStartStuck.
+type stuckError struct{ msg string }
+
+func (e stuckError) Error() string { return e.msg }
+
+func (e stuckError) Is(target error) bool {
+	return target == ErrDamagedStore || target == ErrStartStuck
 }
 
 // takeLock takes the exclusive lock on path, once (wait 0) or polling up to wait.
@@ -364,12 +407,13 @@ const (
 	maxStartGap = 250 * time.Millisecond
 )
 
-// watchStart watches a store start from another goroutine until the
-// returned func is called: past o.StartTimeout of awake time (see
-// startTick), or once the process's Go memory grew by o.StartMemory
-// (runtime/metrics, every tick), it marks the store damaged, releases
-// lock and calls o.OnStuck.
-func watchStart(o Options, lock *flock.Flock) func() {
+// watchStart watches a store start from another goroutine until stop is
+// called: past o.StartTimeout of awake time (see startTick), or once the
+// process's Go memory grew by o.StartMemory (runtime/metrics, every tick),
+// it marks the store damaged, releases lock and sends the reason (a
+// stuckError) on stuck. stop ends the watch and returns that reason when
+// the watch fired first (nil otherwise).
+func watchStart(o Options, lock *flock.Flock) (stuck <-chan error, stop func() error) {
 	limit, mem := o.StartTimeout, o.StartMemory
 	if limit <= 0 {
 		limit = DefaultStartTimeout
@@ -377,16 +421,12 @@ func watchStart(o Options, lock *flock.Flock) func() {
 	if mem == 0 {
 		mem = DefaultStartMemory
 	}
-	onStuck := o.OnStuck
-	if onStuck == nil {
-		onStuck = func(err error) {
-			fmt.Fprintln(os.Stderr, "omni:", err)
-			os.Exit(3)
-		}
-	}
+	report := make(chan error, 1)
 	done := make(chan struct{})
-	var once sync.Once
+	finished := make(chan struct{})
+	var fired error
 	go func() {
+		defer close(finished)
 		base := goMemory()
 		tick := time.NewTicker(startTick)
 		defer tick.Stop()
@@ -409,9 +449,15 @@ func watchStart(o Options, lock *flock.Flock) func() {
 		}
 		writeMarker(o.Dir, why+"; the embedded server was still recovering the stream", nil)
 		_ = lock.Unlock()
-		onStuck(fmt.Errorf("%w: %s: run 'omni gc --repair'", ErrDamagedStore, why))
+		fired = stuckError{fmt.Sprintf("%v: %s: run 'omni gc --repair'", ErrDamagedStore, why)}
+		report <- fired
 	}()
-	return func() { once.Do(func() { close(done) }) }
+	var once sync.Once
+	return report, func() error {
+		once.Do(func() { close(done) })
+		<-finished
+		return fired
+	}
 }
 
 // goMemory is the Go runtime's total mapped memory in bytes.

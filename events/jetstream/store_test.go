@@ -17,7 +17,7 @@ import (
 
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/events/eventstest"
-	"github.com/omnictx/omni/internal/daemon/wire"
+	"github.com/omnictx/omni/events/jetstream/jstest"
 )
 
 // openT opens a store on dir and closes it at the end of the test.
@@ -36,16 +36,13 @@ func openT(t *testing.T, o Options) *Store {
 }
 
 func TestConformance(t *testing.T) {
-	id, err := wire.NewIdentity()
-	if err != nil {
-		t.Fatal(err)
-	}
+	srvTLS := jstest.ServerTLS(t)
 	for _, tc := range []struct {
 		name string
 		o    Options
 	}{
 		{name: "InProcess", o: Options{}},
-		{name: "Listening", o: Options{Listen: true, Token: "secret", TLS: id.Server}},
+		{name: "Listening", o: Options{Listen: true, Token: "secret", TLS: srvTLS}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			eventstest.Run(t, func(t *testing.T) events.Log {

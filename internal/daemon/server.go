@@ -207,8 +207,9 @@ func Run(ctx context.Context, cfg Config, idle time.Duration, logf func(format s
 		lockWait = releaseWait
 	}
 	o := cfg.storeOptions()
-	o.Listen, o.Token, o.TLS, o.LockWait, o.OnStuck = true, token, id.Server, lockWait, onStuck(home)
+	o.Listen, o.Token, o.TLS, o.LockWait = true, token, id.Server, lockWait
 	st, err := jetstream.Open(ctx, o)
+	logStuck(home, err)
 	if errors.Is(err, jetstream.ErrLocked) {
 		logf("daemon %d: store %s is owned by another process; exiting", os.Getpid(), storeDir(home))
 		return nil

@@ -169,9 +169,10 @@ func OpenLocal(ctx context.Context, cfg Config, wait time.Duration) (*Service, f
 		return nil, nil, fmt.Errorf("create %s: %w", cfg.Home, err)
 	}
 	o := cfg.storeOptions()
-	o.LockWait, o.OnStuck = wait, onStuck(cfg.Home)
+	o.LockWait = wait
 	st, err := jetstream.Open(ctx, o)
 	if err != nil {
+		logStuck(cfg.Home, err)
 		if cfg.ClusterURL != "" && !errors.Is(err, jetstream.ErrLocked) {
 			markClusterDown(cfg.Home, err)
 		}
@@ -211,18 +212,12 @@ func OpenStore(ctx context.Context, cfg Config) (events.Log, func() error, error
 	return st, st.Close, nil
 }
 
-// StuckExit is the exit status of a process whose in-process store start
-// was stuck (jetstream.Options.OnStuck): 3, or 0 in `omni hook`, which
-// never fails its host.
-var StuckExit = 3
-
-// onStuck logs a stuck store start to omni.log and stderr and exits with
-// StuckExit: the embedded server's goroutine cannot be stopped.
-func onStuck(home string) func(error) {
-	return func(err error) {
+// logStuck writes a stuck store start (jetstream.ErrStartStuck) to
+// omni.log: the embedded server's goroutine cannot be stopped, so the
+// command that opened the store ends with the error, and the log keeps why.
+func logStuck(home string, err error) {
+	if errors.Is(err, jetstream.ErrStartStuck) {
 		Logf(home)("store start: %v", err)
-		fmt.Fprintln(os.Stderr, "omni:", err)
-		os.Exit(StuckExit)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/omnictx/omni/events/jetstream"
 	"github.com/omnictx/omni/internal/daemon/wire"
 )
 
@@ -60,5 +61,18 @@ func TestWireCall(t *testing.T) {
 	writeAddr(bad)
 	if _, err := wire.Call(ctx, home, "echo", nil); !errors.Is(err, wire.ErrUnhealthy) || !errors.Is(err, wire.ErrTokenRefused) {
 		t.Fatalf("wrong token: %v, want ErrUnhealthy", err)
+	}
+}
+
+// TestStoreNamesMatchWire: the store names its embedded server and its
+// stream itself (events/jetstream imports nothing of the daemon); the wire
+// client refuses a server of another name, and the backend identity in
+// daemon.addr names the default stream, so both must be the store's.
+func TestStoreNamesMatchWire(t *testing.T) {
+	if jetstream.ServerName != wire.ServerName {
+		t.Errorf("jetstream.ServerName %q, wire.ServerName %q: clients would refuse the daemon", jetstream.ServerName, wire.ServerName)
+	}
+	if jetstream.StreamName != wire.DefaultStream {
+		t.Errorf("jetstream.StreamName %q, wire.DefaultStream %q: the backend identity in daemon.addr names the default stream", jetstream.StreamName, wire.DefaultStream)
 	}
 }

@@ -253,7 +253,7 @@ func TestArchitectureNamesCatchesRot(t *testing.T) {
 	}{
 		{"`hooks` `hooks.Engine.commit` `events.Invoked.Params` `thin.CallTimed` `internal/daemon/wire/thin` `callDaemon`", false},
 		{"`golang.org/x/sys` `set -o pipefail` `--store` `%w`", false},
-		{"`hooks/hosts`", true},
+		{"`hooks/nosuchroom`", true},
 		{"`hooks.PreToolRewrite`", true},
 		{"`hooks.Engine.commitAll`", true},
 		{"`events.Invoked.Parameters`", true},

@@ -253,7 +253,7 @@ var rules = []rule{
 		named:   []string{"internal/daemon/wire"},
 		applies: is("internal/daemon/wire"),
 		bad: func(l *listing, imp string) bool {
-			return imp != module+"/internal/daemon/wire/thin" && anyOf("github.com/nats-io/nats-server", module)(l, imp)
+			return imp != module+"/internal/daemon/wire/thin" && imp != module+"/internal/natsurl" && anyOf("github.com/nats-io/nats-server", module)(l, imp)
 		},
 		scope: transitive,
 	},
@@ -302,7 +302,7 @@ var rules = []rule{
 		bad:     onlyStdAnd("internal/shellcmd"),
 	},
 	{
-		name:    "internal/daemon/wire/thin imports golang.org/x/sys and the standard library only, never net or crypto/tls",
+		name:    "internal/daemon/wire/thin imports golang.org/x/sys, internal/natsurl and the standard library only, never net or crypto/tls",
 		reason:  "it is all the thin hook client links on Linux and macOS: linking net makes a cgo build dynamically linked, and the loader with the TLS and nats.go initialisation cost more than the rest of a hook call (a trivial Go binary started in 1.72 ms, one with encoding/json and net in 2.64 ms, with the TLS client of nats.go 3.72 ms, 2026-12-02)",
 		named:   []string{"internal/daemon/wire/thin"},
 		applies: is("internal/daemon/wire/thin"),
@@ -310,7 +310,7 @@ var rules = []rule{
 			if imp == "net" || imp == "crypto/tls" {
 				return true
 			}
-			return !l.isStd(imp) && !strings.HasPrefix(imp, "golang.org/x/sys/")
+			return !l.isStd(imp) && !strings.HasPrefix(imp, "golang.org/x/sys/") && imp != module+"/internal/natsurl"
 		},
 		scope: transitive,
 	},
@@ -322,6 +322,30 @@ var rules = []rule{
 		bad: func(l *listing, imp string) bool {
 			return !l.isStd(imp) && !strings.HasPrefix(imp, "golang.org/x/sys/")
 		},
+	},
+	{
+		name:    "events/jetstream (and its test cluster jstest) never imports internal/daemon or its wire, even in its tests",
+		reason:  "the store is a lower floor than the daemon that serves requests on it: what both must agree on (the embedded server's name, the default stream) is declared by the store, and the daemon's tests pin the wire client to it",
+		named:   []string{"events/jetstream", "events/jetstream/jstest", "internal/daemon", "internal/daemon/wire"},
+		applies: is("events/jetstream", "events/jetstream/jstest"),
+		bad:     anyOf(module + "/internal/daemon"),
+		scope:   withTests,
+	},
+	{
+		name:    "internal/natsurl imports the standard library only",
+		reason:  "it is linked by the store and by the thin hook client (the cluster URLs they print with credentials removed): a leaf adds nothing to what either may depend on",
+		named:   []string{"internal/natsurl"},
+		applies: is("internal/natsurl"),
+		bad:     onlyStdAnd(),
+		scope:   withTests,
+	},
+	{
+		name:    "hooks/hosts imports only events, pipeline, internal/shellcmd, internal/rewrite and the standard library",
+		reason:  "each host's protocol reads a payload and renders a reply, nothing more: the Engine (hooks) imports it and owns the log, the lock and the pipeline's call; an import of hooks would be a cycle, and a store or the daemon would let a protocol do I/O the Engine does not see",
+		named:   []string{"hooks/hosts", "hooks"},
+		applies: is("hooks/hosts"),
+		bad:     onlyStdAnd("events", "pipeline", "pipeline/distill", "pipeline/internal/textline", "internal/shellcmd", "internal/rewrite"),
+		scope:   withTests,
 	},
 }
 
@@ -474,7 +498,18 @@ func TestRulesCatch(t *testing.T) {
 			[]string{rules[12].name}},
 		{"platform imports x/sys", pkg{ImportPath: m("internal/platform"), Imports: []string{"os", "golang.org/x/sys/unix"}}, nil},
 		{"platform imports events", pkg{ImportPath: m("internal/platform"), Imports: []string{m("events")}},
-			[]string{rules[len(rules)-1].name}},
+			[]string{ruleNamed("internal/platform imports")}},
+		{"jetstream imports the wire", pkg{ImportPath: jetstream, Imports: []string{m("events"), m("internal/daemon/wire")}},
+			[]string{ruleNamed("events/jetstream (and its test cluster jstest) never imports")}},
+		{"jetstream tests import the daemon", pkg{ImportPath: jetstream, TestImports: []string{m("internal/daemon")}},
+			[]string{ruleNamed("events/jetstream (and its test cluster jstest) never imports")}},
+		{"jetstream imports natsurl", pkg{ImportPath: jetstream, Imports: []string{m("events"), m("internal/natsurl")}}, nil},
+		{"the thin wire imports natsurl", pkg{ImportPath: m("internal/daemon/wire/thin"), Imports: []string{"os", m("internal/natsurl")}}, nil},
+		{"hosts imports the pipeline and the rewrite", pkg{ImportPath: m("hooks/hosts"), Imports: []string{m("events"), m("pipeline"), m("internal/rewrite"), m("internal/shellcmd")}}, nil},
+		{"hosts imports hooks", pkg{ImportPath: m("hooks/hosts"), Imports: []string{m("events"), m("hooks")}},
+			[]string{ruleNamed("hooks/hosts imports")}},
+		{"natsurl imports events", pkg{ImportPath: m("internal/natsurl"), Imports: []string{m("events")}},
+			[]string{ruleNamed("internal/natsurl imports")}},
 		{"omni-hook imports platform", pkg{ImportPath: m("cmd/omni-hook"), Imports: []string{m("internal/daemon/wire"), m("internal/platform")}}, nil},
 	}
 	for _, tt := range tests {

@@ -292,3 +292,14 @@ func (s *Security) UserCreds(t TB, name string, p Permissions) string {
 	}
 	return f.Name()
 }
+
+// ServerTLS returns a TLS configuration for a server on 127.0.0.1 whose
+// certificate is signed by a CA made for the test (an Options.TLS for a
+// store opened with Listen).
+func ServerTLS(t TB) *tls.Config {
+	t.Helper()
+	ca, caKey := newCA(t, "omni test CA")
+	der, key := newLeaf(t, ca, caKey, "127.0.0.1", x509.ExtKeyUsageServerAuth)
+	return &tls.Config{MinVersion: tls.VersionTLS13,
+		Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
+}

@@ -5,11 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/omnictx/omni/internal/natsurl"
 )
 
 // The environment variables that put a home's log on a NATS cluster. When
@@ -88,20 +89,8 @@ func (c ClusterConfig) Backend() string {
 }
 
 // RedactURLs returns the comma-separated server URLs in s, each trimmed,
-// with any user, password or token removed, for logs, reports and the
-// backend identity.
-func RedactURLs(s string) string {
-	parts := strings.Split(s, ",")
-	for i, p := range parts {
-		p = strings.TrimSpace(p)
-		if u, err := url.Parse(p); err == nil && u.User != nil {
-			u.User = nil
-			p = u.String()
-		}
-		parts[i] = p
-	}
-	return strings.Join(parts, ",")
-}
+// with any user, password or token removed (natsurl.Redact).
+func RedactURLs(s string) string { return natsurl.Redact(s) }
 
 // ReadCluster returns the cluster settings of home: from the environment
 // (lookup, os.LookupEnv) when EnvNATSURL is set there, else from
