@@ -210,7 +210,7 @@ func fixBinary(self string, paths ...string) string {
 			continue
 		}
 		for _, b := range binariesIn(src) {
-			if fi, err := os.Stat(b); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 && filepath.IsAbs(b) {
+			if fi, err := os.Stat(b); err == nil && !fi.IsDir() && (fi.Mode()&0o111 != 0 || strings.EqualFold(filepath.Ext(b), ".exe")) && filepath.IsAbs(b) {
 				return b
 			}
 		}
