@@ -146,7 +146,7 @@ func inspectPart(h Host, o Options, kind string) (string, string) {
 							bin = p
 						}
 					}
-					if fi, err := os.Stat(bin); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+					if fi, err := os.Stat(bin); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 && !strings.EqualFold(filepath.Ext(bin), ".exe") {
 						return "missing-binary", p.path
 					}
 					return "ok", p.path
