@@ -328,7 +328,11 @@ func hostNotes(h Host, o Options) []string {
 			n = append(n, "Claude Code drops its prompt cache when an MCP server connects or disconnects; the hook alone covers every feature (markers name 'omni retrieve'), so --hook-only is a fine choice")
 		}
 		if o.Rewrite && !rewrite.PathNameOK(o.Omni) {
-			n = append(n, "PreToolUse rewrite left out: the omni path "+o.Omni+" holds a character a command cannot name bare (a space, a quote) or is not absolute; install omni under a plain path to have it")
+			if hookCmdFor(o, Claude).goos == "windows" {
+				n = append(n, "PreToolUse rewrite left out: it is not offered on Windows (the command it writes is a bash line that names omni's binary by a POSIX path)")
+			} else {
+				n = append(n, "PreToolUse rewrite left out: the omni path "+o.Omni+" holds a character a command cannot name bare (a space, a quote) or is not absolute; install omni under a plain path to have it")
+			}
 		} else if o.Rewrite {
 			n = append(n, "PreToolUse rewrite on: a foreground test or build run keeps its command and pipes its output through 'omni pipe' (Claude Code still runs and judges the command; allow rules added for 'set -o pipefail' and 'omni pipe'); --rewrite=false turns it off")
 		}
