@@ -10,7 +10,8 @@
 //     file of the module reads /proc;
 //   - windows.go: processes by handle, a new process group and
 //     DETACHED_PROCESS for the daemon, taskkill for a command's tree,
-//     GetDiskFreeSpaceEx, and PowerShell or cmd where bash is absent.
+//     GetDiskFreeSpaceEx, a file's owner SID, and PowerShell or cmd where
+//     bash is absent.
 //
 // Current is the implementation of the running system; tests on Linux
 // run the portable Unix one too (Use(Portable())), so the paths macOS
@@ -68,10 +69,13 @@ type OS interface {
 	// FreeBytes returns the bytes this user may still write on the file
 	// system holding path.
 	FreeBytes(path string) (uint64, error)
-	// OwnedByOther reports whether fi's file belongs to another user than
-	// this process's (Unix owner); false when the system does not say
-	// (Windows: the file's ACL decides, which omni does not read).
-	OwnedByOther(fi fs.FileInfo) bool
+	// OwnedByOther reports whether the file at path (fi, its os.Stat)
+	// belongs to another user than this process's: on Unix its owner uid
+	// is not the effective uid; on Windows its owner SID is neither the
+	// process token's user nor the token's default owner (the
+	// Administrators group, for an elevated process). False when the
+	// system does not say (a file system without owners, an error).
+	OwnedByOther(path string, fi fs.FileInfo) bool
 	// Writable returns nil when this user may create files in the
 	// directory at path (or write the file there), fs.ErrNotExist when it
 	// does not exist, and another error otherwise.
@@ -137,7 +141,7 @@ func KillGroup(pid int) error { return Current().KillGroup(pid) }
 func FreeBytes(path string) (uint64, error) { return Current().FreeBytes(path) }
 
 // OwnedByOther reports a file of another user (OS.OwnedByOther).
-func OwnedByOther(fi fs.FileInfo) bool { return Current().OwnedByOther(fi) }
+func OwnedByOther(path string, fi fs.FileInfo) bool { return Current().OwnedByOther(path, fi) }
 
 // Writable checks that this user may write at path (OS.Writable).
 func Writable(path string) error { return Current().Writable(path) }
