@@ -23,7 +23,6 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -81,9 +80,9 @@ type OS interface {
 	// does not exist, and another error otherwise.
 	Writable(path string) error
 	// Shell returns the shell omni exec and omni_run run a command line
-	// with, and the flag before the line: bash -c where bash is found,
-	// else sh -c on Unix; on Windows bash (Git for Windows) if on PATH,
-	// else PowerShell -Command, else cmd /C.
+	// with, and its flag (ShellFlag): ChooseShell's for this system, bash
+	// where found, else sh on Unix; on Windows Git Bash (never WSL's),
+	// else PowerShell, else cmd. ShellCommand runs a line with it.
 	Shell() (path string, flag string)
 	// PeakRSS returns the peak resident memory of process pid in bytes,
 	// 0 when it cannot tell.
@@ -150,17 +149,24 @@ func Writable(path string) error { return Current().Writable(path) }
 func Shell() (path string, flag string) { return Current().Shell() }
 
 // ShellFlag returns the flag that makes the shell at path run one command
-// line: /C for cmd, -Command for PowerShell, -c for every other.
+// line: /C for cmd, -Command for PowerShell, -c for every other (a shell
+// of either system's path, any case). ShellCommand is how omni runs one.
 func ShellFlag(path string) string {
-	base := path[strings.LastIndexAny(path, `/\`)+1:] // either separator, whatever the system
-	base = strings.ToLower(strings.TrimSuffix(base, filepath.Ext(base)))
-	switch base {
+	switch shellKind(path) {
 	case "cmd":
 		return "/C"
-	case "powershell", "pwsh":
+	case "powershell":
 		return "-Command"
 	}
 	return "-c"
+}
+
+// systemFinder is ShellFinder on this system.
+func systemFinder() ShellFinder {
+	return ShellFinder{Getenv: os.Getenv, LookPath: exec.LookPath, Exists: func(p string) bool {
+		fi, err := os.Stat(p)
+		return err == nil && fi.Mode().IsRegular()
+	}}
 }
 
 // PeakRSS returns process pid's peak resident memory (OS.PeakRSS).

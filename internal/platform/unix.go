@@ -106,12 +106,9 @@ func (Unix) Writable(path string) error {
 	return err
 }
 
-// Shell is bash -c where bash is on PATH, else sh -c.
+// Shell is bash -c where bash is on PATH, else sh -c (ChooseShell).
 func (Unix) Shell() (string, string) {
-	if p, err := exec.LookPath("bash"); err == nil {
-		return p, "-c"
-	}
-	return "sh", "-c"
+	return ChooseShell("linux", systemFinder()), "-c"
 }
 
 // PeakRSS cannot be read for another process without /proc: 0.

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"syscall"
 	"unsafe"
@@ -247,21 +246,20 @@ func (Windows) Writable(path string) error {
 	return os.Remove(name)
 }
 
-// Shell is bash -c where bash is on PATH (Git for Windows, MSYS2), else
-// PowerShell -Command (pwsh, then Windows PowerShell), else cmd /C.
+// Shell is ChooseShell's on Windows: Git Bash (never WSL's bash), else
+// PowerShell, else cmd; with ShellFlag's flag.
 func (Windows) Shell() (string, string) {
-	if p, err := exec.LookPath("bash"); err == nil {
-		return p, "-c"
+	p := ChooseShell("windows", systemFinder())
+	return p, ShellFlag(p)
+}
+
+// setCmdLine gives c the command line Windows hands the program verbatim
+// (cmd.exe reads it itself: ShellArgs).
+func setCmdLine(c *exec.Cmd, raw string) {
+	if c.SysProcAttr == nil {
+		c.SysProcAttr = &syscall.SysProcAttr{}
 	}
-	for _, ps := range []string{"pwsh", "powershell"} {
-		if p, err := exec.LookPath(ps); err == nil {
-			return p, "-Command"
-		}
-	}
-	if c := os.Getenv("ComSpec"); c != "" {
-		return c, "/C"
-	}
-	return filepath.Join(os.Getenv("SystemRoot"), "System32", "cmd.exe"), "/C"
+	c.SysProcAttr.CmdLine = raw
 }
 
 // PeakRSS is not read on Windows: 0.
