@@ -153,6 +153,20 @@ func (r hookCmd) runnable() bool {
 	return ok
 }
 
+// leftOutNotes says which of host h's hooks init leaves out under o
+// because the host cannot run omni's binary from them on its system.
+func leftOutNotes(h Host, o Options) []string {
+	if h != Codex || o.MCPOnly || hookCmdFor(o, h).runnable() {
+		return nil
+	}
+	mcp := "; the MCP server is registered as usual"
+	if o.HookOnly {
+		mcp = ""
+	}
+	return []string{"Codex hooks left out: Codex on Windows hands a hook command to cmd.exe through an escaping that breaks a quoted path, and " + o.Omni +
+		" needs quotes there (a space or one of &()^,;=!'); install omni under a plain path (such as C:\\tools\\omni.exe) to have them" + mcp}
+}
+
 // psQuotes are the characters PowerShell reads as a single quote.
 const psQuotes = "'\u2018\u2019\u201a\u201b"
 

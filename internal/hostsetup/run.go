@@ -156,6 +156,9 @@ func Run(w io.Writer, hosts []Host, o Options, install, dry, asJSON bool) error 
 				}
 			}
 		}
+		if install {
+			rep.Notes = append(rep.Notes, leftOutNotes(h, ho)...) // changed or not
+		}
 		if install && changed {
 			rep.Notes = append(rep.Notes, hostNotes(h, ho)...)
 		}
@@ -337,9 +340,7 @@ func hostNotes(h Host, o Options) []string {
 			n = append(n, "PreToolUse rewrite on: a foreground test or build run keeps its command and pipes its output through 'omni pipe' (Claude Code still runs and judges the command; allow rules added for 'set -o pipefail' and 'omni pipe'); --rewrite=false turns it off")
 		}
 	case Codex:
-		if !o.MCPOnly && !hookCmdFor(o, Codex).runnable() {
-			n = append(n, "Codex hooks left out: Codex on Windows hands a hook command to cmd.exe through an escaping that breaks a quoted path, and "+o.Omni+" needs quotes there (a space or one of &()^,;=!'); install omni under a plain path (such as C:\\tools\\omni.exe) to have them; the MCP server is registered as usual")
-		} else if !o.MCPOnly {
+		if !o.MCPOnly && hookCmdFor(o, Codex).runnable() {
 			n = append(n, "Codex skips new or changed hooks until you approve them: start codex, open \"Hooks need review\" and approve omni's entries (every change to an entry needs a new approval)")
 			n = append(n, `Codex reads omni's shortened text as {"decision":"block","reason":...}; some versions show the call as blocked although the model reads the shortened output`)
 		}
