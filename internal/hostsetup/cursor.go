@@ -65,6 +65,9 @@ func init() {
 			return filepath.Join(dir, "hooks.json"), filepath.Join(dir, "mcp.json")
 		},
 		hooks: func(o Options, path string) []part {
+			if !hookCmdFor(o, Cursor).runnable() {
+				return nil // left out, and said (leftOutNotes)
+			}
 			var hs []flatHook
 			for _, e := range cursorEvents {
 				hs = append(hs, flatHook{e.name, cursorHandler(hookCmdFor(o, Cursor), e.matcher, e.timeout)})

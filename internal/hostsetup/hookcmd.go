@@ -156,7 +156,13 @@ func (r hookCmd) runnable() bool {
 // leftOutNotes says which of host h's hooks init leaves out under o
 // because the host cannot run omni's binary from them on its system.
 func leftOutNotes(h Host, o Options) []string {
-	if h != Codex || o.MCPOnly || hookCmdFor(o, h).runnable() {
+	if o.MCPOnly || hookCmdFor(o, h).runnable() {
+		return nil
+	}
+	if h == Cursor {
+		return []string{"Cursor hooks left out: cmd.exe expands %…% even inside quotes, and " + o.Omni + " holds a %; install omni under a plain path to have them"}
+	}
+	if h != Codex {
 		return nil
 	}
 	mcp := "; the MCP server is registered as usual"

@@ -99,6 +99,7 @@ func TestInitRoundTripPerSystem(t *testing.T) {
 		{"windows", `C:\Users\a\go\bin\omni.exe`, map[Host]string{
 			Codex: `"command": "C:\\Users\\a\\go\\bin\\omni.exe hook"`,
 		}},
+		{"windows", `C:\100%\omni.exe`, map[Host]string{Cursor: ""}},
 	} {
 		for h, want := range c.want {
 			t.Run(c.goos+"/"+string(h), func(t *testing.T) {
