@@ -182,19 +182,27 @@ const cmdSpecial = " \t&|<>^(),;=!'`"
 
 // hookWords splits a hook command line omni may have written on any
 // system into its words: a PowerShell call (& 'path' args; a doubled
-// single quote is one quote),
-// a cmd.exe line that starts with a double-quoted path or holds a
-// backslash and no quote (Windows paths), else a POSIX line
-// (shellcmd.Split).
+// single quote is one quote), a cmd.exe line (it starts with a
+// double-quoted path, or with a bare Windows path and holds no quote),
+// else a POSIX line (shellcmd.Split).
 func hookWords(cmd string) []string {
 	s := strings.TrimSpace(cmd)
 	if rest, ok := strings.CutPrefix(s, "& "); ok {
 		return psWords(strings.TrimSpace(rest))
 	}
-	if strings.HasPrefix(s, `"`) || (strings.Contains(s, `\`) && !strings.ContainsAny(s, `'"`)) {
+	if strings.HasPrefix(s, `"`) || (windowsPath(s) && !strings.ContainsAny(s, `'"`)) {
 		return cmdWords(s)
 	}
 	return shellcmd.Split(s)
+}
+
+// windowsPath reports a line that starts with a Windows path: a drive
+// (C:\ or C:/) or a UNC share (\\server).
+func windowsPath(s string) bool {
+	if strings.HasPrefix(s, `\\`) {
+		return true
+	}
+	return len(s) >= 3 && (s[0]|0x20 >= 'a' && s[0]|0x20 <= 'z') && s[1] == ':' && (s[2] == '\\' || s[2] == '/')
 }
 
 // psWords splits a PowerShell command's arguments: blanks separate words;

@@ -143,3 +143,20 @@ func TestInitRoundTripPerSystem(t *testing.T) {
 		}
 	}
 }
+
+// TestHookWordsPOSIXEscapes: a POSIX line with a backslash-escaped blank
+// (a user's own entry) still reads as POSIX; only a line that starts with
+// a Windows path is read as cmd.exe's.
+func TestHookWordsPOSIXEscapes(t *testing.T) {
+	for line, want := range map[string]string{
+		`/opt/omni\ dev/omni hook`:       "/opt/omni dev/omni",
+		`C:\tools\omni.exe hook`:         `C:\tools\omni.exe`,
+		`c:/tools/omni.exe hook`:         "c:/tools/omni.exe",
+		`\\srv\share\omni.exe hook`:      `\\srv\share\omni.exe`,
+		`"C:\Program Files\o\omni" hook`: `C:\Program Files\o\omni`,
+	} {
+		if w := hookWords(line); len(w) != 2 || w[0] != want || w[1] != "hook" {
+			t.Errorf("hookWords(%q) = %q, want [%q hook]", line, w, want)
+		}
+	}
+}
