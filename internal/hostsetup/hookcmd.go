@@ -20,9 +20,14 @@ package hostsetup
 //   - Copilot CLI reads a handler's "powershell" command on Windows
 //     (PowerShell 7) and its "bash" command elsewhere (its hooks
 //     documentation);
-//   - Cursor's runner on Windows is not documented; omni writes what cmd.exe
-//     reads when the line reaches it verbatim (Node's shell: true), the
-//     double-quoted path.
+//   - Cursor's documentation does not say which shell runs a hook on
+//     Windows; the authors of Cursor hooks report PowerShell (a bash
+//     script there fails with "Program 'bash.exe' failed to run", an
+//     extensionless one opens "Open with"), so omni writes PowerShell's
+//     call there too.
+//
+// A host not named here gets what cmd.exe reads when the line reaches it
+// verbatim (Node's shell: true): the double-quoted path.
 //
 // OpenCode and Cline are not here: their plugins start omni with Node's
 // spawn and an argument list, no shell (plugin/*.js), and the path is a
@@ -67,7 +72,7 @@ func hookLang(goos string, h Host) cmdLang {
 		return langPOSIX
 	case Codex:
 		return langCmdEscaped
-	case Gemini, Copilot:
+	case Gemini, Copilot, Cursor:
 		return langPowerShell
 	}
 	return langCmd
@@ -159,11 +164,8 @@ func leftOutNotes(h Host, o Options) []string {
 	if o.MCPOnly || hookCmdFor(o, h).runnable() {
 		return nil
 	}
-	if h == Cursor {
-		return []string{"Cursor hooks left out: cmd.exe expands %…% even inside quotes, and " + o.Omni + " holds a %; install omni under a plain path to have them"}
-	}
 	if h != Codex {
-		return nil
+		return []string{h.Name() + " hooks left out: its shell on " + hookCmdFor(o, h).goos + " cannot name " + o.Omni + " (cmd.exe expands %…% even inside quotes); install omni under a plain path to have them"}
 	}
 	mcp := "; the MCP server is registered as usual"
 	if o.HookOnly {

@@ -42,10 +42,13 @@ func TestHookCommandPerSystem(t *testing.T) {
 		{"windows", Gemini, progFiles, []string{"hook"}, `& 'C:\Program Files\omni\omni.exe' hook`, progFiles},
 		{"windows", Copilot, `C:\Users\O'Brien\omni.exe`, []string{"hook"}, `& 'C:\Users\O''Brien\omni.exe' hook`, `C:\Users\O'Brien\omni.exe`},
 		{"windows", Copilot, goBin, []string{"hook"}, `& '` + goBin + `' hook`, goBin},
-		// Cursor on Windows: cmd.exe given the line verbatim.
-		{"windows", Cursor, progFiles, []string{"hook", "cursor"}, `"C:\Program Files\omni\omni.exe" hook cursor`, progFiles},
-		{"windows", Cursor, `C:\tools\omni.exe`, []string{"hook", "cursor"}, `C:\tools\omni.exe hook cursor`, `C:\tools\omni.exe`},
-		{"windows", Cursor, `C:\100%\omni.exe`, []string{"hook", "cursor"}, "", ""},
+		// Cursor on Windows: PowerShell.
+		{"windows", Cursor, progFiles, []string{"hook", "cursor"}, `& 'C:\Program Files\omni\omni.exe' hook cursor`, progFiles},
+		{"windows", Cursor, `C:\100%\omni.exe`, []string{"hook", "cursor"}, `& 'C:\100%\omni.exe' hook cursor`, `C:\100%\omni.exe`},
+		// A host not named: cmd.exe given the line verbatim.
+		{"windows", Host("other"), progFiles, []string{"hook"}, `"C:\Program Files\omni\omni.exe" hook`, progFiles},
+		{"windows", Host("other"), `C:\tools\omni.exe`, []string{"hook"}, `C:\tools\omni.exe hook`, `C:\tools\omni.exe`},
+		{"windows", Host("other"), `C:\100%\omni.exe`, []string{"hook"}, "", ""},
 	} {
 		r := hookCmd{goos: c.goos, host: c.host, omni: c.omni}
 		got, ok := r.line(c.omni, c.args...)
@@ -94,12 +97,12 @@ func TestInitRoundTripPerSystem(t *testing.T) {
 			Claude: `"command": "'C:/Program Files/omni/omni.exe' hook"`,
 			Codex:  "",
 			Gemini: `"command": "& 'C:\\Program Files\\omni\\omni.exe' hook"`, Copilot: `"powershell": "& 'C:\\Program Files\\omni\\omni.exe' hook"`,
-			Cursor: `"command": "\"C:\\Program Files\\omni\\omni.exe\" hook cursor"`,
+			Cursor: `"command": "& 'C:\\Program Files\\omni\\omni.exe' hook cursor"`,
 		}},
 		{"windows", `C:\Users\a\go\bin\omni.exe`, map[Host]string{
 			Codex: `"command": "C:\\Users\\a\\go\\bin\\omni.exe hook"`,
 		}},
-		{"windows", `C:\100%\omni.exe`, map[Host]string{Cursor: ""}},
+		{"windows", `C:\100%\omni.exe`, map[Host]string{Cursor: `"command": "& 'C:\\100%\\omni.exe' hook cursor"`}},
 	} {
 		for h, want := range c.want {
 			t.Run(c.goos+"/"+string(h), func(t *testing.T) {
