@@ -23,6 +23,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/omnictx/omni/internal/daemon/wire/thin"
@@ -220,10 +221,15 @@ func startReplacement(home string) {
 	_ = c.Process.Release()
 }
 
-// omniBinary finds the omni binary: beside this one, else on $PATH.
+// omniBinary finds the omni binary: beside this one (omni.exe beside
+// omni-hook.exe), else on $PATH.
 func omniBinary() string {
 	if s := self(); s != "" {
-		p := filepath.Join(filepath.Dir(s), "omni")
+		name := "omni"
+		if ext := filepath.Ext(s); strings.EqualFold(ext, ".exe") {
+			name += ext
+		}
+		p := filepath.Join(filepath.Dir(s), name)
 		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
 			return p
 		}

@@ -143,13 +143,13 @@ error, or the host could not be told.`,
 				return failErr(errProblems, "omni init: "+err.Error())
 			}
 			if bin != "" {
-				if filepath.Base(bin) == hostsetup.HookBinaryName {
+				if b := filepath.Base(bin); b == hostsetup.HookBinaryName || strings.EqualFold(b, hostsetup.HookBinaryName+".exe") {
 					return usageErr("omni init: --bin names the omni binary; omni-hook is registered for the hooks on its own when it sits beside it")
 				}
 				if o.Omni, err = filepath.Abs(bin); err != nil {
 					return usageErr("omni init: --bin: %v", err)
 				}
-				if fi, err := os.Stat(o.Omni); !uninstall && (err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0) {
+				if fi, err := os.Stat(o.Omni); !uninstall && (err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 && !strings.EqualFold(filepath.Ext(o.Omni), ".exe")) {
 					// Registered all the same (a binary installed later, a
 					// path on another machine); the host fails open until
 					// it is there, and doctor reports it.

@@ -135,6 +135,10 @@ const environmentHelp = `Environment variables omni reads:
                         filter passes its output through before the timeout
   CLAUDE_CONFIG_DIR, CLAUDE_PROJECT_DIR  where 'omni pretool' reads Claude
                         Code's settings (default ~/.claude, the payload's cwd)
+  CLAUDE_CODE_GIT_BASH_PATH  Windows: the Git Bash 'omni exec' and omni_run
+                        run a one-string command with, as Claude Code does
+                        (else bash on PATH or beside git.exe, never WSL's;
+                        else PowerShell, else cmd.exe)
   OMNI_REPORT_RSS       any value: hooks write their peak memory to stderr
   OMNI_REPORT_STAGES    any value: omni-hook writes the time of each stage
                         of its call to stderr (what 'omni bench --latency'

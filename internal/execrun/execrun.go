@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -70,7 +71,8 @@ const drainWait = 500 * time.Millisecond
 
 // Shell returns the shell that runs a one-string command: bash when it is
 // on PATH (Claude Code's Bash tool runs the user's bash), else sh; on
-// Windows without bash, PowerShell, else cmd (platform.Shell).
+// Windows Git Bash (never WSL's bash), else PowerShell, else cmd
+// (platform.ChooseShell). platform.ShellCommand runs the line with it.
 func Shell() string {
 	p, _ := platform.Shell()
 	return p
@@ -89,7 +91,7 @@ func Run(o Options) (Result, error) {
 		if sh == "" {
 			sh = Shell()
 		}
-		c = exec.Command(sh, platform.ShellFlag(sh), o.Args[0])
+		c = platform.ShellCommand(sh, o.Args[0]) // cmd.exe gets its line verbatim
 		res.Command = o.Args[0]
 	} else {
 		c = exec.Command(o.Args[0], o.Args[1:]...)
@@ -108,7 +110,7 @@ func Run(o Options) (Result, error) {
 		return res, fmt.Errorf("%w: %v", ErrNotRunnable, err)
 	}
 	w.Close()
-	var out bytes.Buffer
+	var out lockedBuffer
 	read := make(chan struct{})
 	go func() {
 		_, _ = io.Copy(&out, r)
@@ -154,9 +156,17 @@ wait:
 	if res.Stopped {
 		_ = platform.KillGroup(pgid) // what the stop left behind
 	}
-	_ = r.SetReadDeadline(time.Now().Add(drainWait))
-	<-read
-	res.Output = out.Bytes()
+	if r.SetReadDeadline(time.Now().Add(drainWait)) == nil {
+		<-read
+	} else {
+		// A pipe without deadlines (Windows): stop waiting instead; what
+		// a background process writes later is not the command's output.
+		select {
+		case <-read:
+		case <-time.After(drainWait):
+		}
+	}
+	res.Output = out.take()
 	if werr != nil {
 		var ee *exec.ExitError
 		if !errors.As(werr, &ee) {
@@ -180,4 +190,25 @@ func StopBefore(timeout time.Duration) time.Duration {
 		return 0
 	}
 	return timeout - min(timeout/3, 8*time.Second)
+}
+
+// lockedBuffer is the output as read so far, safe to take while the
+// reader may still be writing (a pipe a background process holds open on
+// a system without read deadlines).
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// take returns a copy of the bytes written so far.
+func (b *lockedBuffer) take() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return bytes.Clone(b.buf.Bytes())
 }

@@ -8,8 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-
-	"github.com/omnictx/omni/internal/shellcmd"
 )
 
 // copilotEvents are the events omni registers with Copilot CLI 1.0.102,
@@ -42,13 +40,21 @@ func copilotSettings(o Options) string {
 }
 
 // copilotHandler is the handler omni writes:
-// {"type":"command","bash":"OMNI hook","timeoutSec":T}.
-func copilotHandler(omni string, timeout int) omap {
-	cmd := shellcmd.Quote(omni) + " hook"
-	if hb := HookBinary(omni); hb != "" {
-		cmd = shellcmd.Quote(hb)
+// {"type":"command","bash":"OMNI hook","timeoutSec":T}, or on Windows
+// {"type":"command","powershell":"& 'OMNI' hook","timeoutSec":T} (Copilot
+// runs a handler's powershell command there, its bash one elsewhere).
+func copilotHandler(r hookCmd, timeout int) omap {
+	cmd, _ := r.hook("hook")
+	return omap{{"type", "command"}, {copilotKey(r.goos), cmd}, {"timeoutSec", timeout}}
+}
+
+// copilotKey is the handler's key Copilot reads the command from on
+// system goos.
+func copilotKey(goos string) string {
+	if goos == "windows" {
+		return "powershell"
 	}
-	return omap{{"type", "command"}, {"bash", cmd}, {"timeoutSec", timeout}}
+	return "bash"
 }
 
 // applyCopilotHooks installs (or removes) omni's handlers in a Copilot
@@ -58,10 +64,18 @@ func copilotHandler(omni string, timeout int) omap {
 // exactly the one omni would write is already there alone. Other keys and
 // handlers, and the file's formatting, are kept.
 func applyCopilotHooks(src []byte, omni string, install bool) ([]byte, error) {
+	return applyCopilotHooksAs(src, posixHookCmd(omni), install)
+}
+
+// applyCopilotHooksAs is applyCopilotHooks with the handlers of r's
+// system; omni's handlers under either key ("bash", "powershell") are
+// recognised.
+func applyCopilotHooksAs(src []byte, r hookCmd, install bool) ([]byte, error) {
+	omni := r.omni
 	want := map[string]omap{}
 	if install {
 		for _, e := range copilotEvents {
-			want[e.name] = copilotHandler(omni, e.timeout)
+			want[e.name] = copilotHandler(r, e.timeout)
 		}
 	}
 	if len(bytes.TrimSpace(src)) == 0 {
@@ -100,8 +114,11 @@ func applyCopilotHooks(src []byte, omni string, install bool) ([]byte, error) {
 				if h.kind != '{' {
 					continue
 				}
-				if c := h.member("bash"); c != nil && c.val.kind == '"' && IsOmniCommand(c.val.str(src), omni, "hook") {
-					ours = append(ours, i)
+				for _, key := range []string{"bash", "powershell"} {
+					if c := h.member(key); c != nil && c.val.kind == '"' && IsOmniCommand(c.val.str(src), omni, "hook") {
+						ours = append(ours, i)
+						break
+					}
 				}
 			}
 			if len(ours) == 0 {

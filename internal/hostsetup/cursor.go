@@ -18,11 +18,7 @@ package hostsetup
 // stay silent under Cursor (wire.CursorDuplicate), so no call is handled
 // twice.
 
-import (
-	"path/filepath"
-
-	"github.com/omnictx/omni/internal/shellcmd"
-)
+import "path/filepath"
 
 // Cursor is the Cursor editor and its CLI agent.
 const Cursor Host = "cursor"
@@ -41,11 +37,8 @@ var cursorEvents = []struct {
 }{{"postToolUse", "^MCP:", 30}, {"preCompact", "", 10}}
 
 // cursorHandler is the handler omni writes for one event.
-func cursorHandler(omni, matcher string, timeout int) omap {
-	cmd := shellcmd.Quote(omni) + " hook " + CursorArg
-	if hb := HookBinary(omni); hb != "" {
-		cmd = shellcmd.Quote(hb) + " " + CursorArg
-	}
+func cursorHandler(r hookCmd, matcher string, timeout int) omap {
+	cmd, _ := r.hook("hook", CursorArg)
 	h := omap{{"command", cmd}}
 	if matcher != "" {
 		h = append(h, kv{"matcher", matcher})
@@ -72,9 +65,12 @@ func init() {
 			return filepath.Join(dir, "hooks.json"), filepath.Join(dir, "mcp.json")
 		},
 		hooks: func(o Options, path string) []part {
+			if !hookCmdFor(o, Cursor).runnable() {
+				return nil // left out, and said (leftOutNotes)
+			}
 			var hs []flatHook
 			for _, e := range cursorEvents {
-				hs = append(hs, flatHook{e.name, cursorHandler(o.Omni, e.matcher, e.timeout)})
+				hs = append(hs, flatHook{e.name, cursorHandler(hookCmdFor(o, Cursor), e.matcher, e.timeout)})
 			}
 			omni := o.Omni
 			return []part{{"hooks", path, jsonApply(func(src []byte, install bool) ([]byte, error) {

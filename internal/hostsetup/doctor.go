@@ -146,7 +146,7 @@ func inspectPart(h Host, o Options, kind string) (string, string) {
 							bin = p
 						}
 					}
-					if fi, err := os.Stat(bin); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+					if fi, err := os.Stat(bin); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 && !strings.EqualFold(filepath.Ext(bin), ".exe") {
 						return "missing-binary", p.path
 					}
 					return "ok", p.path
@@ -210,7 +210,7 @@ func fixBinary(self string, paths ...string) string {
 			continue
 		}
 		for _, b := range binariesIn(src) {
-			if fi, err := os.Stat(b); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 && filepath.IsAbs(b) {
+			if fi, err := os.Stat(b); err == nil && !fi.IsDir() && (fi.Mode()&0o111 != 0 || strings.EqualFold(filepath.Ext(b), ".exe")) && filepath.IsAbs(b) {
 				return b
 			}
 		}

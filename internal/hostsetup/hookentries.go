@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"github.com/omnictx/omni/internal/shellcmd"
 )
 
 // The Claude-compatible hooks object (Claude Code, Codex, Gemini).
@@ -20,14 +18,29 @@ import (
 // the binary path) and whose subcommand is hook or pretool; all of them are
 // removed except one group per wanted event equal to what omni would write,
 // so duplicates from another binary path or an older install disappear.
+// The commands are those of Linux and macOS (applyHookEntriesAs for
+// another system's).
 func applyHookEntries(src []byte, entries []hookEntry, omni string, install bool) ([]byte, error) {
+	return applyHookEntriesAs(src, entries, posixHookCmd(omni), install)
+}
+
+// applyHookEntriesAs is applyHookEntries with the command lines of r's
+// host and system. Errors: the file's shape, or a binary path that host
+// cannot run there (hookCmd.line).
+func applyHookEntriesAs(src []byte, entries []hookEntry, r hookCmd, install bool) ([]byte, error) {
+	omni := r.omni
+	if install && len(entries) > 0 {
+		if _, ok := r.hook("hook"); !ok {
+			return nil, fmt.Errorf("%s cannot run %s from its hooks on %s (a path its shell would need quoted); install omni under a plain path", r.host.Name(), omni, r.goos)
+		}
+	}
 	if len(bytes.TrimSpace(src)) == 0 {
 		if !install {
 			return src, nil
 		}
 		var evs omap
 		for _, e := range entries {
-			evs = append(evs, kv{e.event, []any{groupValue(e, omni)}})
+			evs = append(evs, kv{e.event, []any{groupValueAs(e, r)}})
 		}
 		return renderNew(omap{{"hooks", evs}})
 	}
@@ -65,7 +78,7 @@ func applyHookEntries(src []byte, entries []hookEntry, omni string, install bool
 				continue
 			}
 			if e, ok := want[m.key]; ok && len(hs) == 1 && hs[0].sole &&
-				equalJSON(src[m.val.elems[hs[0].group].start:m.val.elems[hs[0].group].end], groupValue(e, omni)) {
+				equalJSON(src[m.val.elems[hs[0].group].start:m.val.elems[hs[0].group].end], groupValueAs(e, r)) {
 				kept[m.key] = true
 				continue
 			}
@@ -94,16 +107,16 @@ func applyHookEntries(src []byte, entries []hookEntry, omni string, install bool
 			root, _ := parseJSONC(src)
 			hm := root.member("hooks")
 			if hm == nil {
-				missing = append(missing, kv{e.event, []any{groupValue(e, omni)}})
+				missing = append(missing, kv{e.event, []any{groupValueAs(e, r)}})
 				continue
 			}
 			if m := hm.val.member(e.event); m != nil {
 				if m.val.kind != '[' {
 					return nil, fmt.Errorf(`"hooks.%s" is not an array`, e.event)
 				}
-				src = appendElem(src, m.val, groupValue(e, omni))
+				src = appendElem(src, m.val, groupValueAs(e, r))
 			} else {
-				src = insertMember(src, hm.val, e.event, []any{groupValue(e, omni)})
+				src = insertMember(src, hm.val, e.event, []any{groupValueAs(e, r)})
 			}
 		}
 		if len(missing) > 0 {
@@ -119,18 +132,14 @@ func applyHookEntries(src []byte, entries []hookEntry, omni string, install bool
 	return src, nil
 }
 
-// groupValue is the matcher group omni writes for e.
-func groupValue(e hookEntry, omni string) omap {
-	cmd := shellcmd.Quote(omni) + " " + e.sub
-	if hb := HookBinary(omni); hb != "" {
-		// The thin client: the same hook, started faster.
-		switch e.sub {
-		case "hook":
-			cmd = shellcmd.Quote(hb)
-		case "pretool":
-			cmd = shellcmd.Quote(hb) + " pretool"
-		}
-	}
+// groupValue is the matcher group omni writes for e on Linux and macOS.
+func groupValue(e hookEntry, omni string) omap { return groupValueAs(e, posixHookCmd(omni)) }
+
+// groupValueAs is the matcher group omni writes for e, with r's command
+// line (the thin client's, the same hook started faster, when it sits
+// beside the binary).
+func groupValueAs(e hookEntry, r hookCmd) omap {
+	cmd, _ := r.hook(e.sub)
 	h := omap{{"type", "command"}, {"command", cmd}}
 	if e.timeout > 0 {
 		h = append(h, kv{"timeout", e.timeout})
@@ -185,15 +194,21 @@ func omniHandlers(src []byte, arr *jnode, omni string, subs ...string) []handler
 // of `omni pretool`) when it sits beside the omni binary.
 const HookBinaryName = "omni-hook"
 
-// HookBinary returns the path of the thin hook client (HookBinaryName)
-// beside the omni binary at path omni, or "" when there is no executable
-// regular file of that name there.
+// HookBinary returns the path of the thin hook client (HookBinaryName,
+// with .exe when the omni binary's name has it) beside the omni binary at
+// path omni, or "" when there is no executable regular file of that name
+// there (a .exe counts as executable: Windows has no mode bits).
 func HookBinary(omni string) string {
 	if omni == "" {
 		return ""
 	}
-	p := filepath.Join(filepath.Dir(omni), HookBinaryName)
-	if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+	name := HookBinaryName
+	exe := strings.EqualFold(filepath.Ext(omni), ".exe")
+	if exe {
+		name += filepath.Ext(omni)
+	}
+	p := filepath.Join(filepath.Dir(omni), name)
+	if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && (exe || fi.Mode()&0o111 != 0) {
 		return p
 	}
 	return ""
@@ -203,13 +218,18 @@ func HookBinary(omni string) string {
 // name, or the binary path) with one of subs as its subcommand, or runs the
 // thin hook client (omni-hook) and subs holds "hook" ("pretool" for
 // `omni-hook pretool`).
+//
+// The line may be any system's rendering (hookWords): POSIX, Git Bash's
+// C:/… paths, PowerShell's & 'C:\…\omni.exe', cmd.exe's "C:\…\omni.exe"
+// or a bare C:\…\omni.exe; a base name is read with either separator and
+// without .exe.
 func IsOmniCommand(cmd, omni string, subs ...string) bool {
-	w := shellcmd.Split(cmd)
+	w := hookWords(cmd)
 	i := 0
-	for i < len(w) && strings.Contains(w[i], "=") && !strings.Contains(w[i], "/") {
+	for i < len(w) && strings.Contains(w[i], "=") && !strings.ContainsAny(w[i], `/\`) {
 		i++
 	}
-	if i < len(w) && filepath.Base(w[i]) == HookBinaryName {
+	if i < len(w) && programBase(w[i]) == HookBinaryName {
 		if i+1 < len(w) && w[i+1] == "pretool" {
 			return slices.Contains(subs, "pretool")
 		}
@@ -226,8 +246,10 @@ func IsOmniCommand(cmd, omni string, subs ...string) bool {
 	return false
 }
 
+// isOmniProgram reports whether prog names omni: its base name (either
+// separator, without .exe) is omni, or it is the binary path itself.
 func isOmniProgram(prog, omni string) bool {
-	return filepath.Base(prog) == "omni" || (omni != "" && prog == omni)
+	return programBase(prog) == "omni" || (omni != "" && prog == omni)
 }
 
 // dropEmptiedEvents removes from the "hooks" object of src every event

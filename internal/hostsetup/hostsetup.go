@@ -102,6 +102,9 @@ type Options struct {
 	HookOnly bool   // hooks (or the OpenCode plugin) only, no MCP server
 	MCPOnly  bool   // the MCP server only, no hooks
 	Rewrite  bool   // Claude Code: also register omni pretool for PreToolUse
+	// GOOS is the system the hosts run omni on, as a GOOS value ("": this
+	// one): it decides the hook command lines (hookcmd.go).
+	GOOS string
 }
 
 // hookEntry is one hook registration omni writes.
@@ -222,20 +225,26 @@ func partsFor(h Host, o Options) []part {
 			// rule: a path it cannot name leaves the rewrite out.
 			o.Rewrite = o.Rewrite && rewrite.PathNameOK(omni)
 			es := claudeEntries(o.Rewrite)
+			r := hookCmdFor(o, h)
 			ps = append(ps, part{"hooks", hookPath, jsonApply(func(src []byte, install bool) ([]byte, error) {
-				return applyHookEntries(src, es, omni, install)
+				return applyHookEntriesAs(src, es, r, install)
 			})})
 			rw := o.Rewrite
 			ps = append(ps, part{"permissions", hookPath, jsonApply(func(src []byte, install bool) ([]byte, error) {
 				return applyAllowRules(src, omni, install && rw)
 			})})
 		case Codex:
+			r := hookCmdFor(o, h)
+			if !r.runnable() {
+				break // left out, and said (hostNotes)
+			}
 			ps = append(ps, part{"hooks", hookPath, jsonApply(func(src []byte, install bool) ([]byte, error) {
-				return applyHookEntries(src, codexEntries, omni, install)
+				return applyHookEntriesAs(src, codexEntries, r, install)
 			})})
 		case Gemini:
+			r := hookCmdFor(o, h)
 			ps = append(ps, part{"hooks", hookPath, jsonApply(func(src []byte, install bool) ([]byte, error) {
-				return applyHookEntries(src, geminiEntries, omni, install)
+				return applyHookEntriesAs(src, geminiEntries, r, install)
 			})})
 		case OpenCode:
 			ps = append(ps, part{"plugin", hookPath, func(src []byte, exists, install bool) ([]byte, bool, error) {
@@ -246,8 +255,9 @@ func partsFor(h Host, o Options) []part {
 				ps = append(ps, copilotProjectPart(hookPath))
 				break
 			}
+			r := hookCmdFor(o, h)
 			ps = append(ps, part{"hooks", hookPath, jsonApply(func(src []byte, install bool) ([]byte, error) {
-				return applyCopilotHooks(src, omni, install)
+				return applyCopilotHooksAs(src, r, install)
 			})})
 		case Cline:
 			ps = append(ps, part{"plugin", hookPath, func(src []byte, exists, install bool) ([]byte, bool, error) {

@@ -12,8 +12,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-
-	"github.com/omnictx/omni/internal/shellcmd"
 )
 
 // hostDirs are the directories whose presence says a host is installed.
@@ -158,6 +156,9 @@ func Run(w io.Writer, hosts []Host, o Options, install, dry, asJSON bool) error 
 				}
 			}
 		}
+		if install {
+			rep.Notes = append(rep.Notes, leftOutNotes(h, ho)...) // changed or not
+		}
 		if install && changed {
 			rep.Notes = append(rep.Notes, hostNotes(h, ho)...)
 		}
@@ -261,7 +262,7 @@ func slicesContainsString(l []string, s string) bool {
 }
 
 var (
-	reJSONCommand = regexp.MustCompile(`"(?:command|bash)"\s*:\s*"((?:[^"\\]|\\.)*)"`)
+	reJSONCommand = regexp.MustCompile(`"(?:command|bash|powershell)"\s*:\s*"((?:[^"\\]|\\.)*)"`)
 	reJSONArray   = regexp.MustCompile(`"command"\s*:\s*\[\s*"((?:[^"\\]|\\.)*)"`)
 	reTOMLCommand = regexp.MustCompile(`(?m)^\s*command\s*=\s*"((?:[^"\\]|\\.)*)"`)
 	rePluginBin   = regexp.MustCompile(`process\.env\.OMNI_BIN \|\| ("(?:[^"\\]|\\.)*")`)
@@ -277,9 +278,9 @@ func binariesIn(src []byte) []string {
 			return
 		}
 		if shell {
-			w := shellcmd.Split(s)
+			w := hookWords(s)
 			switch {
-			case len(w) >= 1 && filepath.Base(w[0]) == HookBinaryName:
+			case len(w) >= 1 && programBase(w[0]) == HookBinaryName:
 				s = w[0]
 			case len(w) < 2 || (w[1] != "hook" && w[1] != "pretool"):
 				return
@@ -287,10 +288,18 @@ func binariesIn(src []byte) []string {
 				s = w[0]
 			}
 		}
-		if filepath.Base(s) == HookBinaryName { // the thin client stands for the omni beside it
-			s = filepath.Join(filepath.Dir(s), "omni")
+		if s == "" {
+			return
 		}
-		if filepath.Base(s) == "omni" && !slicesContainsString(out, s) {
+		s = filepath.Clean(s)                 // Git Bash's C:/… is C:\… on Windows
+		if programBase(s) == HookBinaryName { // the thin client stands for the omni beside it
+			ext := ""
+			if strings.EqualFold(filepath.Ext(s), ".exe") {
+				ext = filepath.Ext(s)
+			}
+			s = filepath.Join(filepath.Dir(s), "omni"+ext)
+		}
+		if programBase(s) == "omni" && !slicesContainsString(out, s) {
 			out = append(out, s)
 		}
 	}
@@ -322,12 +331,16 @@ func hostNotes(h Host, o Options) []string {
 			n = append(n, "Claude Code drops its prompt cache when an MCP server connects or disconnects; the hook alone covers every feature (markers name 'omni retrieve'), so --hook-only is a fine choice")
 		}
 		if o.Rewrite && !rewrite.PathNameOK(o.Omni) {
-			n = append(n, "PreToolUse rewrite left out: the omni path "+o.Omni+" holds a character a command cannot name bare (a space, a quote) or is not absolute; install omni under a plain path to have it")
+			if hookCmdFor(o, Claude).goos == "windows" {
+				n = append(n, "PreToolUse rewrite left out: it is not offered on Windows (the command it writes is a bash line that names omni's binary by a POSIX path)")
+			} else {
+				n = append(n, "PreToolUse rewrite left out: the omni path "+o.Omni+" holds a character a command cannot name bare (a space, a quote) or is not absolute; install omni under a plain path to have it")
+			}
 		} else if o.Rewrite {
 			n = append(n, "PreToolUse rewrite on: a foreground test or build run keeps its command and pipes its output through 'omni pipe' (Claude Code still runs and judges the command; allow rules added for 'set -o pipefail' and 'omni pipe'); --rewrite=false turns it off")
 		}
 	case Codex:
-		if !o.MCPOnly {
+		if !o.MCPOnly && hookCmdFor(o, Codex).runnable() {
 			n = append(n, "Codex skips new or changed hooks until you approve them: start codex, open \"Hooks need review\" and approve omni's entries (every change to an entry needs a new approval)")
 			n = append(n, `Codex reads omni's shortened text as {"decision":"block","reason":...}; some versions show the call as blocked although the model reads the shortened output`)
 		}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -168,8 +167,8 @@ func shell() (string, string) { return platform.Shell() }
 // signal N has code 128+N, as a shell reports it. err is set only when
 // the command could not be started.
 func runShell(ctx context.Context, command, dir string, timeout time.Duration) (text string, code int, note string, err error) {
-	sh, flag := shell()
-	c := exec.Command(sh, flag, command)
+	sh, _ := shell()
+	c := platform.ShellCommand(sh, command) // cmd.exe gets its line verbatim
 	c.Dir = dir
 	var out bytes.Buffer
 	c.Stdout, c.Stderr = &out, &out

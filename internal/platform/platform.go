@@ -10,7 +10,8 @@
 //     file of the module reads /proc;
 //   - windows.go: processes by handle, a new process group and
 //     DETACHED_PROCESS for the daemon, taskkill for a command's tree,
-//     GetDiskFreeSpaceEx, and PowerShell or cmd where bash is absent.
+//     GetDiskFreeSpaceEx, a file's owner SID, and PowerShell or cmd where
+//     bash is absent.
 //
 // Current is the implementation of the running system; tests on Linux
 // run the portable Unix one too (Use(Portable())), so the paths macOS
@@ -22,7 +23,6 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -68,18 +68,21 @@ type OS interface {
 	// FreeBytes returns the bytes this user may still write on the file
 	// system holding path.
 	FreeBytes(path string) (uint64, error)
-	// OwnedByOther reports whether fi's file belongs to another user than
-	// this process's (Unix owner); false when the system does not say
-	// (Windows: the file's ACL decides, which omni does not read).
-	OwnedByOther(fi fs.FileInfo) bool
+	// OwnedByOther reports whether the file at path (fi, its os.Stat)
+	// belongs to another user than this process's: on Unix its owner uid
+	// is not the effective uid; on Windows its owner SID is neither the
+	// process token's user nor the token's default owner (the
+	// Administrators group, for an elevated process). False when the
+	// system does not say (a file system without owners, an error).
+	OwnedByOther(path string, fi fs.FileInfo) bool
 	// Writable returns nil when this user may create files in the
 	// directory at path (or write the file there), fs.ErrNotExist when it
 	// does not exist, and another error otherwise.
 	Writable(path string) error
 	// Shell returns the shell omni exec and omni_run run a command line
-	// with, and the flag before the line: bash -c where bash is found,
-	// else sh -c on Unix; on Windows bash (Git for Windows) if on PATH,
-	// else PowerShell -Command, else cmd /C.
+	// with, and its flag (ShellFlag): ChooseShell's for this system, bash
+	// where found, else sh on Unix; on Windows Git Bash (never WSL's),
+	// else PowerShell, else cmd. ShellCommand runs a line with it.
 	Shell() (path string, flag string)
 	// PeakRSS returns the peak resident memory of process pid in bytes,
 	// 0 when it cannot tell.
@@ -137,7 +140,7 @@ func KillGroup(pid int) error { return Current().KillGroup(pid) }
 func FreeBytes(path string) (uint64, error) { return Current().FreeBytes(path) }
 
 // OwnedByOther reports a file of another user (OS.OwnedByOther).
-func OwnedByOther(fi fs.FileInfo) bool { return Current().OwnedByOther(fi) }
+func OwnedByOther(path string, fi fs.FileInfo) bool { return Current().OwnedByOther(path, fi) }
 
 // Writable checks that this user may write at path (OS.Writable).
 func Writable(path string) error { return Current().Writable(path) }
@@ -146,17 +149,24 @@ func Writable(path string) error { return Current().Writable(path) }
 func Shell() (path string, flag string) { return Current().Shell() }
 
 // ShellFlag returns the flag that makes the shell at path run one command
-// line: /C for cmd, -Command for PowerShell, -c for every other.
+// line: /C for cmd, -Command for PowerShell, -c for every other (a shell
+// of either system's path, any case). ShellCommand is how omni runs one.
 func ShellFlag(path string) string {
-	base := path[strings.LastIndexAny(path, `/\`)+1:] // either separator, whatever the system
-	base = strings.ToLower(strings.TrimSuffix(base, filepath.Ext(base)))
-	switch base {
+	switch shellKind(path) {
 	case "cmd":
 		return "/C"
-	case "powershell", "pwsh":
+	case "powershell":
 		return "-Command"
 	}
 	return "-c"
+}
+
+// systemFinder is ShellFinder on this system.
+func systemFinder() ShellFinder {
+	return ShellFinder{Getenv: os.Getenv, LookPath: exec.LookPath, Exists: func(p string) bool {
+		fi, err := os.Stat(p)
+		return err == nil && fi.Mode().IsRegular()
+	}}
 }
 
 // PeakRSS returns process pid's peak resident memory (OS.PeakRSS).

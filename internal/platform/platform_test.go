@@ -137,7 +137,7 @@ func TestFilesAndShell(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if o.OwnedByOther(fi) {
+			if o.OwnedByOther(dir, fi) {
 				t.Fatal("a directory this test made belongs to another user")
 			}
 			sh, flag := o.Shell()
@@ -176,4 +176,38 @@ func atoi(s string) int {
 		n = n*10 + int(c-'0')
 	}
 	return n
+}
+
+// TestOwnedByOther: a file this process made is its own; one chowned to
+// another uid is another user's, for the native implementation and the
+// portable one (macOS's). Chown needs root: skipped otherwise.
+func TestOwnedByOther(t *testing.T) {
+	if runtime.GOOS == "windows" || os.Geteuid() != 0 {
+		t.Skip("chown to another uid needs root on a Unix")
+	}
+	path := filepath.Join(t.TempDir(), "addr")
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range implementations() {
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.OwnedByOther(path, fi) {
+			t.Errorf("%s: this process's file reads as another user's", o.Name())
+		}
+	}
+	if err := os.Chown(path, 4242, 4242); err != nil {
+		t.Skip(err)
+	}
+	for _, o := range implementations() {
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !o.OwnedByOther(path, fi) {
+			t.Errorf("%s: a file of uid 4242 reads as this user's", o.Name())
+		}
+	}
 }

@@ -90,9 +90,9 @@ func (Unix) KillGroup(pid int) error { return syscall.Kill(-pid, syscall.SIGKILL
 // FreeBytes is statfs's f_bavail × f_bsize (freeBytes, per system).
 func (Unix) FreeBytes(path string) (uint64, error) { return freeBytes(path) }
 
-// OwnedByOther compares the file's owner with this process's effective
-// user.
-func (Unix) OwnedByOther(fi fs.FileInfo) bool {
+// OwnedByOther compares the file's owner (fi's) with this process's
+// effective user.
+func (Unix) OwnedByOther(_ string, fi fs.FileInfo) bool {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	return ok && int(st.Uid) != os.Geteuid()
 }
@@ -106,12 +106,9 @@ func (Unix) Writable(path string) error {
 	return err
 }
 
-// Shell is bash -c where bash is on PATH, else sh -c.
+// Shell is bash -c where bash is on PATH, else sh -c (ChooseShell).
 func (Unix) Shell() (string, string) {
-	if p, err := exec.LookPath("bash"); err == nil {
-		return p, "-c"
-	}
-	return "sh", "-c"
+	return ChooseShell("linux", systemFinder()), "-c"
 }
 
 // PeakRSS cannot be read for another process without /proc: 0.

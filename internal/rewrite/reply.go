@@ -184,11 +184,16 @@ func wrap(tk Taken, omni, token string) string {
 }
 
 // PathNameOK reports an omni binary path the rewrite can name in a
-// command and an allow rule: absolute, of the grammar's word characters
-// only (no space, no quote), its base name starting with omni (what
-// Unwrap and the allow rule's uninstall recognise).
+// command and an allow rule: a POSIX absolute path (it starts with /), of
+// the grammar's word characters only (no space, no quote, no backslash),
+// its base name starting with omni (what Unwrap and the allow rule's
+// uninstall recognise). The answer depends on the string alone, the same
+// on every system: a Windows path (C:\…\omni.exe) is refused, so the
+// rewrite is not offered there (the command it writes is a bash line, and
+// the binary's name in it must be one bash and the post-tool hook read
+// back alike).
 func PathNameOK(omni string) bool {
-	return omni != "" && filepath.IsAbs(omni) && isWord(omni, false) && strings.HasPrefix(filepath.Base(omni), "omni")
+	return strings.HasPrefix(omni, "/") && isWord(omni, false) && strings.HasPrefix(omni[strings.LastIndexByte(omni, '/')+1:], "omni")
 }
 
 // OmniPathOK reports an omni binary path the rewrite can run: PathNameOK,

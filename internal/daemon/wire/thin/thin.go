@@ -186,8 +186,8 @@ func RetireAddr(home, token string) bool {
 // world-writable it is repaired (chmod 0700 for a directory, 0600 for a
 // file) and nil returned; a missing path is nil. Errors (wrapping
 // ErrUnsafeHome): owned by another uid, or writable by others and not
-// repairable. Where files have no owner uid (Windows) only the mode is
-// checked.
+// repairable. Where files have no owner uid (Windows) the owner is the
+// file's owner SID (ownedByOtherAccount).
 func CheckPrivate(path string) error {
 	fi, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -199,6 +199,9 @@ func CheckPrivate(path string) error {
 	if uid, ok := ownerOf(fi); ok && uid != os.Geteuid() {
 		return fmt.Errorf("%w: %s is owned by uid %d, not by this user (uid %d): move it aside and let omni make a new one, or set OMNI_HOME to a directory of yours",
 			ErrUnsafeHome, path, uid, os.Geteuid())
+	} else if !ok && ownedByOtherAccount(path) { // Windows: the owner SID
+		return fmt.Errorf("%w: %s is owned by another account, not by this user: move it aside and let omni make a new one, or set OMNI_HOME to a directory of yours",
+			ErrUnsafeHome, path)
 	}
 	if fi.Mode().Perm()&0o022 == 0 {
 		return nil
