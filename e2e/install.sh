@@ -23,6 +23,8 @@ pins=(
   # The whole package, not only @cline/cli-linux-x64: Cline's plugin
   # sandbox imports @cline/shared from beside the binary (98 s to install).
   "cline cline@3.0.65"
+  # 7.8.1 names a linux-x64 binary package that was never published.
+  "kilo @kilocode/cli@7.7.7"
 )
 
 status=0
