@@ -33,8 +33,8 @@ var binDir string
 // hostTests is how many tests of the package run a host CLI (each a
 // t.Parallel test): TestClaudeCode, TestClaudeCodeMCP,
 // TestClaudeCodeRewrite, TestCodex, TestGeminiCLI, TestOpenCode,
-// TestCopilot, TestCline, TestKilo.
-const hostTests = 9
+// TestCopilot, TestCline, TestKilo, TestDroid.
+const hostTests = 10
 
 func TestMain(m *testing.M) {
 	os.Exit(runMain(m))
