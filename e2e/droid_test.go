@@ -14,9 +14,9 @@ import (
 // platform package 0.225.1 that was never published), `droid exec`
 // against a mock Chat Completions API reached as a BYOK custom model
 // (customModels in ~/.factory/settings.json, provider
-// generic-chat-completion-api): no Factory login. FACTORY_AIRGAP_ENABLED
-// keeps it off Factory's services (a one-prompt run: 1.2 s wall instead of
-// 7.3 s). Droid's PostToolUse cannot replace a tool's output, so `omni init
+// generic-chat-completion-api): no Factory login. FACTORY_AIRGAP_ENABLED,
+// its air-gapped mode, makes a one-prompt run take 1.2 s wall instead of
+// 7.3 s (2026-12-02). Droid's PostToolUse cannot replace a tool's output, so `omni init
 // --droid` registers the MCP server with omni_run only; Droid defers MCP
 // tools, named omni___<tool>, behind its ToolSearch tool.
 const (
