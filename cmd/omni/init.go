@@ -25,7 +25,7 @@ const hostFlagHelp = `  --claude     Claude Code (~/.claude/settings.json, ~/.cl
   --copilot    GitHub Copilot CLI ($COPILOT_HOME/settings.json, default ~/.copilot)
   --cline      Cline CLI (~/.cline/plugins/omni.js)
   --cursor     Cursor (~/.cursor/hooks.json, ~/.cursor/mcp.json)
-  --droid      Factory Droid (~/.factory/settings.json)
+  --droid      Factory Droid (~/.factory/mcp.json)
   --kilo       Kilo Code (~/.config/kilo/plugins/omni.js)
   --all        every host above`
 
