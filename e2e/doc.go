@@ -1,6 +1,6 @@
 // Package e2e proves omni inside the real agent CLIs: each test runs a
 // pinned release of a host (Claude Code, Codex CLI, Gemini CLI, OpenCode,
-// GitHub Copilot CLI, Cline CLI)
+// GitHub Copilot CLI, Cline CLI, Kilo Code, Factory Droid)
 // in its non-interactive mode against a mock of the host's model API on
 // loopback, with omni registered by its own `omni init --<host>` in a
 // temporary HOME. The mock plays a fixed script of tool calls and records

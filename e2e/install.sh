@@ -23,6 +23,11 @@ pins=(
   # The whole package, not only @cline/cli-linux-x64: Cline's plugin
   # sandbox imports @cline/shared from beside the binary (98 s to install).
   "cline cline@3.0.65"
+  # 7.8.1 names a linux-x64 binary package that was never published.
+  "kilo @kilocode/cli@7.7.7"
+  # The platform package itself: the @factory/cli 0.225.1 wrapper names a
+  # @factory/cli-linux-x64 0.225.1 that was never published.
+  "droid @factory/cli-linux-x64@0.225.2"
 )
 
 status=0

@@ -30,6 +30,12 @@ const runTimeout = 8 * time.Minute
 // binDir holds the omni and omni-hook binaries built once by TestMain.
 var binDir string
 
+// hostTests is how many tests of the package run a host CLI (each a
+// t.Parallel test): TestClaudeCode, TestClaudeCodeMCP,
+// TestClaudeCodeRewrite, TestCodex, TestGeminiCLI, TestOpenCode,
+// TestCopilot, TestCline, TestKilo, TestDroid.
+const hostTests = 10
+
 func TestMain(m *testing.M) {
 	os.Exit(runMain(m))
 }
@@ -50,10 +56,12 @@ func runMain(m *testing.M) int {
 		}
 	}
 	binDir = dir
-	// The four hosts' tests share nothing (each has its own sandbox, mock
-	// and home) and mostly wait for their CLI and its mock: all four at
-	// once, not two.
-	testbin.Parallel(4)
+	// The host tests share nothing (each run has its own sandbox, home,
+	// OMNI_HOME, daemon and mock on a port of its own) and mostly wait:
+	// with four at a time the package took 198 s wall for 113 s of CPU on
+	// the 2-core machine (57%, 2026-12-02), its tests queueing behind the
+	// slowest four. All of them start at once.
+	testbin.Parallel(hostTests)
 	return m.Run()
 }
 

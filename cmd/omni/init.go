@@ -25,15 +25,17 @@ const hostFlagHelp = `  --claude     Claude Code (~/.claude/settings.json, ~/.cl
   --copilot    GitHub Copilot CLI ($COPILOT_HOME/settings.json, default ~/.copilot)
   --cline      Cline CLI (~/.cline/plugins/omni.js)
   --cursor     Cursor (~/.cursor/hooks.json, ~/.cursor/mcp.json)
-  --droid      Factory Droid (~/.factory/settings.json)
+  --droid      Factory Droid (~/.factory/mcp.json)
+  --kilo       Kilo Code (~/.config/kilo/plugins/omni.js)
   --all        every host above`
 
 func newInitCmd(s streams) *cobra.Command {
 	var claude, codex, gemini, opencode, copilot, cline, cursor, droid, all, uninstall, hookOnly, mcpOnly, dry, project, rewrite, asJSON, embedded bool
+	var kilo bool
 	var bin string
 	var cs daemon.ClusterSetup
 	cmd := &cobra.Command{
-		Use:   "init [--claude|--codex|--gemini|--opencode|--copilot|--cline|--cursor|--droid|--all] [flags]",
+		Use:   "init [--claude|--codex|--gemini|--opencode|--copilot|--cline|--cursor|--droid|--kilo|--all] [flags]",
 		Short: "Register omni's hooks and MCP server with agent hosts",
 		Long: `Writes omni's registration where each host reads it:
 
@@ -74,6 +76,8 @@ func newInitCmd(s streams) *cobra.Command {
   Droid        the MCP server with omni_run in ~/.factory/mcp.json (--project:
                .factory/mcp.json); no hook: Droid's PostToolUse cannot
                replace a tool's output.
+  Kilo Code    the OpenCode plugin shim in ~/.config/kilo/plugins/omni.js
+               ($XDG_CONFIG_HOME; --project: .kilo/plugins/); no MCP server.
 
 Only omni's own entries are inserted or removed; other keys, hooks and the
 file's formatting stay as they were. Omni's entries are recognised by program
@@ -134,7 +138,7 @@ error, or the host could not be told.`,
 				return usageErr("omni init: the --nats-* settings go with --nats-url, and --embedded without them")
 			}
 			if cs.Set { // the backend first: refused settings leave every file as it was
-				if err := initCluster(s, cs, asJSON); err != nil || !(claude || codex || gemini || opencode || copilot || cline || cursor || droid || all || uninstall) {
+				if err := initCluster(s, cs, asJSON); err != nil || !(claude || codex || gemini || opencode || copilot || cline || cursor || droid || kilo || all || uninstall) {
 					return err
 				}
 			}
@@ -166,6 +170,7 @@ error, or the host could not be told.`,
 			}
 			var hosts []hostsetup.Host
 			sel := map[hostsetup.Host]bool{hostsetup.Claude: claude, hostsetup.Codex: codex, hostsetup.Gemini: gemini, hostsetup.OpenCode: opencode, hostsetup.Copilot: copilot, hostsetup.Cline: cline, hostsetup.Cursor: cursor, hostsetup.Droid: droid}
+			sel[hostsetup.Kilo] = kilo
 			for _, h := range hostsetup.AllHosts {
 				if all || sel[h] {
 					hosts = append(hosts, h)
@@ -217,6 +222,7 @@ error, or the host could not be told.`,
 	f.BoolVar(&cline, "cline", false, "set up Cline CLI")
 	f.BoolVar(&cursor, "cursor", false, "set up Cursor (MCP tool outputs and compaction)")
 	f.BoolVar(&droid, "droid", false, "set up Factory Droid")
+	f.BoolVar(&kilo, "kilo", false, "set up Kilo Code")
 	f.BoolVar(&all, "all", false, "set up every host")
 	f.BoolVar(&uninstall, "uninstall", false, "remove omni's registration (restores the original bytes when nothing else changed)")
 	f.BoolVar(&hookOnly, "hook-only", false, "hooks (or the OpenCode plugin) only, no MCP server")

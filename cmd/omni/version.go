@@ -155,8 +155,8 @@ const environmentHelp = `Environment variables omni reads:
                         (default ~/.copilot)
   CLINE_DIR             Cline's config directory for 'omni init --cline'
                         (default ~/.cline)
-  XDG_CONFIG_HOME       where 'omni init --opencode' writes the plugin
-                        (default ~/.config)
+  XDG_CONFIG_HOME       where 'omni init --opencode' and '--kilo' write the
+                        plugin (default ~/.config)
   NO_COLOR              any value: 'omni diff' prints no colour
 
 A team on one NATS JetStream cluster (README, "A team on one NATS cluster").

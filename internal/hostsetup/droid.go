@@ -1,18 +1,19 @@
 package hostsetup
 
-// Factory Droid (npm @factory/cli; its hooks and MCP files read from the
-// 0.225.2 linux-x64 binary and its documentation, docs/HOSTS.md "Factory
-// Droid"). Droid's hooks take Claude Code's shape, but its PostToolUse
-// cannot replace a tool's output: the hook's reply may stop the run, add
-// an additionalContext message the model reads besides the output, or show
-// the user a message; the tool result itself is kept. So omni registers no
-// hook with Droid: the only way to shorten what its model reads is the
-// PreToolUse rewrite of an Execute command (updatedInput), which waits for
-// the rewrite's design common to every host. What omni init --droid
-// writes is the MCP server, with omni_run offered, in
-// ~/.factory/mcp.json (--project: .factory/mcp.json, which a team
-// commits): the model may run a command through omni's pipeline and
-// retrieve a marker's bytes.
+// Factory Droid (npm @factory/cli-linux-x64 0.225.2, driven by the e2e
+// suite's TestDroid; docs/HOSTS.md "Factory Droid"). Droid's hooks take
+// Claude Code's shape, but its PostToolUse cannot replace a tool's output:
+// the hook's reply may stop the run, add an additionalContext message the
+// model reads besides the output, or show the user a message; the tool
+// result itself is kept. Its PreToolUse may rewrite an Execute command
+// (updatedInput), but Droid then drops the model's risk level and judges
+// the rewritten command as high risk, so each rewrite would ask the user
+// (or end a droid exec below --auto high). So omni registers no hook with
+// Droid. What omni init --droid writes is the MCP server, with omni_run
+// offered, in ~/.factory/mcp.json (--project: .factory/mcp.json, which a
+// team commits). Droid names no session to its MCP servers, so omni_run
+// runs there without a reader: it redacts and distils as omni exec does but
+// never folds a repeat.
 
 import "path/filepath"
 
@@ -36,7 +37,7 @@ func init() {
 			})}}
 		},
 		notes: func(o Options) []string {
-			return []string{"Droid's PostToolUse cannot replace a tool's output, so omni registers no hook with it: its model reads shorter output only through the omni_run MCP tool (ask it to run commands through omni_run); restart droid to load the MCP server"}
+			return []string{"Droid's PostToolUse cannot replace a tool's output, so omni registers no hook with it; the omni_run MCP tool gives its model a command's whole output, redacted and distilled, but never folds a repeat (Droid names no session to MCP servers), where Droid's own Execute keeps a long output's first and last 30 lines; restart droid to load the MCP server"}
 		},
 	}
 }
