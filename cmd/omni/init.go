@@ -75,7 +75,9 @@ func newInitCmd(s streams) *cobra.Command {
                Claude Code hooks stay silent there.
   Droid        the MCP server with omni_run in ~/.factory/mcp.json (--project:
                .factory/mcp.json); no hook: Droid's PostToolUse cannot
-               replace a tool's output.
+               replace a tool's output. Droid names no session to MCP
+               servers, so omni_run folds no repeat there, and it returns
+               a long output whole where Droid's Execute keeps 60 lines.
   Kilo Code    the OpenCode plugin shim in ~/.config/kilo/plugins/omni.js
                ($XDG_CONFIG_HOME; --project: .kilo/plugins/); no MCP server.
 
