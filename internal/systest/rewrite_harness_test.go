@@ -24,6 +24,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -98,7 +99,7 @@ func hostRun(t *testing.T, root, home, bin, snapshot, cmd string, signal bool) r
 		// After the filter is up (a loaded machine starts omni slowly; a
 		// signal before its handler is installed ends it like any
 		// process), before the runner ends.
-		time.Sleep(3 * time.Second)
+		waitSignalReady(c.Process.Pid, strings.Contains(cmd, " pipe --call "))
 		_ = syscall.Kill(-c.Process.Pid, syscall.SIGTERM)
 	}
 	err = c.Wait()
@@ -258,4 +259,66 @@ func TestRewriteHarness(t *testing.T) {
 			}
 		})
 	}
+}
+
+// waitSignalReady waits until the process group pgid is where the signal
+// case means to signal it: the runner asleep between its two lines, and
+// every `omni pipe` of the group with its SIGTERM handler installed
+// (SigCgt of /proc/PID/status), one at least when piped. Without /proc it
+// waits 3 s. It gives up after 30 s (the comparison then shows what a late
+// signal did).
+func waitSignalReady(pgid int, piped bool) {
+	if _, err := os.Stat("/proc/self/status"); err != nil {
+		time.Sleep(3 * time.Second)
+		return
+	}
+	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		asleep, pipes, pipesReady := false, 0, true
+		ents, _ := os.ReadDir("/proc")
+		for _, e := range ents {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil {
+				continue
+			}
+			stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+			if err != nil {
+				continue
+			}
+			// pid (comm) state ppid pgrp ...: comm may hold spaces.
+			i := strings.LastIndexByte(string(stat), ')')
+			f := strings.Fields(string(stat[i+1:]))
+			if len(f) < 3 || f[2] != strconv.Itoa(pgid) {
+				continue
+			}
+			cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+			args := strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")
+			if len(args) >= 2 && filepath.Base(args[0]) == "sleep" && args[1] == "5" {
+				asleep = true
+			}
+			if len(args) >= 2 && strings.HasPrefix(filepath.Base(args[0]), "omni") && args[1] == "pipe" {
+				pipes++
+				if !sigtermCaught(pid) {
+					pipesReady = false
+				}
+			}
+		}
+		if asleep && pipesReady && (pipes > 0 || !piped) {
+			return
+		}
+	}
+}
+
+// sigtermCaught reports whether process pid has a SIGTERM handler.
+func sigtermCaught(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return false
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "SigCgt:"); ok {
+			mask, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+			return err == nil && mask&(1<<(uint(syscall.SIGTERM)-1)) != 0
+		}
+	}
+	return false
 }
