@@ -61,7 +61,12 @@ func Collapse(text string, lines []textline.Line) (out string, folded int, ok bo
 		return text, 0, false
 	}
 	keys := make([]string, len(lines))
-	typed := make([]bool, len(lines))
+	// typed is whether a line's key is a typed pattern; routine keeps its
+	// first value (typedPattern's verdict, which is routineLine's) and
+	// shaped which lines have a block shape (neither blank nor a failure),
+	// so CollapseBlocks below does not read every line again.
+	flags := make([]bool, 3*len(lines))
+	typed, routine, shaped := flags[:len(lines)], flags[len(lines):2*len(lines)], flags[2*len(lines):]
 	nonBlank := 0
 	var warnShapes map[string]int // shape of a timestamped warning → occurrences so far
 	for i, ln := range lines {
@@ -73,9 +78,10 @@ func Collapse(text string, lines []textline.Line) (out string, folded int, ok bo
 		if textline.IsFailureLine(s) {
 			continue
 		}
+		shaped[i] = true
 		t := strings.TrimSpace(s)
 		if k := typedPattern(t); k != "" {
-			keys[i], typed[i] = k, true
+			keys[i], typed[i], routine[i] = k, true, true
 		} else {
 			keys[i] = t
 		}
@@ -134,7 +140,7 @@ func Collapse(text string, lines []textline.Line) (out string, folded int, ok bo
 		i = j
 	}
 	if len(groups) == 0 {
-		return CollapseBlocks(text, lines)
+		return collapseBlocks(text, lines, shaped, routine)
 	}
 	genericOK := collapsible*2 > nonBlank
 	var b strings.Builder
@@ -161,7 +167,7 @@ func Collapse(text string, lines []textline.Line) (out string, folded int, ok bo
 		folded += g.fb - g.fa
 	}
 	if folded == 0 {
-		return CollapseBlocks(text, lines)
+		return collapseBlocks(text, lines, shaped, routine)
 	}
 	b.WriteString(text[pos:])
 	return b.String(), folded, true

@@ -1,6 +1,7 @@
 package distill
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -40,25 +41,30 @@ func CollapseBlocks(text string, lines []textline.Line) (string, int, bool) {
 	if len(lines) < minLinesForCollapse {
 		return text, 0, false
 	}
-	// A blank or failure line has no shape ("") and is never routine.
-	shapes := make([]string, len(lines))
-	routine := make([]bool, len(lines))
-	anyRoutine := false
+	// A blank or failure line has no shape and is never routine.
+	flags := make([]bool, 2*len(lines))
+	shaped, routine := flags[:len(lines)], flags[len(lines):]
 	for i, ln := range lines {
 		s := text[ln.Start:ln.End]
 		if ln.Key == 0 || textline.IsFailureLine(s) {
 			continue
 		}
-		shapes[i] = "\x00" // shaped below, once a routine line is known
-		if routine[i] = routineLine(strings.TrimSpace(s)); routine[i] {
-			anyRoutine = true
-		}
+		shaped[i] = true
+		routine[i] = routineLine(strings.TrimSpace(s))
 	}
-	if !anyRoutine {
+	return collapseBlocks(text, lines, shaped, routine)
+}
+
+// collapseBlocks is CollapseBlocks over lines already classed: shaped[i]
+// when line i is neither blank nor a failure line, routine[i] when it is
+// also routineLine. Collapse calls it with the classes it computed.
+func collapseBlocks(text string, lines []textline.Line, shaped, routine []bool) (string, int, bool) {
+	if len(lines) < minLinesForCollapse || !slices.Contains(routine, true) {
 		return text, 0, false
 	}
+	shapes := make([]string, len(lines))
 	for i, ln := range lines {
-		if shapes[i] != "" {
+		if shaped[i] {
 			shapes[i] = blockShape(strings.TrimSpace(text[ln.Start:ln.End]))
 		}
 	}
@@ -137,9 +143,10 @@ func hasRoutine(routine []bool, i, p int) bool {
 // timestamped DEBUG/INFO/TRACE… log line (logLevel) or a typed progress or
 // passing-test line (typedPattern, e.g. "---> Using cache", "Collecting
 // …"). An untimestamped "DEBUG: …" is not: it is as often a program's own
-// print of the values the user is looking for.
+// print of the values the user is looking for. typedPattern names both
+// (a routine log line is its logKey), so its verdict is this one.
 func routineLine(t string) bool {
-	return logLevel(t) != "" || typedPattern(t) != ""
+	return typedPattern(t) != ""
 }
 
 // distinctShapes reports whether the block of p lines from line i holds at
