@@ -44,8 +44,8 @@ func (e *Engine) toolDelivery(d delivery, p ccPayload, in HookInput) (delivery, 
 	case "WebFetch":
 		return webFetchDelivery(d, p, in)
 	case "Bash":
-		var resp map[string]json.RawMessage
-		if err := json.Unmarshal(p.ToolResponse, &resp); err != nil {
+		resp, err := decodeObject(p.ToolResponse)
+		if err != nil {
 			// A bare-string tool_response is an older failure shape (a failed
 			// Bash on PostToolUse, docs/HOSTS.md).
 			var s string
@@ -57,12 +57,13 @@ func (e *Engine) toolDelivery(d delivery, p ccPayload, in HookInput) (delivery, 
 			}
 			return d, nil, false
 		}
-		var stdout, stderr string
-		if err := json.Unmarshal(resp["stdout"], &stdout); err != nil {
+		stdout, err := jsonText(resp["stdout"])
+		if err != nil {
 			return d, nil, false
 		}
+		var stderr string
 		if raw, ok := resp["stderr"]; ok {
-			_ = json.Unmarshal(raw, &stderr)
+			stderr, _ = jsonText(raw)
 		}
 		text := joinOutErr(stdout, stderr)
 		// The host caps stdout alone: a long stderr beside a short stdout
@@ -106,20 +107,21 @@ func (e *Engine) toolDelivery(d delivery, p ccPayload, in HookInput) (delivery, 
 		}
 		return d, render, true
 	case "Read":
-		var resp map[string]json.RawMessage
-		if err := json.Unmarshal(p.ToolResponse, &resp); err != nil {
+		resp, err := decodeObject(p.ToolResponse)
+		if err != nil {
 			return d, nil, false
 		}
 		var typ string
 		if json.Unmarshal(resp["type"], &typ) != nil || typ != "text" {
 			return d, nil, false
 		}
-		var file map[string]json.RawMessage
-		if err := json.Unmarshal(resp["file"], &file); err != nil {
+		file, err := decodeObject(resp["file"])
+		if err != nil {
 			return d, nil, false
 		}
-		var content, path string
-		if err := json.Unmarshal(file["content"], &content); err != nil {
+		var path string
+		content, err := jsonText(file["content"])
+		if err != nil {
 			return d, nil, false
 		}
 		_ = json.Unmarshal(file["filePath"], &path)

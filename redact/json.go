@@ -236,6 +236,14 @@ func (w *jsonWalker) decode(s, e int, esc bool) string {
 	return v
 }
 
+// DecodeString decodes the inside of a JSON string (the bytes between its
+// quotes) as encoding/json does, for well-formed input; ok is false on
+// anything else (a bad escape, a lone surrogate, invalid UTF-8, a control
+// byte), which the caller hands to encoding/json. It is the decoder the
+// redaction's walk reads every string with; the hook reads a tool's
+// output with it too, in one pass where encoding/json takes two.
+func DecodeString(b []byte) (s string, ok bool) { return unquote(b) }
+
 // unquote decodes the inside of a JSON string with escapes, as
 // encoding/json does, for well-formed input: ok is false on anything else
 // (a bad escape, a lone surrogate, invalid UTF-8), which the caller hands
