@@ -62,11 +62,20 @@ func collapseBlocks(text string, lines []textline.Line, shaped, routine []bool) 
 	if len(lines) < minLinesForCollapse || !slices.Contains(routine, true) {
 		return text, 0, false
 	}
-	shapes := make([]string, len(lines))
+	// Every shape is cut from one string: one allocation, not one per line.
+	ends := make([]int, len(lines))
+	buf := make([]byte, 0, len(text))
 	for i, ln := range lines {
 		if shaped[i] {
-			shapes[i] = blockShape(strings.TrimSpace(text[ln.Start:ln.End]))
+			buf = appendBlockShape(buf, strings.TrimSpace(text[ln.Start:ln.End]))
 		}
+		ends[i] = len(buf)
+	}
+	all := string(buf)
+	shapes := make([]string, len(lines))
+	start := 0
+	for i, end := range ends {
+		shapes[i], start = all[start:end], end // "" for a line without a shape
 	}
 	var b strings.Builder
 	pos, folded := 0, 0
@@ -164,30 +173,38 @@ func distinctShapes(shapes []string, i, p int) bool {
 
 // blockShape masks a trimmed line's digit runs as "#" and its words that
 // are hex ids (isHexish: 6 or more hex digits) as "#".
-func blockShape(t string) string {
-	var b strings.Builder
-	b.Grow(len(t))
-	for _, w := range strings.SplitAfter(t, " ") {
-		core := strings.TrimRight(w, " ")
+func blockShape(t string) string { return string(appendBlockShape(nil, t)) }
+
+// appendBlockShape appends blockShape(t) to dst: t's words, each with the
+// space after it, a hex id masked whole and every other word's digit runs
+// masked.
+func appendBlockShape(dst []byte, t string) []byte {
+	for t != "" {
+		w := t
+		if k := strings.IndexByte(t, ' '); k >= 0 {
+			w = t[:k+1]
+		}
+		t = t[len(w):]
+		core := strings.TrimSuffix(w, " ")
 		if isHexish(core) {
-			b.WriteString("#")
-			b.WriteString(w[len(core):])
+			dst = append(dst, '#')
+			dst = append(dst, w[len(core):]...)
 			continue
 		}
 		digits := false
 		for i := 0; i < len(w); i++ {
 			if c := w[i]; c >= '0' && c <= '9' {
 				if !digits {
-					b.WriteByte('#')
+					dst = append(dst, '#')
 				}
 				digits = true
 				continue
 			}
 			digits = false
-			b.WriteByte(w[i])
+			dst = append(dst, w[i])
 		}
 	}
-	return b.String()
+	return dst
 }
 
 // truncRunes cuts s to n runes, with "…" when it was longer.
