@@ -272,7 +272,7 @@ func (e *Engine) hookAt(ctx context.Context, in HookInput, now time.Time, rc *re
 	}
 	in.Stdin = stdin
 	var p ccPayload
-	if err := json.Unmarshal(in.Stdin, &p); err != nil {
+	if err := decodePayload(in.Stdin, &p); err != nil {
 		return Result{}, fmt.Errorf("payload is not a JSON object: %w", err)
 	}
 	if p.HookEventName == "" {

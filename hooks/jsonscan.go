@@ -231,3 +231,275 @@ func jsonText(raw []byte) (string, error) {
 	err := json.Unmarshal(raw, &s)
 	return s, err
 }
+
+// payloadCutMin is the size from which a top-level value is validated
+// and kept aside by decodePayload instead of decoded by encoding/json;
+// smaller ones cost less to decode than to cut.
+const payloadCutMin = 512
+
+// payloadCuts are the JSON names of ccPayload's json.RawMessage fields
+// that can be large: decodePayload validates their values itself (in one
+// fast pass) and hands encoding/json the rest of the payload.
+var payloadCuts = [...]string{"tool_input", "tool_response", "error"}
+
+// decodePayload is json.Unmarshal(b, p), the same result and the same
+// errors, faster on a large payload: a tool_input, tool_response or error
+// value of payloadCutMin bytes or more is validated by jsonValid (some ten
+// times faster than encoding/json's scanner) and replaced by null in the
+// copy encoding/json decodes, and its field then holds the value's bytes
+// (aliasing b). Where that could read differently (a key with an escape
+// or a byte over ASCII, which encoding/json may fold into a field name; a
+// name given twice in any case; a value jsonValid cannot decide; anything
+// encoding/json refuses) it decodes b whole.
+func decodePayload(b []byte, p *ccPayload) error {
+	if len(b) >= payloadCutMin {
+		if q, ok := decodeCut(b); ok {
+			*p = q
+			return nil
+		}
+	}
+	return json.Unmarshal(b, p)
+}
+
+// decodeCut is decodePayload's fast path; ok is false where it does not
+// apply.
+func decodeCut(b []byte) (p ccPayload, ok bool) {
+	type cut struct{ s, e, field int }
+	var cuts []cut
+	var seen [len(payloadCuts)]int
+	plain := true
+	if !jsonMembers(b, func(key, val []byte) bool {
+		if bytes.IndexByte(key, '\\') >= 0 || !isASCII(key) {
+			plain = false
+			return false
+		}
+		for f, name := range payloadCuts {
+			if !bytes.EqualFold(key, []byte(name)) {
+				continue
+			}
+			if seen[f]++; len(val) >= payloadCutMin {
+				s := cap(b) - cap(val) // val is b[s:…], a slice of b
+				cuts = append(cuts, cut{s, s + len(val), f})
+			}
+		}
+		return true
+	}) || !plain || len(cuts) == 0 {
+		return p, false
+	}
+	r := make([]byte, 0, len(b))
+	at := 0
+	for _, c := range cuts {
+		if seen[c.field] != 1 {
+			return p, false
+		}
+		if valid, known := jsonValid(b[c.s:c.e]); !valid || !known {
+			return p, false
+		}
+		r = append(append(r, b[at:c.s]...), "null"...)
+		at = c.e
+	}
+	r = append(r, b[at:]...)
+	if json.Unmarshal(r, &p) != nil {
+		return ccPayload{}, false
+	}
+	for _, c := range cuts {
+		v := json.RawMessage(b[c.s:c.e:c.e])
+		switch payloadCuts[c.field] {
+		case "tool_input":
+			p.ToolInput = v
+		case "tool_response":
+			p.ToolResponse = v
+		case "error":
+			p.Error = v
+		}
+	}
+	return p, true
+}
+
+// jsonMaxDepth bounds the nesting jsonValid follows; deeper values are
+// left to encoding/json (whose own bound is 10,000 levels).
+const jsonMaxDepth = 1000
+
+// jsonValid reports whether b is one JSON value (blanks around it
+// allowed), by the grammar encoding/json checks (json.Valid): a string
+// holds no byte under 0x20 and only the escapes \" \\ \/ \b \f \n \r \t
+// and \u with four hex digits, any other byte as it is. known is false
+// when b nests deeper than jsonMaxDepth: json.Valid decides then.
+func jsonValid(b []byte) (valid, known bool) {
+	v := jsonValidator{b: b}
+	ok := v.value(0)
+	if v.deep {
+		return false, false
+	}
+	return ok && jsonBlanks(b, v.i) == len(b), true
+}
+
+type jsonValidator struct {
+	b    []byte
+	i    int
+	deep bool
+}
+
+func (v *jsonValidator) value(depth int) bool {
+	if depth > jsonMaxDepth {
+		v.deep = true
+		return false
+	}
+	b := v.b
+	v.i = jsonBlanks(b, v.i)
+	if v.i >= len(b) {
+		return false
+	}
+	switch c := b[v.i]; {
+	case c == '{':
+		v.i = jsonBlanks(b, v.i+1)
+		if v.i < len(b) && b[v.i] == '}' {
+			v.i++
+			return true
+		}
+		for {
+			if v.i >= len(b) || b[v.i] != '"' || !v.str() {
+				return false
+			}
+			if v.i = jsonBlanks(b, v.i); v.i >= len(b) || b[v.i] != ':' {
+				return false
+			}
+			v.i++
+			if !v.value(depth + 1) {
+				return false
+			}
+			if v.i = jsonBlanks(b, v.i); v.i >= len(b) {
+				return false
+			}
+			switch b[v.i] {
+			case ',':
+				v.i = jsonBlanks(b, v.i+1)
+			case '}':
+				v.i++
+				return true
+			default:
+				return false
+			}
+		}
+	case c == '[':
+		v.i = jsonBlanks(b, v.i+1)
+		if v.i < len(b) && b[v.i] == ']' {
+			v.i++
+			return true
+		}
+		for {
+			if !v.value(depth + 1) {
+				return false
+			}
+			if v.i = jsonBlanks(b, v.i); v.i >= len(b) {
+				return false
+			}
+			switch b[v.i] {
+			case ',':
+				v.i++
+			case ']':
+				v.i++
+				return true
+			default:
+				return false
+			}
+		}
+	case c == '"':
+		return v.str()
+	case c == '-' || c >= '0' && c <= '9':
+		return v.num()
+	case c == 't':
+		return v.lit("true")
+	case c == 'f':
+		return v.lit("false")
+	case c == 'n':
+		return v.lit("null")
+	}
+	return false
+}
+
+// str reads the string at v.i (its opening quote).
+func (v *jsonValidator) str() bool {
+	b := v.b
+	for i := v.i + 1; i < len(b); {
+		switch c := b[i]; {
+		case c == '"':
+			v.i = i + 1
+			return true
+		case c == '\\':
+			if i+1 >= len(b) {
+				return false
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(b) {
+					return false
+				}
+				for _, h := range b[i+2 : i+6] {
+					if !(h >= '0' && h <= '9' || h >= 'a' && h <= 'f' || h >= 'A' && h <= 'F') {
+						return false
+					}
+				}
+				i += 6
+			default:
+				return false
+			}
+		case c < 0x20:
+			return false
+		default:
+			i++
+		}
+	}
+	return false
+}
+
+// num reads a number at v.i: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+func (v *jsonValidator) num() bool {
+	b, i := v.b, v.i
+	digits := func() bool {
+		s := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		return i > s
+	}
+	if b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		digits()
+	default:
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if !digits() {
+			return false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return false
+		}
+	}
+	v.i = i
+	return true
+}
+
+// lit reads the literal w at v.i.
+func (v *jsonValidator) lit(w string) bool {
+	if !bytes.HasPrefix(v.b[v.i:], []byte(w)) {
+		return false
+	}
+	v.i += len(w)
+	return true
+}

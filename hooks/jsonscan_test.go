@@ -3,6 +3,7 @@ package hooks
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -79,5 +80,66 @@ func TestCopilotPayloadKeyFolding(t *testing.T) {
 	cc := []byte(`{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"Bash","tool_response":{"stdout":"x"}}`)
 	if out := CopilotPayload(cc); !bytes.Equal(out, cc) {
 		t.Fatalf("Claude Code payload changed: %s", out)
+	}
+}
+
+// FuzzJSONValid: jsonValid agrees with json.Valid wherever it decides.
+func FuzzJSONValid(f *testing.F) {
+	for _, s := range jsonScanSeeds {
+		f.Add(s)
+	}
+	for _, s := range []string{`-0.5e+3`, `01`, `1.`, `-`, `1e`, `[1,]`, `{"a":1,}`, `"\u00"`, `"\uZZZZ"`, "\"\x01\"", `tru`, `nulll`, ` [ ] `, `{"a":[1,{"b":null}],"c":-1.0E-2}`, "\"\xff\xfe\""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		valid, known := jsonValid([]byte(s))
+		if known && valid != json.Valid([]byte(s)) {
+			t.Fatalf("jsonValid(%q) = %v, json.Valid %v", s, valid, !valid)
+		}
+	})
+}
+
+// FuzzDecodePayload: decodePayload decodes every payload as json.Unmarshal
+// does, with the same error; each "@" of the input is also tried as 600
+// bytes, so tool_input, tool_response and error values take the path that
+// validates them apart.
+func FuzzDecodePayload(f *testing.F) {
+	for _, s := range []string{
+		`{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"@"},"tool_response":{"stdout":"@\n","stderr":""}}`,
+		`{"tool_response":"@","TOOL_RESPONSE":"x"}`, `{"tool_response":"@","tool_response":{"a":"@"}}`, `{"tool_resp\u006fnse":"@"}`,
+		`{"error":"@","Error":1}`, `{"tool_response":["@",1,-2.5e3,true,null]} `, `{"tool_response":"@\u0001"}`, "{\"tool_response\":\"@\x01\"}",
+		`{"tool_response":{"stdout":"@"}`, `{"tool_response":{"stdout":"@"}}}`, `{"session_id":5,"tool_response":"@"}`, `{"tool_response":[@]}`,
+		`{"tool_input":"@","tool_response":"@","error":"@","cwd":"/w"}`, `{"tool_response":01,"x":"@"}`, `{"tool_response":"\@"}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, d := range []string{s, strings.ReplaceAll(s, "@", strings.Repeat("a", 600))} {
+			var want, got ccPayload
+			werr := json.Unmarshal([]byte(d), &want)
+			gerr := decodePayload([]byte(d), &got)
+			if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
+				t.Fatalf("%q: decodePayload error %v, json.Unmarshal %v", d, gerr, werr)
+			}
+			if werr == nil && !reflect.DeepEqual(got, want) {
+				t.Fatalf("%q: decodePayload %+v, json.Unmarshal %+v", d, got, want)
+			}
+		}
+	})
+}
+
+// TestDecodePayloadCuts: a large tool_response takes the fast path (its
+// field aliases the payload), and a payload whose second, differently
+// cased tool_response key would win in encoding/json does not.
+func TestDecodePayloadCuts(t *testing.T) {
+	big := strings.Repeat("a", 2*payloadCutMin)
+	b := []byte(`{"hook_event_name":"PostToolUse","tool_response":{"stdout":"` + big + `"}}`)
+	var p ccPayload
+	if err := decodePayload(b, &p); err != nil || len(p.ToolResponse) == 0 || &p.ToolResponse[0] != &b[bytes.Index(b, []byte(`{"stdout"`))] {
+		t.Fatalf("large tool_response not kept aside: %v", err)
+	}
+	b = []byte(`{"tool_response":"` + big + `","Tool_Response":"late"}`)
+	if err := decodePayload(b, &p); err != nil || string(p.ToolResponse) != `"late"` {
+		t.Fatalf("the later key lost: %q, %v", p.ToolResponse, err)
 	}
 }
