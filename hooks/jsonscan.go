@@ -286,7 +286,11 @@ func decodeCut(b []byte) (p ccPayload, ok bool) {
 	}) || !plain || len(cuts) == 0 {
 		return p, false
 	}
-	r := make([]byte, 0, len(b))
+	n := len(b)
+	for _, c := range cuts {
+		n -= c.e - c.s - len("null")
+	}
+	r := make([]byte, 0, n)
 	at := 0
 	for _, c := range cuts {
 		if seen[c.field] != 1 {

@@ -62,21 +62,7 @@ func collapseBlocks(text string, lines []textline.Line, shaped, routine []bool) 
 	if len(lines) < minLinesForCollapse || !slices.Contains(routine, true) {
 		return text, 0, false
 	}
-	// Every shape is cut from one string: one allocation, not one per line.
-	ends := make([]int, len(lines))
-	buf := make([]byte, 0, len(text))
-	for i, ln := range lines {
-		if shaped[i] {
-			buf = appendBlockShape(buf, strings.TrimSpace(text[ln.Start:ln.End]))
-		}
-		ends[i] = len(buf)
-	}
-	all := string(buf)
-	shapes := make([]string, len(lines))
-	start := 0
-	for i, end := range ends {
-		shapes[i], start = all[start:end], end // "" for a line without a shape
-	}
+	shapes := &blockShapes{text: text, lines: lines, shaped: shaped, shapes: make([]string, len(lines)), done: make([]bool, len(lines))}
 	var b strings.Builder
 	pos, folded := 0, 0
 	for i := 0; i < len(lines); {
@@ -116,18 +102,46 @@ func collapseBlocks(text string, lines []textline.Line, shaped, routine []bool) 
 	return b.String(), folded, true
 }
 
+// blockShapes gives the shape of each line (blockShape of the trimmed
+// line; "" for a line without one, blank or failure), computed when the
+// block search first reads it: only blocks that hold a routine line are
+// compared, so most lines of most outputs are never shaped. Shapes are cut
+// from one growing arena (a Builder never changes bytes it has written, so
+// earlier cuts stay valid).
+type blockShapes struct {
+	text   string
+	lines  []textline.Line
+	shaped []bool
+	shapes []string
+	done   []bool
+	arena  strings.Builder
+}
+
+func (sh *blockShapes) at(i int) string {
+	if !sh.done[i] {
+		sh.done[i] = true
+		if sh.shaped[i] {
+			ln := sh.lines[i]
+			start := sh.arena.Len()
+			appendBlockShape(&sh.arena, strings.TrimSpace(sh.text[ln.Start:ln.End]))
+			sh.shapes[i] = sh.arena.String()[start:]
+		}
+	}
+	return sh.shapes[i]
+}
+
 // blockRepeats counts the consecutive blocks of p lines from line i whose
 // shapes equal the first block's, line for line (1 when only the first).
-func blockRepeats(shapes []string, i, p int) int {
+func blockRepeats(shapes *blockShapes, i, p int) int {
 	for k := 0; k < p; k++ {
-		if shapes[i+k] == "" {
+		if shapes.at(i+k) == "" {
 			return 0
 		}
 	}
 	r := 1
-	for j := i + p; j+p <= len(shapes); j += p {
+	for j := i + p; j+p <= len(shapes.shapes); j += p {
 		for k := 0; k < p; k++ {
-			if shapes[j+k] != shapes[i+k] {
+			if shapes.at(j+k) != shapes.at(i+k) {
 				return r
 			}
 		}
@@ -162,9 +176,9 @@ func routineLine(t string) bool {
 // least two different shapes: a cycle, not one line's shape repeated (lines
 // that differ only in their numbers are Collapse's line rule, which keeps
 // them: they are distinct facts).
-func distinctShapes(shapes []string, i, p int) bool {
+func distinctShapes(shapes *blockShapes, i, p int) bool {
 	for k := 1; k < p; k++ {
-		if shapes[i+k] != shapes[i] {
+		if shapes.at(i+k) != shapes.at(i) {
 			return true
 		}
 	}
@@ -173,12 +187,17 @@ func distinctShapes(shapes []string, i, p int) bool {
 
 // blockShape masks a trimmed line's digit runs as "#" and its words that
 // are hex ids (isHexish: 6 or more hex digits) as "#".
-func blockShape(t string) string { return string(appendBlockShape(nil, t)) }
+func blockShape(t string) string {
+	var b strings.Builder
+	appendBlockShape(&b, t)
+	return b.String()
+}
 
-// appendBlockShape appends blockShape(t) to dst: t's words, each with the
+// appendBlockShape writes blockShape(t) to b: t's words, each with the
 // space after it, a hex id masked whole and every other word's digit runs
 // masked.
-func appendBlockShape(dst []byte, t string) []byte {
+func appendBlockShape(b *strings.Builder, t string) {
+	b.Grow(len(t))
 	for t != "" {
 		w := t
 		if k := strings.IndexByte(t, ' '); k >= 0 {
@@ -187,24 +206,23 @@ func appendBlockShape(dst []byte, t string) []byte {
 		t = t[len(w):]
 		core := strings.TrimSuffix(w, " ")
 		if isHexish(core) {
-			dst = append(dst, '#')
-			dst = append(dst, w[len(core):]...)
+			b.WriteByte('#')
+			b.WriteString(w[len(core):])
 			continue
 		}
 		digits := false
 		for i := 0; i < len(w); i++ {
 			if c := w[i]; c >= '0' && c <= '9' {
 				if !digits {
-					dst = append(dst, '#')
+					b.WriteByte('#')
 				}
 				digits = true
 				continue
 			}
 			digits = false
-			dst = append(dst, w[i])
+			b.WriteByte(w[i])
 		}
 	}
-	return dst
 }
 
 // truncRunes cuts s to n runes, with "…" when it was longer.
