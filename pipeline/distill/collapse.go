@@ -250,7 +250,7 @@ func typedPattern(t string) string {
 		return "go: downloading _"
 	case strings.HasPrefix(t, "npm http fetch "):
 		return "npm http fetch _"
-	case hasPrefixAny(t, "Collecting ", "Using cached ", "Setting up ", "Unpacking ", "Preparing to unpack ",
+	case t != "" && t[0] >= 'A' && t[0] <= 'Z' && hasPrefixAny(t, "Collecting ", "Using cached ", "Setting up ", "Unpacking ", "Preparing to unpack ",
 		"Selecting previously unselected package ", "Processing triggers for "):
 		return t[:strings.IndexByte(t, ' ')] + " _"
 	case strings.HasPrefix(t, "Requirement already satisfied: "):
