@@ -361,6 +361,7 @@ func (e *Engine) decide(d delivery, call string) (pipeline.Decision, []events.Ev
 		if r.Changed {
 			d.req.Text, d.req.Original = r.Text, raw
 		}
+		d.req = r.Reuse(d.req)
 	}
 	switch {
 	case d.unrecorded:

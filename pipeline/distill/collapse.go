@@ -57,6 +57,12 @@ const logKey = "\x00log"
 // folded (the input lines replaced by markers) and ok, whether anything
 // changed (text is returned unchanged when not).
 func Collapse(text string, lines []textline.Line) (out string, folded int, ok bool) {
+	return CollapseClassed(text, lines, nil)
+}
+
+// CollapseClassed is Collapse given failure[i], textline.IsFailureLine of
+// line i, for every line (nil: Collapse reads them itself).
+func CollapseClassed(text string, lines []textline.Line, failure []bool) (out string, folded int, ok bool) {
 	if len(lines) < minLinesForCollapse {
 		return text, 0, false
 	}
@@ -75,7 +81,7 @@ func Collapse(text string, lines []textline.Line) (out string, folded int, ok bo
 		}
 		nonBlank++
 		s := text[ln.Start:ln.End]
-		if textline.IsFailureLine(s) {
+		if failure != nil && failure[i] || failure == nil && textline.IsFailureLine(s) {
 			continue
 		}
 		shaped[i] = true
