@@ -370,6 +370,7 @@ func (e *Engine) decide(d delivery, call string) (pipeline.Decision, []events.Ev
 		if r.Changed {
 			d.req.Text, d.req.Original = r.Text, raw
 		}
+		d.req = r.Reuse(d.req)
 	}
 	switch {
 	case d.unrecorded:
@@ -452,7 +453,11 @@ func (e *Engine) decide(d delivery, call string) (pipeline.Decision, []events.Ev
 		em.Lines = events.Keys(dec.Delivered)
 	}
 	if e.opt.Tokens != nil {
-		em.RawTokens, em.DeliveredTokens, em.Tokenizer = e.opt.Tokens.Count(raw), e.opt.Tokens.Count(dec.Text), e.opt.Tokens.Name()
+		em.RawTokens, em.Tokenizer = e.opt.Tokens.Count(raw), e.opt.Tokens.Name()
+		em.DeliveredTokens = em.RawTokens
+		if changed {
+			em.DeliveredTokens = e.opt.Tokens.Count(dec.Text)
+		}
 	}
 	// Every handle the delivered text may name, including blocks archived
 	// by an earlier call (archive skipped them): omni gc keeps what a

@@ -187,7 +187,7 @@ func (e *Engine) readHook(ctx context.Context, in HookInput, rc *replayCtx) (hoo
 	}
 	in.Stdin = stdin
 	h := hookRead{in: in, red: red, redact: took}
-	if err := json.Unmarshal(in.Stdin, &h.p); err != nil {
+	if err := hosts.DecodePayload(in.Stdin, &h.p); err != nil {
 		return hookRead{}, fmt.Errorf("payload is not a JSON object: %w", err)
 	}
 	if h.p.HookEventName == "" {

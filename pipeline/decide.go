@@ -139,6 +139,8 @@ type Request struct {
 	// It is a what-if setting (omni bench --fold-floor); 0 keeps the
 	// floor's derived value.
 	Floor int
+	// memo is what Shorten read of Text (ShortenResult.Reuse), or nil.
+	memo *textMemo
 }
 
 // Fold is one run the decision replaced.
@@ -215,11 +217,32 @@ type lineInfo struct {
 // that holds its lines, on every path.
 func Decide(req Request, v View) Decision {
 	text := req.Text
-	lines := SplitLines(make([]Line, 0, 64), text)
+	memo := req.memo
+	if memo != nil && memo.text != text {
+		memo = nil
+	}
+	var lines []Line
+	if memo != nil && memo.lines != nil {
+		lines = memo.lines
+	} else {
+		lines = SplitLines(make([]Line, 0, 64), text)
+	}
 	d := Decision{Text: text, RawLines: len(lines), DeliveredLines: len(lines)}
 	info := make([]lineInfo, len(lines))
 	bars := req.bars()
-	states := failureJudge(req.Source, text, lines)
+	// A commit listing's judge reads its commit lines; any other output's
+	// is IsFailureLine, whose verdicts Shorten may have read already.
+	plain := !isCommitListing(req.Source)
+	judge := IsFailureLine
+	if !plain {
+		judge = failureJudge(req.Source, text, lines)
+	}
+	states := func(i int) bool {
+		if plain && memo != nil && memo.failure != nil {
+			return memo.failure[i]
+		}
+		return judge(text[lines[i].Start:lines[i].End])
+	}
 	owedKeys, legacy := payDebts(v.Debts(), lines, &d)
 	seenBytes := 0
 	for i, ln := range lines {
@@ -236,7 +259,7 @@ func Decide(req Request, v View) Decision {
 		if _, owed := owedKeys[ln.Key]; owed {
 			continue
 		}
-		if s.Scope != ScopeNone && (!req.Failed || req.FoldFailing) && !states(text[ln.Start:ln.End]) &&
+		if s.Scope != ScopeNone && (!req.Failed || req.FoldFailing) && !states(i) &&
 			!isRedactionNotice(text[ln.Start:ln.End]) && !info[i].omni {
 			info[i].eligible = true
 			seenBytes += ln.End - ln.Start
@@ -257,7 +280,13 @@ func Decide(req Request, v View) Decision {
 	case len(text) < bars.MinRun:
 		return unchanged(reasonFloor)
 	}
-	if k := Sniff(text); k != KindNone {
+	k := KindNone
+	if memo != nil {
+		k = memo.kind
+	} else {
+		k = Sniff(text)
+	}
+	if k != KindNone {
 		return unchanged(reasonStructured + string(k))
 	}
 	if seenBytes == 0 {

@@ -82,6 +82,31 @@ type ShortenResult struct {
 	Reason string
 	// Changed reports that Text differs from ShortenRequest.Text.
 	Changed bool
+	// memo is what Shorten read of ShortenRequest.Text, for Decide.
+	memo *textMemo
+}
+
+// textMemo is what Shorten read of the text it was given: its kind
+// (Sniff), its lines (SplitLines, nil when not split) and whether each
+// states a failure (IsFailureLine, nil when not read). Decide reads them
+// instead of computing them again when it decides that same text.
+type textMemo struct {
+	text    string
+	kind    Kind
+	lines   []Line
+	failure []bool
+}
+
+// Reuse returns req carrying what Shorten read of its input (the text's
+// kind, its lines, its failure lines) when req.Text is that input, as it
+// is when Shorten left the text unchanged: Decide then does not compute
+// them again. Any other req is returned as it is. The Decision is the
+// same either way.
+func (r ShortenResult) Reuse(req Request) Request {
+	if r.memo != nil && req.Text == r.memo.text {
+		req.memo = r.memo
+	}
+	return req
 }
 
 // maxArchiveBytes bounds a block Shorten archives (the raw behind a rewind
@@ -193,7 +218,9 @@ func Shorten(req ShortenRequest) ShortenResult {
 	}
 
 	// 2. Structured and opaque payloads.
-	if k := Sniff(body); k != KindNone {
+	k := Sniff(body)
+	res.memo = &textMemo{text: body, kind: k}
+	if k != KindNone {
 		// It passes as it is, redacted values included: a marker line would
 		// break the payload's syntax, and the values read [REDACTED].
 		res.Reason = "structured:" + string(k)
@@ -252,6 +279,7 @@ func Shorten(req ShortenRequest) ShortenResult {
 	}
 
 	lines := SplitLines(make([]Line, 0, 64), body)
+	res.memo.lines = lines
 	candidate, kept := body, len(lines)
 	reason := ""
 	distilledVerbose := false
@@ -284,7 +312,8 @@ func Shorten(req ShortenRequest) ShortenResult {
 	// command that asked for verbose output (-v, --verbose) keeps what its
 	// distiller kept: the per-test lines were asked for.
 	if !distilledVerbose && !distillerEarnsKeep(len(candidate), len(body)) {
-		if c, folded, ok := distill.Collapse(body, lines); ok && len(c) < len(candidate) {
+		res.memo.failure = failureLines(body, lines)
+		if c, folded, ok := distill.CollapseClassed(body, lines, res.memo.failure); ok && len(c) < len(candidate) {
 			distilled, distilledKept := candidate, kept
 			candidate, kept = c, len(lines)-folded
 			res.Collapsed = true
@@ -354,6 +383,15 @@ func Shorten(req ShortenRequest) ShortenResult {
 	}
 	res.Text, res.Changed, res.Reason = text, true, ""
 	return finalCut(res, tool)
+}
+
+// failureLines returns IsFailureLine of each line of text.
+func failureLines(text string, lines []Line) []bool {
+	fail := make([]bool, len(lines))
+	for i, ln := range lines {
+		fail[i] = ln.Key != 0 && IsFailureLine(text[ln.Start:ln.End])
+	}
+	return fail
 }
 
 // normTool normalises a host tool name: "" and any case of "bash" are

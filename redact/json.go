@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -236,12 +237,28 @@ func (w *jsonWalker) decode(s, e int, esc bool) string {
 	return v
 }
 
+// DecodeString decodes the inside of a JSON string (the bytes between its
+// quotes) as encoding/json does, for well-formed input; ok is false on
+// anything else (a bad escape, a lone surrogate, invalid UTF-8, a control
+// byte), which the caller hands to encoding/json. It is the decoder the
+// redaction's walk reads every string with; the hook reads a tool's
+// output with it too, in one pass where encoding/json takes two.
+func DecodeString(b []byte) (s string, ok bool) { return unquote(b) }
+
 // unquote decodes the inside of a JSON string with escapes, as
 // encoding/json does, for well-formed input: ok is false on anything else
 // (a bad escape, a lone surrogate, invalid UTF-8), which the caller hands
 // to encoding/json.
 func unquote(b []byte) (string, bool) {
-	out := make([]byte, 0, len(b))
+	// Valid UTF-8 once for the whole input: an escape is ASCII, so a
+	// split between runs never cuts a sequence that was whole.
+	if !utf8.Valid(b) {
+		return "", false
+	}
+	// A Builder grown once writes the text without zeroing it first and
+	// hands it out without a copy.
+	var out strings.Builder
+	out.Grow(len(b))
 	for i := 0; i < len(b); {
 		// A run without escapes is copied whole.
 		if k := bytes.IndexByte(b[i:], '\\'); k != 0 {
@@ -254,71 +271,53 @@ func unquote(b []byte) (string, bool) {
 					return "", false
 				}
 			}
-			if !utf8.Valid(run) {
-				return "", false
-			}
-			out = append(out, run...)
+			out.Write(run)
 			i += k
 			continue
 		}
-		c := b[i]
-		switch {
-		case c == '\\':
-			if i+1 >= len(b) {
+		// b[i] is a backslash.
+		if i+1 >= len(b) {
+			return "", false
+		}
+		switch b[i+1] {
+		case '"', '\\', '/':
+			out.WriteByte(b[i+1])
+		case 'b':
+			out.WriteByte('\b')
+		case 'f':
+			out.WriteByte('\f')
+		case 'n':
+			out.WriteByte('\n')
+		case 'r':
+			out.WriteByte('\r')
+		case 't':
+			out.WriteByte('\t')
+		case 'u':
+			r, ok := hex4(b, i+2)
+			if !ok {
 				return "", false
 			}
-			switch b[i+1] {
-			case '"', '\\', '/':
-				out = append(out, b[i+1])
-			case 'b':
-				out = append(out, '\b')
-			case 'f':
-				out = append(out, '\f')
-			case 'n':
-				out = append(out, '\n')
-			case 'r':
-				out = append(out, '\r')
-			case 't':
-				out = append(out, '\t')
-			case 'u':
-				r, ok := hex4(b, i+2)
-				if !ok {
+			i += 6
+			if utf16.IsSurrogate(r) {
+				r2, ok := rune(0), false
+				if i+6 <= len(b) && b[i] == '\\' && b[i+1] == 'u' {
+					r2, ok = hex4(b, i+2)
+				}
+				dec := utf16.DecodeRune(r, r2)
+				if !ok || dec == utf8.RuneError {
 					return "", false
 				}
+				r = dec
 				i += 6
-				if utf16.IsSurrogate(r) {
-					r2, ok := rune(0), false
-					if i+6 <= len(b) && b[i] == '\\' && b[i+1] == 'u' {
-						r2, ok = hex4(b, i+2)
-					}
-					dec := utf16.DecodeRune(r, r2)
-					if !ok || dec == utf8.RuneError {
-						return "", false
-					}
-					r = dec
-					i += 6
-				}
-				out = utf8.AppendRune(out, r)
-				continue
-			default:
-				return "", false
 			}
-			i += 2
-		case c < 0x20 || c == '"':
-			return "", false
-		case c < utf8.RuneSelf:
-			out = append(out, c)
-			i++
+			out.WriteRune(r)
+			continue
 		default:
-			r, n := utf8.DecodeRune(b[i:])
-			if r == utf8.RuneError && n == 1 {
-				return "", false
-			}
-			out = append(out, b[i:i+n]...)
-			i += n
+			return "", false
 		}
+		i += 2
 	}
-	return string(out), true
+	return out.String(), true
 }
 
 // hex4 reads four hex digits at b[i:].

@@ -250,13 +250,13 @@ var lowerByte = func() (t [256]byte) {
 // stemPairs marks the lower-cased first two bytes of every stem; stemsBy
 // lists the stems by their first byte.
 var (
-	stemPairs [1 << 16]bool
+	stemPairs pairSet
 	stemsBy   [256][]string
 )
 
 func init() {
 	for _, s := range stems {
-		stemPairs[uint16(s[0])<<8|uint16(s[1])] = true
+		stemPairs.add(s[0], s[1])
 		stemsBy[s[0]] = append(stemsBy[s[0]], s)
 	}
 }
@@ -271,7 +271,7 @@ func hasStem(s string) bool {
 	p := lowerByte[s[0]]
 	for i := 1; i < len(s); i++ {
 		c := lowerByte[s[i]]
-		if stemPairs[uint16(p)<<8|uint16(c)] {
+		if stemPairs.has(uint16(p)<<8 | uint16(c)) {
 			for _, st := range stemsBy[p] {
 				if len(s)-i+1 >= len(st) && foldEq(s[i+1:i-1+len(st)], st[2:]) {
 					return true

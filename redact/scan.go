@@ -56,19 +56,32 @@ var triggers = []trigger{
 	{"passw", fNetrc}, {"eyj", fEyJ}, {"  ", fCells}, {"alue", fValue},
 }
 
-// pairFeat marks the lower-cased first two bytes of every trigger (fStem
-// for the stems); triggersBy lists the triggers by their first byte.
+// pairSet is a set of byte pairs (first<<8 | second), one bit each: 8 KB,
+// small enough to stay in the nearest cache while a line is scanned.
+type pairSet [1 << 16 / 64]uint64
+
+func (s *pairSet) add(a, b byte) {
+	k := uint16(a)<<8 | uint16(b)
+	s[k>>6] |= 1 << (k & 63)
+}
+
+func (s *pairSet) has(k uint16) bool { return s[k>>6]&(1<<(k&63)) != 0 }
+
+// triggerPairs marks the lower-cased first two bytes of every trigger,
+// anyPairs those of every trigger and stem (stemPairs); triggersBy lists
+// the triggers by their first byte.
 var (
-	pairFeat   [1 << 16]feat
-	triggersBy [256][]trigger
+	triggerPairs, anyPairs pairSet
+	triggersBy             [256][]trigger
 )
 
 func init() {
 	for _, s := range stems {
-		pairFeat[uint16(s[0])<<8|uint16(s[1])] |= fStem
+		anyPairs.add(s[0], s[1])
 	}
 	for _, t := range triggers {
-		pairFeat[uint16(t.text[0])<<8|uint16(t.text[1])] |= 1 << 31
+		triggerPairs.add(t.text[0], t.text[1])
+		anyPairs.add(t.text[0], t.text[1])
 		triggersBy[t.text[0]] = append(triggersBy[t.text[0]], t)
 	}
 }
@@ -86,8 +99,8 @@ func scanLine(s string) feat {
 	for i := 1; i < len(s); i++ {
 		c := lowerByte[s[i]]
 		f |= byteFeat[c]
-		if pf := pairFeat[uint16(p)<<8|uint16(c)]; pf != 0 {
-			if pf&fStem != 0 && f&fStem == 0 {
+		if k := uint16(p)<<8 | uint16(c); anyPairs.has(k) {
+			if f&fStem == 0 && stemPairs.has(k) {
 				for _, st := range stemsBy[p] {
 					if len(s)-i+1 >= len(st) && foldEq(s[i+1:i-1+len(st)], st[2:]) {
 						f |= fStem
@@ -95,7 +108,7 @@ func scanLine(s string) feat {
 					}
 				}
 			}
-			if pf&(1<<31) != 0 {
+			if triggerPairs.has(k) {
 				for _, t := range triggersBy[p] {
 					if f&t.f == 0 && t.text[1] == c && len(s)-i+1 >= len(t.text) && foldEq(s[i+1:i-1+len(t.text)], t.text[2:]) {
 						f |= t.f

@@ -96,8 +96,8 @@ func toolDelivery(p *Payload, passthrough bool) (Delivery, bool) {
 	case "WebFetch":
 		return webFetchDelivery(p, passthrough)
 	case "Bash":
-		var resp map[string]json.RawMessage
-		if err := json.Unmarshal(p.ToolResponse, &resp); err != nil {
+		resp, err := decodeObject(p.ToolResponse)
+		if err != nil {
 			// A bare-string tool_response is an older failure shape (a failed
 			// Bash on PostToolUse, docs/HOSTS.md).
 			var s string
@@ -109,12 +109,13 @@ func toolDelivery(p *Payload, passthrough bool) (Delivery, bool) {
 			}
 			return d, false
 		}
-		var stdout, stderr string
-		if err := json.Unmarshal(resp["stdout"], &stdout); err != nil {
+		stdout, err := jsonText(resp["stdout"])
+		if err != nil {
 			return d, false
 		}
+		var stderr string
 		if raw, ok := resp["stderr"]; ok {
-			_ = json.Unmarshal(raw, &stderr)
+			stderr, _ = jsonText(raw)
 		}
 		text := joinOutErr(stdout, stderr)
 		// The host caps stdout alone: a long stderr beside a short stdout
@@ -159,20 +160,21 @@ func toolDelivery(p *Payload, passthrough bool) (Delivery, bool) {
 		d.Render = render
 		return d, true
 	case "Read":
-		var resp map[string]json.RawMessage
-		if err := json.Unmarshal(p.ToolResponse, &resp); err != nil {
+		resp, err := decodeObject(p.ToolResponse)
+		if err != nil {
 			return d, false
 		}
 		var typ string
 		if json.Unmarshal(resp["type"], &typ) != nil || typ != "text" {
 			return d, false
 		}
-		var file map[string]json.RawMessage
-		if err := json.Unmarshal(resp["file"], &file); err != nil {
+		file, err := decodeObject(resp["file"])
+		if err != nil {
 			return d, false
 		}
-		var content, path string
-		if err := json.Unmarshal(file["content"], &content); err != nil {
+		var path string
+		content, err := jsonText(file["content"])
+		if err != nil {
 			return d, false
 		}
 		_ = json.Unmarshal(file["filePath"], &path)

@@ -56,6 +56,11 @@ type copilotIn struct {
 //
 // A payload with a hook_event_name, or any other stdin, is returned as is.
 func CopilotPayload(stdin []byte) []byte {
+	// Without a key that may be sessionId no payload is Copilot's: one
+	// pass over the keys instead of decoding the whole payload.
+	if !mayHaveKey(stdin, "sessionid") {
+		return stdin
+	}
 	var c copilotIn
 	if json.Unmarshal(stdin, &c) != nil || c.Event != "" || c.SessionID == nil {
 		return stdin

@@ -57,11 +57,22 @@ const logKey = "\x00log"
 // folded (the input lines replaced by markers) and ok, whether anything
 // changed (text is returned unchanged when not).
 func Collapse(text string, lines []textline.Line) (out string, folded int, ok bool) {
+	return CollapseClassed(text, lines, nil)
+}
+
+// CollapseClassed is Collapse given failure[i], textline.IsFailureLine of
+// line i, for every line (nil: Collapse reads them itself).
+func CollapseClassed(text string, lines []textline.Line, failure []bool) (out string, folded int, ok bool) {
 	if len(lines) < minLinesForCollapse {
 		return text, 0, false
 	}
 	keys := make([]string, len(lines))
-	typed := make([]bool, len(lines))
+	// typed is whether a line's key is a typed pattern; routine keeps its
+	// first value (typedPattern's verdict, which is routineLine's) and
+	// shaped which lines have a block shape (neither blank nor a failure),
+	// so CollapseBlocks below does not read every line again.
+	flags := make([]bool, 3*len(lines))
+	typed, routine, shaped := flags[:len(lines)], flags[len(lines):2*len(lines)], flags[2*len(lines):]
 	nonBlank := 0
 	var warnShapes map[string]int // shape of a timestamped warning → occurrences so far
 	for i, ln := range lines {
@@ -70,12 +81,13 @@ func Collapse(text string, lines []textline.Line) (out string, folded int, ok bo
 		}
 		nonBlank++
 		s := text[ln.Start:ln.End]
-		if textline.IsFailureLine(s) {
+		if failure != nil && failure[i] || failure == nil && textline.IsFailureLine(s) {
 			continue
 		}
+		shaped[i] = true
 		t := strings.TrimSpace(s)
 		if k := typedPattern(t); k != "" {
-			keys[i], typed[i] = k, true
+			keys[i], typed[i], routine[i] = k, true, true
 		} else {
 			keys[i] = t
 		}
@@ -134,7 +146,7 @@ func Collapse(text string, lines []textline.Line) (out string, folded int, ok bo
 		i = j
 	}
 	if len(groups) == 0 {
-		return CollapseBlocks(text, lines)
+		return collapseBlocks(text, lines, shaped, routine)
 	}
 	genericOK := collapsible*2 > nonBlank
 	var b strings.Builder
@@ -161,7 +173,7 @@ func Collapse(text string, lines []textline.Line) (out string, folded int, ok bo
 		folded += g.fb - g.fa
 	}
 	if folded == 0 {
-		return CollapseBlocks(text, lines)
+		return collapseBlocks(text, lines, shaped, routine)
 	}
 	b.WriteString(text[pos:])
 	return b.String(), folded, true
@@ -244,7 +256,7 @@ func typedPattern(t string) string {
 		return "go: downloading _"
 	case strings.HasPrefix(t, "npm http fetch "):
 		return "npm http fetch _"
-	case hasPrefixAny(t, "Collecting ", "Using cached ", "Setting up ", "Unpacking ", "Preparing to unpack ",
+	case t != "" && t[0] >= 'A' && t[0] <= 'Z' && hasPrefixAny(t, "Collecting ", "Using cached ", "Setting up ", "Unpacking ", "Preparing to unpack ",
 		"Selecting previously unselected package ", "Processing triggers for "):
 		return t[:strings.IndexByte(t, ' ')] + " _"
 	case strings.HasPrefix(t, "Requirement already satisfied: "):

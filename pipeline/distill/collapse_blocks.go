@@ -1,6 +1,7 @@
 package distill
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -40,28 +41,28 @@ func CollapseBlocks(text string, lines []textline.Line) (string, int, bool) {
 	if len(lines) < minLinesForCollapse {
 		return text, 0, false
 	}
-	// A blank or failure line has no shape ("") and is never routine.
-	shapes := make([]string, len(lines))
-	routine := make([]bool, len(lines))
-	anyRoutine := false
+	// A blank or failure line has no shape and is never routine.
+	flags := make([]bool, 2*len(lines))
+	shaped, routine := flags[:len(lines)], flags[len(lines):]
 	for i, ln := range lines {
 		s := text[ln.Start:ln.End]
 		if ln.Key == 0 || textline.IsFailureLine(s) {
 			continue
 		}
-		shapes[i] = "\x00" // shaped below, once a routine line is known
-		if routine[i] = routineLine(strings.TrimSpace(s)); routine[i] {
-			anyRoutine = true
-		}
+		shaped[i] = true
+		routine[i] = routineLine(strings.TrimSpace(s))
 	}
-	if !anyRoutine {
+	return collapseBlocks(text, lines, shaped, routine)
+}
+
+// collapseBlocks is CollapseBlocks over lines already classed: shaped[i]
+// when line i is neither blank nor a failure line, routine[i] when it is
+// also routineLine. Collapse calls it with the classes it computed.
+func collapseBlocks(text string, lines []textline.Line, shaped, routine []bool) (string, int, bool) {
+	if len(lines) < minLinesForCollapse || !slices.Contains(routine, true) {
 		return text, 0, false
 	}
-	for i, ln := range lines {
-		if shapes[i] != "" {
-			shapes[i] = blockShape(strings.TrimSpace(text[ln.Start:ln.End]))
-		}
-	}
+	shapes := &blockShapes{text: text, lines: lines, shaped: shaped, shapes: make([]string, len(lines)), done: make([]bool, len(lines))}
 	var b strings.Builder
 	pos, folded := 0, 0
 	for i := 0; i < len(lines); {
@@ -101,18 +102,46 @@ func CollapseBlocks(text string, lines []textline.Line) (string, int, bool) {
 	return b.String(), folded, true
 }
 
+// blockShapes gives the shape of each line (blockShape of the trimmed
+// line; "" for a line without one, blank or failure), computed when the
+// block search first reads it: only blocks that hold a routine line are
+// compared, so most lines of most outputs are never shaped. Shapes are cut
+// from one growing arena (a Builder never changes bytes it has written, so
+// earlier cuts stay valid).
+type blockShapes struct {
+	text   string
+	lines  []textline.Line
+	shaped []bool
+	shapes []string
+	done   []bool
+	arena  strings.Builder
+}
+
+func (sh *blockShapes) at(i int) string {
+	if !sh.done[i] {
+		sh.done[i] = true
+		if sh.shaped[i] {
+			ln := sh.lines[i]
+			start := sh.arena.Len()
+			appendBlockShape(&sh.arena, strings.TrimSpace(sh.text[ln.Start:ln.End]))
+			sh.shapes[i] = sh.arena.String()[start:]
+		}
+	}
+	return sh.shapes[i]
+}
+
 // blockRepeats counts the consecutive blocks of p lines from line i whose
 // shapes equal the first block's, line for line (1 when only the first).
-func blockRepeats(shapes []string, i, p int) int {
+func blockRepeats(shapes *blockShapes, i, p int) int {
 	for k := 0; k < p; k++ {
-		if shapes[i+k] == "" {
+		if shapes.at(i+k) == "" {
 			return 0
 		}
 	}
 	r := 1
-	for j := i + p; j+p <= len(shapes); j += p {
+	for j := i + p; j+p <= len(shapes.shapes); j += p {
 		for k := 0; k < p; k++ {
-			if shapes[j+k] != shapes[i+k] {
+			if shapes.at(j+k) != shapes.at(i+k) {
 				return r
 			}
 		}
@@ -137,18 +166,19 @@ func hasRoutine(routine []bool, i, p int) bool {
 // timestamped DEBUG/INFO/TRACE… log line (logLevel) or a typed progress or
 // passing-test line (typedPattern, e.g. "---> Using cache", "Collecting
 // …"). An untimestamped "DEBUG: …" is not: it is as often a program's own
-// print of the values the user is looking for.
+// print of the values the user is looking for. typedPattern names both
+// (a routine log line is its logKey), so its verdict is this one.
 func routineLine(t string) bool {
-	return logLevel(t) != "" || typedPattern(t) != ""
+	return typedPattern(t) != ""
 }
 
 // distinctShapes reports whether the block of p lines from line i holds at
 // least two different shapes: a cycle, not one line's shape repeated (lines
 // that differ only in their numbers are Collapse's line rule, which keeps
 // them: they are distinct facts).
-func distinctShapes(shapes []string, i, p int) bool {
+func distinctShapes(shapes *blockShapes, i, p int) bool {
 	for k := 1; k < p; k++ {
-		if shapes[i+k] != shapes[i] {
+		if shapes.at(i+k) != shapes.at(i) {
 			return true
 		}
 	}
@@ -159,11 +189,24 @@ func distinctShapes(shapes []string, i, p int) bool {
 // are hex ids (isHexish: 6 or more hex digits) as "#".
 func blockShape(t string) string {
 	var b strings.Builder
+	appendBlockShape(&b, t)
+	return b.String()
+}
+
+// appendBlockShape writes blockShape(t) to b: t's words, each with the
+// space after it, a hex id masked whole and every other word's digit runs
+// masked.
+func appendBlockShape(b *strings.Builder, t string) {
 	b.Grow(len(t))
-	for _, w := range strings.SplitAfter(t, " ") {
-		core := strings.TrimRight(w, " ")
+	for t != "" {
+		w := t
+		if k := strings.IndexByte(t, ' '); k >= 0 {
+			w = t[:k+1]
+		}
+		t = t[len(w):]
+		core := strings.TrimSuffix(w, " ")
 		if isHexish(core) {
-			b.WriteString("#")
+			b.WriteByte('#')
 			b.WriteString(w[len(core):])
 			continue
 		}
@@ -180,7 +223,6 @@ func blockShape(t string) string {
 			b.WriteByte(w[i])
 		}
 	}
-	return b.String()
 }
 
 // truncRunes cuts s to n runes, with "…" when it was longer.

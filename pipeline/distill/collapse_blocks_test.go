@@ -94,3 +94,42 @@ func BenchmarkCollapseBlocksOneShape(b *testing.B) {
 		CollapseBlocks(text, lines)
 	}
 }
+
+// blockShapeSplit is blockShape written over strings.SplitAfter, the
+// shape's definition word by word.
+func blockShapeSplit(t string) string {
+	var b strings.Builder
+	for _, w := range strings.SplitAfter(t, " ") {
+		core := strings.TrimRight(w, " ")
+		if isHexish(core) {
+			b.WriteString("#" + w[len(core):])
+			continue
+		}
+		digits := false
+		for i := 0; i < len(w); i++ {
+			if c := w[i]; c >= '0' && c <= '9' {
+				if !digits {
+					b.WriteByte('#')
+				}
+				digits = true
+				continue
+			}
+			digits = false
+			b.WriteByte(w[i])
+		}
+	}
+	return b.String()
+}
+
+// FuzzBlockShape: the appending blockShape reads words as the split
+// definition does.
+func FuzzBlockShape(f *testing.F) {
+	for _, s := range []string{"Step 3/12 : RUN make 42", "---> 9f2c1ab3e4d5", "a  b\t0ff1ce1 sha256:abcdef 7", " x ", "é 12é"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := blockShape(s), blockShapeSplit(s); got != want {
+			t.Fatalf("blockShape(%q) = %q, want %q", s, got, want)
+		}
+	})
+}

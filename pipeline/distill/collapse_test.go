@@ -239,3 +239,16 @@ func TestCollapseImagePullProgress(t *testing.T) {
 		}
 	}
 }
+
+// TestTypedPatternUnicodeBlank: a line of Unicode blanks only (its key is
+// not blank, its trimmed text is empty) is no typed pattern and does not
+// stop Collapse.
+func TestTypedPatternUnicodeBlank(t *testing.T) {
+	if p := typedPattern(""); p != "" {
+		t.Fatalf("typedPattern(\"\") = %q", p)
+	}
+	text := strings.Repeat("\u00a0\u3000\n", 12)
+	if out, _, ok := Collapse(text, textline.SplitLines(nil, text)); out == "" && ok {
+		t.Fatal("collapsed blanks to nothing")
+	}
+}

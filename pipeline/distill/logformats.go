@@ -116,8 +116,11 @@ func syslogStamp(t string) bool {
 // is under 400: `HOST - USER [DATE] "REQUEST" STATUS SIZE ...`.
 func accessLogOK(t string) bool {
 	lb := strings.Index(t, " [")
+	if lb <= 0 || strings.Count(t[:lb], " ") > 2 {
+		return false
+	}
 	rb := strings.Index(t, "] \"")
-	if lb <= 0 || rb < lb || strings.Count(t[:lb], " ") > 2 {
+	if rb < lb {
 		return false
 	}
 	if date := t[lb+2 : rb]; len(date) < 20 || !shapeIs(date[:2], "dd") || date[2] != '/' || date[6] != '/' ||

@@ -81,6 +81,11 @@ func goStdFrame(fn, loc string) bool {
 
 // cargoProgress reports cargo's right-aligned progress lines.
 func cargoProgress(t string) bool {
+	// Every word below starts with an upper-case letter: most lines are
+	// passed on their first byte.
+	if t == "" || t[0] < 'A' || t[0] > 'Z' {
+		return false
+	}
 	return hasPrefixAny(t, "Compiling ", "Checking ", "Downloaded ", "Downloading ", "Updating ", "Locking ",
 		"Adding ", "Blocking ", "Fresh ", "Unpacking ", "Documenting ", "Packaging ", "Verifying ",
 		"Archiving ", "Uploading ", "Removing ", "Packaged ", "Dirty ")

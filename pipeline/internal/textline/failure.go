@@ -86,6 +86,8 @@ var FailureVocabulary = []FailureMarker{
 // texts; failVerdictSuffix the verdict words after "fail"; failCounted the
 // counted words. Built from FailureVocabulary.
 var (
+	failLower         [256]byte
+	failPairs         [1 << 16 / 64]uint64 // bit c0<<8|c1: some word starts with c0, c1
 	failIndex         [256][]string
 	failPrefixes      []string
 	failVerdictSuffix []string
@@ -94,7 +96,20 @@ var (
 )
 
 func init() {
+	for c := range failLower {
+		failLower[c] = byte(c)
+		if c >= 'A' && c <= 'Z' {
+			failLower[c] += 'a' - 'A'
+		}
+	}
 	for _, m := range FailureVocabulary {
+		if m.At != FailPrefix {
+			// Every word the byte scan looks for (FailAnywhere, the
+			// verdict words, the counted words) is lowercase ASCII of two
+			// bytes or more (TestFailureVocabularyEntries).
+			k := uint16(m.Text[0])<<8 | uint16(m.Text[1])
+			failPairs[k>>6] |= 1 << (k & 63)
+		}
 		switch m.At {
 		case FailPrefix:
 			failPrefixes = append(failPrefixes, m.Text)
@@ -137,10 +152,12 @@ func IsFailureLine(line string) bool {
 	}
 	verdicts := !(strings.HasPrefix(t, "✓") || strings.HasPrefix(t, "✔") || strings.HasPrefix(t, "✅"))
 	// One pass over the bytes, dispatching on the lowercase first byte.
-	for i := 0; i < len(t); i++ {
-		c := t[i]
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
+	// Every word below is two bytes or longer, so a position whose two
+	// bytes start none of them (failPairs) is passed at once: most are.
+	for i := 0; i+1 < len(t); i++ {
+		c := failLower[t[i]]
+		if k := uint16(c)<<8 | uint16(failLower[t[i+1]]); failPairs[k>>6]&(1<<(k&63)) == 0 {
+			continue
 		}
 		for _, p := range failIndex[c] {
 			if failHasAt(t, i, p) {

@@ -218,6 +218,9 @@ func TestFailureVocabularyEntries(t *testing.T) {
 		if strings.TrimSpace(m.Source) == "" {
 			t.Errorf("%q has no source", m.Text)
 		}
+		if m.At != FailPrefix && (len(m.Text) < 2 || !isASCII(m.Text) || strings.ToLower(m.Text) != m.Text) {
+			t.Errorf("%q: a word the byte scan finds must be lowercase ASCII of two bytes or more", m.Text)
+		}
 		var yes, no []string
 		switch m.At {
 		case FailPrefix:
@@ -243,4 +246,54 @@ func TestFailureVocabularyEntries(t *testing.T) {
 			}
 		}
 	}
+}
+
+// isFailureLineRef is IsFailureLine without the pair filter (failPairs):
+// every position of the line is tried. The filter only skips positions,
+// so the two must agree on every line (FuzzIsFailureLinePairs).
+func isFailureLineRef(line string) bool {
+	t := strings.TrimSpace(line)
+	if t == "" {
+		return false
+	}
+	for _, p := range failPrefixes {
+		if failHasAt(t, 0, p) {
+			return true
+		}
+	}
+	verdicts := !(strings.HasPrefix(t, "✓") || strings.HasPrefix(t, "✔") || strings.HasPrefix(t, "✅"))
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		for _, p := range failIndex[c] {
+			if failHasAt(t, i, p) {
+				return true
+			}
+		}
+		if c == 'f' && verdicts && failHasAt(t, i, "fail") && failIsVerdict(t, i) {
+			return true
+		}
+		if failCountedFirst[c] && failIsCounted(t, i) {
+			return true
+		}
+	}
+	return false
+}
+
+// FuzzIsFailureLinePairs: the pair filter never changes a verdict (red if
+// a word's first two bytes were missing from failPairs).
+func FuzzIsFailureLinePairs(f *testing.F) {
+	for _, c := range failureCases {
+		f.Add(c.line)
+	}
+	for _, m := range FailureVocabulary {
+		f.Add("2 " + strings.ToUpper(m.Text) + " x")
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		if got, want := IsFailureLine(line), isFailureLineRef(line); got != want {
+			t.Fatalf("IsFailureLine(%q) = %v, without the pair filter %v", line, got, want)
+		}
+	})
 }

@@ -116,7 +116,13 @@ func (ad Addr) Stale() string {
 			return fmt.Sprintf("its binary %s was replaced since it started", ad.Exe)
 		}
 	}
-	if own := cleanBuildID(); own != "" && strings.HasPrefix(ad.Build, "rev:") && ad.Build != own {
+	// A daemon whose build is not a revision is never stale by revision:
+	// this binary's own build information (parsed) is read only for one
+	// that is.
+	if !strings.HasPrefix(ad.Build, "rev:") {
+		return ""
+	}
+	if own := cleanBuildID(); own != "" && ad.Build != own {
 		return fmt.Sprintf("it runs build %s, this binary is %s", ad.Build, own)
 	}
 	return ""

@@ -1,0 +1,145 @@
+package hosts
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+var jsonScanSeeds = []string{
+	`{}`, ` { "a" : 1 , "b":[1,{"c":"}"}] ,"d":"x\"}y"} `, `{"a":1,"a":2}`, `{"k\u0065y":"v","":null}`,
+	`{"sessionId":"s","toolName":"bash","toolResult":{"textResultForLlm":"ok"}}`,
+	`{"ſessionId":"s","toolName":"bash","toolResult":{"a":1}}`, `{"SESSIONID":"s"}`, `{"sess\u0069onId":"s"}`,
+	`{"session_id":"s","hook_event_name":"PostToolUse","tool_response":{"stdout":"a\\\"\n\u00e9\ud83d\ude00","stderr":""}}`,
+	`[1,2]`, `"str"`, `null`, `{"a":"\\"}`, `{"a":tru}`, `{"a" 1}`, `{"a":1,}`, `{"a":1}x`, `{"\ud800":1}`, "{\"\xff\":1}",
+	`"a\u0000b"`, `"\ud800x"`, `"\ud83d\ude00"`, `"é\t"`, `12`, `{"a":"b"`, `{"a":[}`,
+}
+
+// FuzzJSONScan: on valid JSON the scanner's readings are encoding/json's
+// (an object's members with the last repeat winning, a string's text, and
+// any key encoding/json would read into a sessionId field counts for
+// mayHaveKey); on anything else it never panics.
+func FuzzJSONScan(f *testing.F) {
+	for _, s := range jsonScanSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		b := []byte(s)
+		got, ok := jsonObject(b)
+		_, _ = jsonText(b)
+		may := mayHaveKey(b, "sessionid")
+		if !json.Valid(b) {
+			return
+		}
+		var want map[string]json.RawMessage
+		isObj := json.Unmarshal(b, &want) == nil && want != nil
+		if ok != isObj {
+			t.Fatalf("%q: jsonObject ok %v, encoding/json object %v", s, ok, isObj)
+		}
+		if ok {
+			if len(got) != len(want) {
+				t.Fatalf("%q: %d members, want %d", s, len(got), len(want))
+			}
+			for k, v := range want {
+				if g, in := got[k]; !in || !bytes.Equal(g, v) {
+					t.Fatalf("%q: member %q = %q, want %q", s, k, g, v)
+				}
+			}
+		}
+		if dm, err := decodeObject(b); (err == nil) != (json.Unmarshal(b, &want) == nil) || (err == nil && len(dm) != len(want)) {
+			t.Fatalf("%q: decodeObject %v (%d), encoding/json %v", s, err, len(dm), want)
+		}
+		gs, gerr := jsonText(b)
+		var ws string
+		werr := json.Unmarshal(b, &ws)
+		if (gerr == nil) != (werr == nil) || gs != ws {
+			t.Fatalf("%q: jsonText %q, %v; encoding/json %q, %v", s, gs, gerr, ws, werr)
+		}
+		var c copilotIn
+		if json.Unmarshal(b, &c) == nil && c.SessionID != nil && !may {
+			t.Fatalf("%q: encoding/json reads a sessionId, mayHaveKey says none", s)
+		}
+	})
+}
+
+// TestCopilotPayloadKeyFolding: encoding/json reads a Copilot payload's
+// sessionId under any case and through escapes and Unicode's folding
+// special cases, so the quick key test in front of CopilotPayload must
+// let all of them through (red if it matched the key's bytes only), and a
+// Claude Code payload skips the decode and comes back as it was.
+func TestCopilotPayloadKeyFolding(t *testing.T) {
+	for _, key := range []string{"sessionId", "SESSIONID", `sess\u0069onId`, "ſessionId"} {
+		in := []byte(`{"` + key + `":"s1","toolName":"bash","toolArgs":{"command":"ls"},"toolResult":{"textResultForLlm":"a\n"}}`)
+		out := CopilotPayload(in)
+		if !bytes.Contains(out, []byte(`"hook_event_name":"PostToolUse"`)) || !strings.Contains(string(out), `"session_id":"s1"`) {
+			t.Errorf("key %s: not read as Copilot's: %s", key, out)
+		}
+	}
+	cc := []byte(`{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"Bash","tool_response":{"stdout":"x"}}`)
+	if out := CopilotPayload(cc); !bytes.Equal(out, cc) {
+		t.Fatalf("Claude Code payload changed: %s", out)
+	}
+}
+
+// FuzzJSONValid: jsonValid agrees with json.Valid wherever it decides.
+func FuzzJSONValid(f *testing.F) {
+	for _, s := range jsonScanSeeds {
+		f.Add(s)
+	}
+	for _, s := range []string{`-0.5e+3`, `01`, `1.`, `-`, `1e`, `[1,]`, `{"a":1,}`, `"\u00"`, `"\uZZZZ"`, "\"\x01\"", `tru`, `nulll`, ` [ ] `, `{"a":[1,{"b":null}],"c":-1.0E-2}`, "\"\xff\xfe\""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		valid, known := jsonValid([]byte(s))
+		if known && valid != json.Valid([]byte(s)) {
+			t.Fatalf("jsonValid(%q) = %v, json.Valid %v", s, valid, !valid)
+		}
+	})
+}
+
+// FuzzDecodePayload: DecodePayload decodes every payload as json.Unmarshal
+// does, with the same error; each "@" of the input is also tried as 600
+// bytes, so tool_input, tool_response and error values take the path that
+// validates them apart.
+func FuzzDecodePayload(f *testing.F) {
+	for _, s := range []string{
+		`{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"@"},"tool_response":{"stdout":"@\n","stderr":""}}`,
+		`{"tool_response":"@","TOOL_RESPONSE":"x"}`, `{"tool_response":"@","tool_response":{"a":"@"}}`, `{"tool_resp\u006fnse":"@"}`,
+		`{"error":"@","Error":1}`, `{"tool_response":["@",1,-2.5e3,true,null]} `, `{"tool_response":"@\u0001"}`, "{\"tool_response\":\"@\x01\"}",
+		`{"tool_response":{"stdout":"@"}`, `{"tool_response":{"stdout":"@"}}}`, `{"session_id":5,"tool_response":"@"}`, `{"tool_response":[@]}`,
+		`{"tool_input":"@","tool_response":"@","error":"@","cwd":"/w"}`, `{"tool_response":01,"x":"@"}`, `{"tool_response":"\@"}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, d := range []string{s, strings.ReplaceAll(s, "@", strings.Repeat("a", 600))} {
+			var want, got Payload
+			werr := json.Unmarshal([]byte(d), &want)
+			gerr := DecodePayload([]byte(d), &got)
+			if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
+				t.Fatalf("%q: DecodePayload error %v, json.Unmarshal %v", d, gerr, werr)
+			}
+			if werr == nil && !reflect.DeepEqual(got, want) {
+				t.Fatalf("%q: DecodePayload %+v, json.Unmarshal %+v", d, got, want)
+			}
+		}
+	})
+}
+
+// TestDecodePayloadCuts: a large tool_response takes the fast path (its
+// field aliases the payload), and a payload whose second, differently
+// cased tool_response key would win in encoding/json does not.
+func TestDecodePayloadCuts(t *testing.T) {
+	big := strings.Repeat("a", 2*payloadCutMin)
+	b := []byte(`{"hook_event_name":"PostToolUse","tool_response":{"stdout":"` + big + `"}}`)
+	var p Payload
+	if err := DecodePayload(b, &p); err != nil || len(p.ToolResponse) == 0 || &p.ToolResponse[0] != &b[bytes.Index(b, []byte(`{"stdout"`))] {
+		t.Fatalf("large tool_response not kept aside: %v", err)
+	}
+	b = []byte(`{"tool_response":"` + big + `","Tool_Response":"late"}`)
+	if err := DecodePayload(b, &p); err != nil || string(p.ToolResponse) != `"late"` {
+		t.Fatalf("the later key lost: %q, %v", p.ToolResponse, err)
+	}
+}

@@ -1,0 +1,63 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/omnictx/omni/events/memlog"
+	"github.com/omnictx/omni/hooks"
+	"github.com/omnictx/omni/internal/bench/sample"
+	"github.com/omnictx/omni/internal/tokens"
+)
+
+// BenchmarkHookDaemonSide is the daemon's side of one omni bench --latency
+// call (redaction, decision, append to an in-memory log, fold) on the same
+// payloads: Bash outputs of 1, 16, 64 and 256 KB built from the built-in
+// sample's lines (corpusText), one session, two commands in turn, so after
+// the first two calls every one is a repeat the ledger folds whole; tokens
+// are counted, as a daemon counts them for its reports. Its
+// CPU profile (-cpuprofile) shows where the daemon's part of a hook call
+// goes; compare sizes side by side, never against a fixed time.
+func BenchmarkHookDaemonSide(b *testing.B) {
+	recs, err := LoadCorpus([]string{sample.Name})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, size := range []int{1 << 10, 16 << 10, 64 << 10, 256 << 10} {
+		text := corpusText(recs, size)
+		b.Run(fmt.Sprintf("%dKB", size>>10), func(b *testing.B) {
+			ctx := context.Background()
+			clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+			tc, err := tokens.New("")
+			if err != nil {
+				b.Fatal(err)
+			}
+			e, err := hooks.New(ctx, memlog.New(), hooks.Options{
+				Now:       func() time.Time { clock = clock.Add(time.Second); return clock },
+				ProjectOf: func(cwd string) string { return cwd },
+				Tokens:    tc,
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			payloads := make([][]byte, 2)
+			for i := range payloads {
+				payloads[i], _ = json.Marshal(map[string]any{"session_id": "latency", "cwd": "/tmp/p", "hook_event_name": "PostToolUse",
+					"tool_name": "Bash", "tool_input": map[string]any{"command": fmt.Sprintf("bench-cmd-%d", i)},
+					"tool_response": map[string]any{"stdout": text, "stderr": "", "interrupted": false, "isImage": false}})
+			}
+			b.SetBytes(int64(len(payloads[0])))
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				if _, err := e.HookResult(ctx, hooks.HookInput{Stdin: payloads[i%2]}); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
+	}
+}
