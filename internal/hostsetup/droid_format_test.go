@@ -18,12 +18,12 @@ import (
 // commas) is refused with nothing changed.
 func TestDroidOddFormatting(t *testing.T) {
 	for name, orig := range map[string]string{
-		"crlf":    "{\r\n  \"mcpServers\": {\r\n    \"gh\": {\"command\": \"gh-mcp\"}\r\n  }\r\n}\r\n",
-		"bom":     "\ufeff{\"mcpServers\":{\"gh\":{\"command\":\"gh-mcp\"}}}",
-		"comment": "// my servers\n{\n\t\"mcpServers\": { /* gh */ \"gh\": {\"command\": \"gh-mcp\"} }\n}\n",
+		"crlf":     "{\r\n  \"mcpServers\": {\r\n    \"gh\": {\"command\": \"gh-mcp\"}\r\n  }\r\n}\r\n",
+		"bom":      "\ufeff{\"mcpServers\":{\"gh\":{\"command\":\"gh-mcp\"}}}",
+		"comment":  "// my servers\n{\n\t\"mcpServers\": { /* gh */ \"gh\": {\"command\": \"gh-mcp\"} }\n}\n",
 		"trailing": "{\"mcpServers\": {\"gh\": {\"command\": \"gh-mcp\",},},}",
-		"empty":   "",
-		"noeol":   "{}",
+		"empty":    "",
+		"noeol":    "{}",
 	} {
 		t.Run(name, func(t *testing.T) {
 			o := testHome(t)
