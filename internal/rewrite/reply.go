@@ -339,3 +339,30 @@ func Unwrap(cmd string) (line, runner string, ok bool) {
 var wrappedRe = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(` 2>&1 \| /[^ ]*/omni[^ /]* pipe --call [0-9a-f]{32}$`)
 })
+
+// ReplyWithin is Reply bounded by d: when Reply has not answered after d
+// (a settings file on a file system that stopped answering, a home that
+// blocks), it returns nil, so the host runs the command as written
+// instead of waiting for its own hook timeout on every Bash call. The
+// Reply left running is abandoned (the process exits after answering);
+// a ticket it may still write is never named by a command and expires
+// (TicketTTL). A panic in Reply answers nil.
+func ReplyWithin(stdin []byte, o PreTool, d time.Duration) []byte {
+	done := make(chan []byte, 1)
+	go func() {
+		defer func() {
+			if recover() != nil {
+				done <- nil
+			}
+		}()
+		done <- Reply(stdin, o)
+	}()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case r := <-done:
+		return r
+	case <-t.C:
+		return nil
+	}
+}
