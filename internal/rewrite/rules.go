@@ -73,21 +73,29 @@ type Sources struct {
 	Managed []string
 }
 
-// DefaultManaged returns the managed-settings files of this platform:
-// /etc/claude-code/managed-settings.json and every *.json of
-// /etc/claude-code/managed-settings.d on Linux,
-// /Library/Application Support/ClaudeCode/managed-settings.json on macOS.
-func DefaultManaged() []string {
-	switch runtime.GOOS {
+// DefaultManaged returns the managed-settings files of this platform as
+// Claude Code reads them (2.1.328's managed directory: "/Library/Application
+// Support/ClaudeCode" on macOS, "C:\Program Files\ClaudeCode" on Windows,
+// "/etc/claude-code" elsewhere): managed-settings.json in that directory
+// and every *.json of its managed-settings.d, in name order. Policies
+// Claude Code takes from the Windows registry, macOS MDM profiles or the
+// server are not files and are not here.
+func DefaultManaged() []string { return managedFor(runtime.GOOS, filepath.Glob) }
+
+// managedFor is DefaultManaged for system goos (a GOOS value), listing
+// the drop-in directory with glob.
+func managedFor(goos string, glob func(pattern string) ([]string, error)) []string {
+	dir, sep := "/etc/claude-code", "/"
+	switch goos {
 	case "darwin":
-		return []string{"/Library/Application Support/ClaudeCode/managed-settings.json"}
-	case "linux":
-		out := []string{"/etc/claude-code/managed-settings.json"}
-		m, _ := filepath.Glob("/etc/claude-code/managed-settings.d/*.json")
-		sort.Strings(m)
-		return append(out, m...)
+		dir = "/Library/Application Support/ClaudeCode"
+	case "windows":
+		dir, sep = `C:\Program Files\ClaudeCode`, `\`
 	}
-	return nil
+	out := []string{dir + sep + "managed-settings.json"}
+	m, _ := glob(dir + sep + "managed-settings.d" + sep + "*.json")
+	sort.Strings(m)
+	return append(out, m...)
 }
 
 // SourcesFor returns the settings files Claude Code reads for a hook call
