@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/omnictx/omni/redact"
 )
 
 // PreTool configures Reply.
@@ -144,8 +146,18 @@ func Reply(stdin []byte, o PreTool) []byte {
 	if err != nil || !partsRun(rules, p.PermissionMode, tk, o.Omni) {
 		return nil
 	}
-	token, err := Issue(o.Home, Ticket{Session: p.SessionID, Agent: p.AgentID, Line: cmd, Runner: tk.Runner, Cwd: p.Cwd,
-		TimeoutMS: timeout, KeepSecrets: getenv("OMNI_KEEP_SECRETS") == "1"})
+	keep := getenv("OMNI_KEEP_SECRETS") == "1"
+	line, runner := cmd, tk.Runner
+	if !keep {
+		// rule 2: the ticket lies in the omni home until redeemed (a day
+		// when the host never runs the command); the filter reads the
+		// runner's words, never a credential's value, and the daemon
+		// redacts the command it records all the same.
+		line, _ = redact.Text(line)
+		runner, _ = redact.Text(runner)
+	}
+	token, err := Issue(o.Home, Ticket{Session: p.SessionID, Agent: p.AgentID, Line: line, Runner: runner, Cwd: p.Cwd,
+		TimeoutMS: timeout, KeepSecrets: keep})
 	if err != nil {
 		return nil
 	}
