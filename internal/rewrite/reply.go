@@ -30,6 +30,9 @@ type PreTool struct {
 	// Home is the omni home the call's ticket is written under (Issue);
 	// "" rewrites nothing.
 	Home string
+	// Now is the time of the call, for the rules cache (LoadCached;
+	// nil: time.Now).
+	Now func() time.Time
 }
 
 // DefaultBashTimeoutMS is Claude Code's Bash timeout when neither the call
@@ -142,7 +145,11 @@ func Reply(stdin []byte, o PreTool) []byte {
 	if sources == nil {
 		sources = func(cwd string) Sources { return SourcesFor(cwd, getenv) }
 	}
-	rules, err := LoadCached(o.Home, sources(p.Cwd), time.Now())
+	now := time.Now
+	if o.Now != nil {
+		now = o.Now
+	}
+	rules, err := LoadCached(o.Home, sources(p.Cwd), now())
 	if err != nil || !partsRun(rules, p.PermissionMode, tk, o.Omni) {
 		return nil
 	}
