@@ -273,7 +273,8 @@ func reportRSS(w io.Writer) {
 // (rewrite.Reply, with the omni binary beside this one, else on $PATH, as
 // the filter of the rewritten command). args are the words after
 // "pretool": none is known; any word, OMNI_PRETOOL_REWRITE=0, or any
-// problem prints nothing, and the host runs the command as written.
+// problem, or no answer within deadline, prints nothing, and the host
+// runs the command as written.
 func pretool(args []string, stdin io.Reader, stdout io.Writer) {
 	defer func() { _ = recover() }()
 	if len(args) > 0 || os.Getenv("OMNI_PRETOOL_REWRITE") == "0" {
@@ -290,7 +291,7 @@ func pretool(args []string, stdin io.Reader, stdout io.Writer) {
 	if abs, err := filepath.Abs(bin); err == nil {
 		bin = abs
 	}
-	if reply := rewrite.Reply(in, rewrite.PreTool{Omni: bin, Home: thin.Home()}); reply != nil {
+	if reply := rewrite.ReplyWithin(in, rewrite.PreTool{Omni: bin, Home: thin.Home()}, deadline); reply != nil {
 		_, _ = stdout.Write(reply)
 	}
 }

@@ -47,7 +47,8 @@ turns it off without unregistering. When the thin hook client omni-hook
 sits beside omni, 'omni init' registers 'omni-hook pretool' instead: the
 same answer, without starting this binary on every Bash call.
 
-Exit codes: always 0; on any problem it prints nothing and the host runs
+Exit codes: always 0; on any problem, or no answer within 4 s (a settings
+file that does not answer), it prints nothing and the host runs
 the command as written.`,
 		Example: `  echo '{"hook_event_name":"PreToolUse","session_id":"s","permission_mode":"bypassPermissions","tool_name":"Bash","tool_input":{"command":"go test ./..."}}' | omni pretool`,
 		Args:    cobra.NoArgs,
@@ -63,7 +64,7 @@ the command as written.`,
 			if err != nil {
 				return nil
 			}
-			if reply := rewrite.Reply(stdin, rewrite.PreTool{Omni: self, Home: omniHome()}); reply != nil {
+			if reply := rewrite.ReplyWithin(stdin, rewrite.PreTool{Omni: self, Home: omniHome()}, hookDeadline); reply != nil {
 				_, _ = s.Out.Write(reply)
 			}
 			return nil

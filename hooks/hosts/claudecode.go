@@ -390,7 +390,7 @@ func inlinePersisted(stdin []byte) []byte {
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() > MaxPayload {
 		return stdin
 	}
-	full, err := os.ReadFile(path)
+	full, err := readRegular(path, MaxPayload)
 	if err != nil || !utf8.Valid(full) {
 		return stdin
 	}

@@ -10,7 +10,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -124,13 +123,13 @@ func codexExitCode(path, callID string) (code int, ok bool) {
 	if path == "" || callID == "" {
 		return 0, false
 	}
-	f, err := os.Open(path)
+	f, st, err := openRegular(path)
 	if err != nil {
 		return 0, false
 	}
 	defer f.Close()
 	const window = 8 << 20
-	if st, err := f.Stat(); err == nil && st.Size() > window {
+	if st.Size() > window {
 		if _, err := f.Seek(st.Size()-window, io.SeekStart); err != nil {
 			return 0, false
 		}

@@ -13,7 +13,8 @@ package hostsetup
 // offered, in ~/.factory/mcp.json (--project: .factory/mcp.json, which a
 // team commits). Droid names no session to its MCP servers, so omni_run
 // runs there without a reader: it redacts and distils as omni exec does but
-// never folds a repeat.
+// never folds a repeat; the registration pins the session variables empty
+// so that none inherited from another host's shell names one.
 
 import "path/filepath"
 
@@ -31,7 +32,13 @@ func init() {
 		},
 		mcp: func(o Options, path string) []part {
 			omni := o.Omni
-			v := omap{{"type", "stdio"}, {"command", omni}, {"args", []string{"mcp"}}, {"env", omap{{"OMNI_MCP_TOOLS", "omni_run"}}}}
+			// The session variables are pinned empty: a droid started
+			// from another host's shell (a Claude Code session running
+			// droid exec, a user's OMNI_SESSION) passes them on, and
+			// omni_run would then claim lines shown to a reader that
+			// never read them.
+			v := omap{{"type", "stdio"}, {"command", omni}, {"args", []string{"mcp"}},
+				{"env", omap{{"OMNI_MCP_TOOLS", "omni_run"}, {"OMNI_SESSION", ""}, {"CLAUDE_CODE_SESSION_ID", ""}}}}
 			return []part{{"mcp", path, jsonApply(func(src []byte, install bool) ([]byte, error) {
 				return applyMCPEntry(src, "mcpServers", v, omni, install)
 			})}}

@@ -217,7 +217,9 @@ func HookBinary(omni string) string {
 // IsOmniCommand reports whether a shell command line runs omni (its base
 // name, or the binary path) with one of subs as its subcommand, or runs the
 // thin hook client (omni-hook) and subs holds "hook" ("pretool" for
-// `omni-hook pretool`).
+// `omni-hook pretool`), followed by nothing but plain words (plainWords):
+// a line that goes on with an operator, a redirection or a flag is the
+// user's own.
 //
 // The line may be any system's rendering (hookWords): POSIX, Git Bash's
 // C:/… paths, PowerShell's & 'C:\…\omni.exe', cmd.exe's "C:\…\omni.exe"
@@ -231,19 +233,33 @@ func IsOmniCommand(cmd, omni string, subs ...string) bool {
 	}
 	if i < len(w) && programBase(w[i]) == HookBinaryName {
 		if i+1 < len(w) && w[i+1] == "pretool" {
-			return slices.Contains(subs, "pretool")
+			return slices.Contains(subs, "pretool") && plainWords(w[i+2:])
 		}
-		return slices.Contains(subs, "hook")
+		return slices.Contains(subs, "hook") && plainWords(w[i+1:])
 	}
 	if i+1 >= len(w) || !isOmniProgram(w[i], omni) {
 		return false
 	}
-	for _, s := range subs {
-		if w[i+1] == s {
-			return true
+	return slices.Contains(subs, w[i+1]) && plainWords(w[i+2:])
+}
+
+// plainWords reports whether every word is a plain argument such as omni
+// writes after its subcommand (cursor): letters, digits, '_' and '-', not
+// starting with '-'. A shell operator (||, |, &&), a redirection
+// (2>>file), a flag or a URL makes the line a user's own, which
+// uninstall and doctor leave alone.
+func plainWords(ws []string) bool {
+	for _, x := range ws {
+		if x == "" || x[0] == '-' {
+			return false
+		}
+		for _, c := range x {
+			if !(c == '_' || c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+				return false
+			}
 		}
 	}
-	return false
+	return true
 }
 
 // isOmniProgram reports whether prog names omni: its base name (either

@@ -102,8 +102,29 @@ func isOmniServer(src []byte, v *jnode, omni string) bool {
 // (env_vars), or `omni mcp` would read ~/.omni (measured on Codex 0.169.0,
 // docs/HOSTS.md).
 func codexBlock(omni string) string {
-	q := strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(omni)
-	return "[mcp_servers.omni]\ncommand = \"" + q + "\"\nargs = [\"mcp\"]\nenv_vars = [\"OMNI_HOME\"]\n"
+	return "[mcp_servers.omni]\ncommand = " + tomlBasic(omni) + "\nargs = [\"mcp\"]\nenv_vars = [\"OMNI_HOME\"]\n"
+}
+
+// tomlBasic renders s as a TOML basic string: quotes and backslashes
+// escaped, and every control character (U+0000–U+001F but tab, and
+// U+007F, which TOML 1.0 forbids bare in a basic string) written as a
+// \uXXXX escape, so a path holding a newline still parses.
+func tomlBasic(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, c := range s {
+		switch {
+		case c == '\\' || c == '"':
+			b.WriteByte('\\')
+			b.WriteRune(c)
+		case (c < 0x20 && c != '\t') || c == 0x7f:
+			fmt.Fprintf(&b, `\u%04X`, c)
+		default:
+			b.WriteRune(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }
 
 // tomlTables returns the line (0-based) of every table header of a TOML

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // hostDirs are the directories whose presence says a host is installed.
@@ -133,8 +134,15 @@ type initReport struct {
 // files written before it, so init changes all its files or none: the
 // error, if any, is the first file that could not be read, parsed, placed
 // (under a project, a file must resolve inside it) or written, and nothing
-// is printed for the files then.
+// is printed for the files then. On install, a binary path that is not
+// valid UTF-8 is an error before any file is read (JSON cannot name it).
 func Run(w io.Writer, hosts []Host, o Options, install, dry, asJSON bool) error {
+	if install && !utf8.ValidString(o.Omni) {
+		// JSON (hook files, MCP registrations, the plugin's string
+		// literal) carries no byte that is not UTF-8: its encoder writes
+		// U+FFFD instead, which would name another program.
+		return fmt.Errorf("the omni binary's path %q is not valid UTF-8, and a host's JSON settings cannot name it; install omni under another path", o.Omni)
+	}
 	var reports []initReport
 	var failed error
 	var ops []fileOp

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/omnictx/omni/redact"
 )
 
 // PreTool configures Reply.
@@ -28,6 +30,9 @@ type PreTool struct {
 	// Home is the omni home the call's ticket is written under (Issue);
 	// "" rewrites nothing.
 	Home string
+	// Now is the time of the call, for the rules cache (LoadCached;
+	// nil: time.Now).
+	Now func() time.Time
 }
 
 // DefaultBashTimeoutMS is Claude Code's Bash timeout when neither the call
@@ -140,12 +145,26 @@ func Reply(stdin []byte, o PreTool) []byte {
 	if sources == nil {
 		sources = func(cwd string) Sources { return SourcesFor(cwd, getenv) }
 	}
-	rules, err := LoadCached(o.Home, sources(p.Cwd), time.Now())
+	now := time.Now
+	if o.Now != nil {
+		now = o.Now
+	}
+	rules, err := LoadCached(o.Home, sources(p.Cwd), now())
 	if err != nil || !partsRun(rules, p.PermissionMode, tk, o.Omni) {
 		return nil
 	}
-	token, err := Issue(o.Home, Ticket{Session: p.SessionID, Agent: p.AgentID, Line: cmd, Runner: tk.Runner, Cwd: p.Cwd,
-		TimeoutMS: timeout, KeepSecrets: getenv("OMNI_KEEP_SECRETS") == "1"})
+	keep := getenv("OMNI_KEEP_SECRETS") == "1"
+	line, runner := cmd, tk.Runner
+	if !keep {
+		// rule 2: the ticket lies in the omni home until redeemed (a day
+		// when the host never runs the command); the filter reads the
+		// runner's words, never a credential's value, and the daemon
+		// redacts the command it records all the same.
+		line, _ = redact.Text(line)
+		runner, _ = redact.Text(runner)
+	}
+	token, err := Issue(o.Home, Ticket{Session: p.SessionID, Agent: p.AgentID, Line: line, Runner: runner, Cwd: p.Cwd,
+		TimeoutMS: timeout, KeepSecrets: keep})
 	if err != nil {
 		return nil
 	}
@@ -339,3 +358,30 @@ func Unwrap(cmd string) (line, runner string, ok bool) {
 var wrappedRe = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(` 2>&1 \| /[^ ]*/omni[^ /]* pipe --call [0-9a-f]{32}$`)
 })
+
+// ReplyWithin is Reply bounded by d: when Reply has not answered after d
+// (a settings file on a file system that stopped answering, a home that
+// blocks), it returns nil, so the host runs the command as written
+// instead of waiting for its own hook timeout on every Bash call. The
+// Reply left running is abandoned (the process exits after answering);
+// a ticket it may still write is never named by a command and expires
+// (TicketTTL). A panic in Reply answers nil.
+func ReplyWithin(stdin []byte, o PreTool, d time.Duration) []byte {
+	done := make(chan []byte, 1)
+	go func() {
+		defer func() {
+			if recover() != nil {
+				done <- nil
+			}
+		}()
+		done <- Reply(stdin, o)
+	}()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case r := <-done:
+		return r
+	case <-t.C:
+		return nil
+	}
+}

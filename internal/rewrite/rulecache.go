@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/omnictx/omni/redact"
 )
 
 // The PreToolUse hook runs as a new process on every Bash call, and a
@@ -41,7 +43,8 @@ const cacheSuffix = ".rules"
 // LoadCached returns what Load(s) returns, read from the rules cache
 // under home when every file of s is unchanged since the cache was
 // written (see RacyWindow), else through Load, then written to the cache
-// when every file has settled. now is the time of the call. A cache that
+// when every file has settled and no rule holds a credential (holdsSecret:
+// those are read on every call). now is the time of the call. A cache that
 // cannot be read, parsed or written is ignored; home "" reads through
 // Load. Errors: those of Load (ErrSettings), never cached.
 func LoadCached(home string, s Sources, now time.Time) (*Rules, error) {
@@ -69,6 +72,14 @@ func LoadCached(home string, s Sources, now time.Time) (*Rules, error) {
 	if err != nil {
 		return nil, err
 	}
+	if settled && holdsSecret(r) {
+		// rule 2: a credential in a rule (Claude Code keeps allowed
+		// commands verbatim) is never copied into the omni home; these
+		// files are read on every call, and a cache written for them
+		// before goes.
+		_ = os.Remove(p)
+		return r, nil
+	}
 	if settled {
 		for i, f := range files {
 			// a file that changed while Load read it is caught by the next
@@ -80,6 +91,25 @@ func LoadCached(home string, s Sources, now time.Time) (*Rules, error) {
 		writeRulesCache(p, home, stamps, r)
 	}
 	return r, nil
+}
+
+// holdsSecret reports whether a rule of r (tool or content) or the path
+// of a file it was read from holds a value the redaction stage would
+// replace (redact.Text).
+func holdsSecret(r *Rules) bool {
+	for _, l := range [][]Rule{r.Deny, r.Ask, r.Allow} {
+		for _, rl := range l {
+			if _, n := redact.Text(rl.Tool + "(" + rl.Content + ")"); n > 0 {
+				return true
+			}
+		}
+	}
+	for _, f := range r.Files {
+		if _, n := redact.Text(f); n > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // rulesCachePath names the cache file of one list of settings files: the

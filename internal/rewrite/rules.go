@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -72,21 +73,29 @@ type Sources struct {
 	Managed []string
 }
 
-// DefaultManaged returns the managed-settings files of this platform:
-// /etc/claude-code/managed-settings.json and every *.json of
-// /etc/claude-code/managed-settings.d on Linux,
-// /Library/Application Support/ClaudeCode/managed-settings.json on macOS.
-func DefaultManaged() []string {
-	switch runtime.GOOS {
+// DefaultManaged returns the managed-settings files of this platform as
+// Claude Code reads them (2.1.328's managed directory: "/Library/Application
+// Support/ClaudeCode" on macOS, "C:\Program Files\ClaudeCode" on Windows,
+// "/etc/claude-code" elsewhere): managed-settings.json in that directory
+// and every *.json of its managed-settings.d, in name order. Policies
+// Claude Code takes from the Windows registry, macOS MDM profiles or the
+// server are not files and are not here.
+func DefaultManaged() []string { return managedFor(runtime.GOOS, filepath.Glob) }
+
+// managedFor is DefaultManaged for system goos (a GOOS value), listing
+// the drop-in directory with glob.
+func managedFor(goos string, glob func(pattern string) ([]string, error)) []string {
+	dir, sep := "/etc/claude-code", "/"
+	switch goos {
 	case "darwin":
-		return []string{"/Library/Application Support/ClaudeCode/managed-settings.json"}
-	case "linux":
-		out := []string{"/etc/claude-code/managed-settings.json"}
-		m, _ := filepath.Glob("/etc/claude-code/managed-settings.d/*.json")
-		sort.Strings(m)
-		return append(out, m...)
+		dir = "/Library/Application Support/ClaudeCode"
+	case "windows":
+		dir, sep = `C:\Program Files\ClaudeCode`, `\`
 	}
-	return nil
+	out := []string{dir + sep + "managed-settings.json"}
+	m, _ := glob(dir + sep + "managed-settings.d" + sep + "*.json")
+	sort.Strings(m)
+	return append(out, m...)
 }
 
 // SourcesFor returns the settings files Claude Code reads for a hook call
@@ -120,7 +129,7 @@ var ErrSettings = errors.New("unreadable settings file")
 func Load(s Sources) (*Rules, error) {
 	r := &Rules{}
 	for _, f := range settingsFiles(s) {
-		b, err := os.ReadFile(f.path)
+		b, err := readSettings(f.path)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -132,6 +141,40 @@ func Load(s Sources) (*Rules, error) {
 		}
 	}
 	return r, nil
+}
+
+// maxSettingsBytes bounds a settings file Load reads: 16 MiB, far above
+// a settings file of thousands of rules; a larger one is unreadable
+// (ErrSettings).
+const maxSettingsBytes = 16 << 20
+
+// readSettings returns the bytes of the settings file at p. The open does
+// not wait (a FIFO with no writer answers at once) and only a regular
+// file of at most maxSettingsBytes is read: a link to a device such as
+// /dev/zero, a FIFO or a directory is an error. Errors: os.OpenFile's
+// (fs.ErrNotExist for a missing file), and one for a file that is not
+// regular or is over the bound.
+func readSettings(p string) ([]byte, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|nonBlock, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file (%v)", fi.Mode().Type())
+	}
+	if fi.Size() > maxSettingsBytes {
+		return nil, fmt.Errorf("%d bytes, over the %d byte bound", fi.Size(), maxSettingsBytes)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxSettingsBytes+1))
+	if err == nil && len(b) > maxSettingsBytes {
+		err = fmt.Errorf("grew over the %d byte bound while read", maxSettingsBytes)
+	}
+	return b, err
 }
 
 // settingsFile is one settings file of a Sources and the rules taken

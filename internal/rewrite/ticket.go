@@ -26,7 +26,8 @@ type Ticket struct {
 	Session string `json:"session"`
 	Agent   string `json:"agent,omitempty"`
 	// Line is the agent's command line; Runner its last simple command,
-	// the one the filter reads.
+	// the one the filter reads. Reply writes both with credentials
+	// masked (redact.Text) unless KeepSecrets.
 	Line   string `json:"line"`
 	Runner string `json:"runner"`
 	// Cwd is the payload's cwd (the project the reader works in).
