@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"time"
 
@@ -46,9 +47,11 @@ const cacheSuffix = ".rules"
 // when every file has settled and no rule holds a credential (holdsSecret:
 // those are read on every call). now is the time of the call. A cache that
 // cannot be read, parsed or written is ignored; home "" reads through
-// Load. Errors: those of Load (ErrSettings), never cached.
+// Load, and so does Windows, whose file modes cannot show the cache
+// private (the rewrite is refused there: PathNameOK). Errors: those of
+// Load (ErrSettings), never cached.
 func LoadCached(home string, s Sources, now time.Time) (*Rules, error) {
-	if home == "" {
+	if home == "" || runtime.GOOS == "windows" {
 		return Load(s)
 	}
 	files := settingsFiles(s)
@@ -134,8 +137,7 @@ func stampOf(p string) (stamp string, changed time.Time, ok bool) {
 	if err != nil {
 		return "", time.Time{}, false
 	}
-	st, changed := fileStamp(fi)
-	return st, changed, true
+	return fileStamp(p, fi)
 }
 
 // A rules cache file is cacheVersion, one "s STAMP" line per settings

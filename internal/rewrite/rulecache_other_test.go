@@ -9,15 +9,13 @@ import (
 	"time"
 )
 
-// TestLoadCachedSameSizeEditMtimeSetBack: where the stamp is only size,
-// mode and modification time (stamp_other.go: Windows), a settings file
-// rewritten in place at the same size with its modification time set
-// back (touch -d, a restore tool, SetFileTime) keeps its stamp, and the
-// cache keeps serving the rules from before the edit: a deny rule added
-// that way is not seen. NTFS keeps a change time (FILE_BASIC_INFO
-// ChangeTime) and a file index that would tell the two apart.
+// TestLoadCachedSameSizeEditMtimeSetBack: where fs.FileInfo has no
+// change time (stamp_other.go: Windows), a settings file rewritten in
+// place at the same size with its modification time set back (touch -d,
+// a restore tool, SetFileTime) is still seen: the stamp holds the bytes'
+// hash.
 func TestLoadCachedSameSizeEditMtimeSetBack(t *testing.T) {
-	t.Skip("finding: on Windows the rules cache stamp has no change time or file index; a same-size edit with the mtime set back is not seen (rule 8)")
+	skipNoCache(t)
 	f := newCacheFixture(t)
 	writeSettings(t, f.src.User, nil, nil, []string{"Bash(npm xxxx:*)"})
 	fi, err := os.Stat(f.src.User)

@@ -33,6 +33,7 @@ func genToken(t *testing.T) string {
 // file on each call, and a cache written before for those files is
 // removed.
 func TestRulesCacheHoldsNoSecret(t *testing.T) {
+	skipNoCache(t)
 	f := newCacheFixture(t)
 	tok := genToken(t)
 	local := filepath.Join(f.src.Project[0], ".claude", "settings.local.json")

@@ -6,7 +6,7 @@ file of another mode), and carry a credential generated now in the tool
 output. Every call must exit 0 within the hook deadline (4 s, plus
 start-up), and nothing it prints may hold the credential.
 
-usage: redteam/hook_payloads.py /path/to/omni-hook
+usage: tools/redteam/hook_payloads.py /path/to/omni-hook
 """
 import json, os, secrets, string, subprocess, sys, tempfile, time
 
