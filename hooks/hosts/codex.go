@@ -43,7 +43,7 @@ func codexOutside(stdin []byte, o *Outside) []byte {
 		return stdin
 	}
 	var p Payload
-	if json.Unmarshal(stdin, &p) != nil || Detect(p.Signature()) != Codex || p.HookEventName != "PostToolUse" || p.ToolName != "Bash" {
+	if DecodePayload(stdin, &p) != nil || Detect(p.Signature()) != Codex || p.HookEventName != "PostToolUse" || p.ToolName != "Bash" {
 		return stdin
 	}
 	o.HostExitCode = ExitUnknown
