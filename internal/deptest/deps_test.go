@@ -302,7 +302,7 @@ var rules = []rule{
 		bad:     onlyStdAnd("internal/shellcmd", "redact"),
 	},
 	{
-		name:    "internal/daemon/wire/thin imports golang.org/x/sys, internal/natsurl and the standard library only, never net or crypto/tls",
+		name:    "internal/daemon/wire/thin imports golang.org/x/sys, internal/natsurl, internal/fileowner and the standard library only, never net or crypto/tls",
 		reason:  "it is all the thin hook client links on Linux and macOS: linking net makes a cgo build dynamically linked, and the loader with the TLS and nats.go initialisation cost more than the rest of a hook call (a trivial Go binary started in 1.72 ms, one with encoding/json and net in 2.64 ms, with the TLS client of nats.go 3.72 ms, 2026-12-02)",
 		named:   []string{"internal/daemon/wire/thin"},
 		applies: is("internal/daemon/wire/thin"),
@@ -310,7 +310,7 @@ var rules = []rule{
 			if imp == "net" || imp == "crypto/tls" {
 				return true
 			}
-			return !l.isStd(imp) && !strings.HasPrefix(imp, "golang.org/x/sys/") && imp != module+"/internal/natsurl"
+			return !l.isStd(imp) && !strings.HasPrefix(imp, "golang.org/x/sys/") && imp != module+"/internal/natsurl" && imp != module+"/internal/fileowner"
 		},
 		scope: transitive,
 	},
