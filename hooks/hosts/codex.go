@@ -39,7 +39,12 @@ func init() {
 // o.HostExitCode: the decimal code, or ExitUnknown. Any other payload is
 // left alone; the payload itself is returned unchanged.
 func codexOutside(stdin []byte, o *Outside) []byte {
-	if !bytes.Contains(stdin, []byte(`"PostToolUse"`)) {
+	// Byte searches first: a payload with neither Codex's key nor its
+	// session file's name is not Codex's. One that spells them otherwise
+	// (JSON escapes, a key in other case) is read as Codex's later with
+	// its exit code unknown, so its output passes whole.
+	if !bytes.Contains(stdin, []byte(`"PostToolUse"`)) ||
+		!bytes.Contains(stdin, []byte("turn_id")) && !bytes.Contains(stdin, []byte("rollout-")) {
 		return stdin
 	}
 	var p Payload
