@@ -583,6 +583,14 @@ func TestDaemonRespawnWhileStopping(t *testing.T) {
 	if got, err := callT(t, home, "stop", ""); err != nil || got != "stopping" {
 		t.Fatalf("stop = %q, %v", got, err)
 	}
+	// The case is a client that arrives once the address is gone and the
+	// lock still held; before that (a loaded machine) the leaving daemon
+	// still answers, which is not this case.
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(2 * time.Millisecond) {
+		if _, err := os.Stat(filepath.Join(home, "daemon.addr")); errors.Is(err, os.ErrNotExist) {
+			break
+		}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	got, err := clientOf(home).callDaemon(ctx, "hook", []byte("again"), true, 5*time.Second)
