@@ -71,14 +71,6 @@ var linePrefixes = []string{
 	"let ", "final ", "static ", "private ", "public ", "setenv ", "> ", "< ", "+ ", "# ", "// ",
 }
 
-// prefixFirst marks the first bytes of linePrefixes.
-var prefixFirst = func() (t [256]bool) {
-	for _, p := range linePrefixes {
-		t[p[0]] = true
-	}
-	return t
-}()
-
 // wholeLine handles a line that is one assignment: NAME=value, `export
 // NAME=value`, `name: value` (YAML, headers), `name = value` (TOML, ini,
 // Python), `name := "v"` (Go), `Name: "v",` (a Go struct field), after a
@@ -303,7 +295,7 @@ func inlineEq(line string, out []span) []span {
 			prev = line[ns-dashes-1]
 		}
 		matched, weak := matchName(name)
-		if !matched && (prev == '?' || prev == '&') && queryCredential[strings.ToLower(name)] {
+		if !matched && (prev == '?' || prev == '&') && queryCredential(strings.ToLower(name)) {
 			matched = true // a URL signature or a signed request's credential
 		}
 		if !matched {
@@ -350,10 +342,14 @@ func inlineEq(line string, out []span) []span {
 // queryCredential are URL query parameters that carry a credential under a
 // name the name rule does not know: signatures of signed URLs (Azure SAS
 // sig=, AWS and Google X-*-Signature) and their credential fields.
-var queryCredential = map[string]bool{
-	"sig": true, "signature": true, "x-amz-signature": true, "x-amz-credential": true, "x-amz-security-token": true,
-	"x-goog-signature": true, "x-goog-credential": true, "code": false, "access_token": true, "refresh_token": true,
-	"id_token": true, "client_secret": true, "apikey": true, "key": false, "auth": true, "pwd": true,
+func queryCredential(s string) bool {
+	switch s {
+	case "sig", "signature", "x-amz-signature", "x-amz-credential", "x-amz-security-token",
+		"x-goog-signature", "x-goog-credential", "access_token", "refresh_token",
+		"id_token", "client_secret", "apikey", "auth", "pwd":
+		return true
+	}
+	return false
 }
 
 // quotedFields finds "name": "value" (JSON, JavaScript, Python and Ruby

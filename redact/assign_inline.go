@@ -272,9 +272,13 @@ func splitWords(line string, buf []word) []word {
 }
 
 // mysqlClients take their password attached to -p (mysql -pS3cret).
-var mysqlClients = map[string]bool{
-	"mysql": true, "mysqldump": true, "mysqladmin": true, "mariadb": true, "mysqlimport": true, "mysqlshow": true,
-	"mysqlcheck": true, "mariadb-dump": true, "mariadb-admin": true, "mysqlsh": true, "mysqlpump": true,
+func mysqlClients(s string) bool {
+	switch s {
+	case "mysql", "mysqldump", "mysqladmin", "mariadb", "mysqlimport", "mysqlshow",
+		"mysqlcheck", "mariadb-dump", "mariadb-admin", "mysqlsh", "mysqlpump":
+		return true
+	}
+	return false
 }
 
 // wordSpans handles command-line flags and word-based files: `--password
@@ -299,7 +303,7 @@ func wordSpans(line string, out []span) []span {
 				b = b[k+1:]
 			}
 			switch {
-			case mysqlClients[b], b == "docker", b == "podman", b == "nerdctl", b == "helm", b == "sshpass",
+			case mysqlClients(b), b == "docker", b == "podman", b == "nerdctl", b == "helm", b == "sshpass",
 				b == "redis-cli", b == "mongo", b == "mongosh", b == "curl", b == "wget", b == "openssl", b == "keytool",
 				b == "oras", b == "skopeo", b == "buildah", b == "crane":
 				cmd = b
@@ -338,7 +342,7 @@ func wordSpans(line string, out []span) []span {
 				out = userPass(line, ws, i, out)
 				continue
 			}
-			if mysqlClients[cmd] && strings.HasPrefix(t, "-p") && !strings.HasPrefix(t, "--") {
+			if mysqlClients(cmd) && strings.HasPrefix(t, "-p") && !strings.HasPrefix(t, "--") {
 				v := t[2:]
 				if !placeholder(v) && !isShellExpansion(v) {
 					out = append(out, span{w.s + 2, w.e, "flag"})
@@ -352,7 +356,7 @@ func wordSpans(line string, out []span) []span {
 			if n, v, ok := next(); ok && credentialValue(v, weak, ctxQuery, n.quoted) && !filePath(v) && (n.quoted || !plainWord(v)) {
 				out = append(out, span{n.s, n.e, "flag"})
 			}
-		case !w.quoted && len(t) > 2 && strings.HasPrefix(t, "-p") && mysqlClients[cmd]:
+		case !w.quoted && len(t) > 2 && strings.HasPrefix(t, "-p") && mysqlClients(cmd):
 			v := t[2:]
 			if !placeholder(v) && !isShellExpansion(v) {
 				out = append(out, span{w.s + 2, w.e, "flag"})

@@ -1,6 +1,9 @@
 package redact
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // This file holds the rules for credentials that stand in a shape rather
 // than after an assignment sign: a key/value table a CLI prints, a
@@ -271,13 +274,25 @@ func structSpans(line string, out []span) []span {
 // configVerbs are the words after which a CLI takes a setting's name and
 // then its value (`aws configure set NAME V`, `npm config set NAME V`,
 // `git config --global NAME V`, `gh secret set NAME V`).
-var configVerbs = map[string]bool{"set": true, "add": true, "put": true, "config": true}
+func configVerbs(s string) bool {
+	switch s {
+	case "set", "add", "put", "config":
+		return true
+	}
+	return false
+}
 
 // configNouns mark a command as one that stores settings: a configVerb
 // only counts after one of them (so `kubectl set image` is not one).
-var configNouns = map[string]bool{"config": true, "configure": true, "configuration": true, "settings": true,
-	"secret": true, "secrets": true, "credential": true, "credentials": true, "env": true, "vars": true,
-	"variable": true, "variables": true, "kv": true, "auth": true, "token": true, "property": true, "git": true}
+func configNouns(s string) bool {
+	switch s {
+	case "config", "configure", "configuration", "settings",
+		"secret", "secrets", "credential", "credentials", "env", "vars",
+		"variable", "variables", "kv", "auth", "token", "property", "git":
+		return true
+	}
+	return false
+}
 
 // secretVerb reports a subcommand that stores a named secret:
 // add-authtoken, set-token, put-password (a verb, "-", then a word that
@@ -295,7 +310,13 @@ func secretVerb(t string) bool {
 }
 
 // valueFlags give the value to a configuration command's verb.
-var valueFlags = map[string]bool{"--value": true, "--secret-value": true, "--body": true, "-b": true, "--data": true}
+func valueFlags(s string) bool {
+	switch s {
+	case "--value", "--secret-value", "--body", "-b", "--data":
+		return true
+	}
+	return false
+}
 
 // configSetSpans finds a secret given to a CLI's configuration command:
 // after a configuration noun and a verb (set, add, put; git's own config),
@@ -328,7 +349,7 @@ func configSetSpans(line string, out []span) []span {
 			noun, pos = false, -1
 			continue
 		}
-		if noun && !configVerbs[t] && !configNouns[t] && secretVerb(t) {
+		if noun && !configVerbs(t) && !configNouns(t) && secretVerb(t) {
 			// A verb that names the secret (ngrok config add-authtoken V).
 			if i+1 < len(ws) {
 				n := ws[i+1]
@@ -339,11 +360,11 @@ func configSetSpans(line string, out []span) []span {
 			}
 			continue
 		}
-		verb := noun && configVerbs[t] && !(gitNoun && t != "config")
+		verb := noun && configVerbs(t) && !(gitNoun && t != "config")
 		if !verb {
 			// A noun names the command's subject: the program or one of
 			// the two words after it (aws configure, az keyvault secret).
-			if configNouns[t] && pos <= 2 {
+			if configNouns(t) && pos <= 2 {
 				noun, gitNoun = true, t == "git"
 				// config and configure may take the setting at once
 				// (poetry config NAME V).
@@ -357,7 +378,7 @@ func configSetSpans(line string, out []span) []span {
 		// secret set NAME --body V).
 		for j := i + 1; j+1 < len(ws); j++ {
 			f := line[ws[j].s:ws[j].e]
-			if ws[j].quoted || !valueFlags[f] {
+			if ws[j].quoted || !valueFlags(f) {
 				continue
 			}
 			n := ws[j+1]
@@ -410,31 +431,58 @@ func configSetSpans(line string, out []span) []span {
 	return out
 }
 
-// secretWords are the name segments that say a command prints a
+// secretWordList are the name segments that say a command prints a
 // credential: print-access-token, get-session-token, auth:token,
 // get-login-password, get-secret-value.
-var secretWords = map[string]bool{"token": true, "tokens": true, "password": true, "passwd": true, "secret": true, "secrets": true,
-	"credential": true, "credentials": true, "creds": true, "apikey": true, "passphrase": true}
+var secretWordList = []string{"token", "tokens", "password", "passwd", "secret", "secrets",
+	"credential", "credentials", "creds", "apikey", "passphrase"}
+
+// secretWords reports whether s is one of secretWordList.
+func secretWords(s string) bool { return slices.Contains(secretWordList, s) }
 
 // secretStores are password managers whose every read prints a secret
 // (pass show NAME, gopass, keyring get).
-var secretStores = map[string]bool{"pass": true, "gopass": true, "keyring": true}
+func secretStores(s string) bool {
+	switch s {
+	case "pass", "gopass", "keyring":
+		return true
+	}
+	return false
+}
 
 // valueSelectors are the flags that pick which field of a record a
 // command prints.
-var valueSelectors = map[string]bool{"field": true, "f": true, "query": true, "jsonpath": true, "o": true, "output": true,
-	"template": true, "go-template": true, "format": true}
+func valueSelectors(s string) bool {
+	switch s {
+	case "field", "f", "query", "jsonpath", "o", "output",
+		"template", "go-template", "format":
+		return true
+	}
+	return false
+}
 
 // readerCommands print a file; a file whose name is a credential name
 // (`cat ~/.config/gh/token`, `cat /run/secrets/db_password`) prints one.
-var readerCommands = map[string]bool{"cat": true, "head": true, "tail": true, "more": true, "bat": true, "type": true}
+func readerCommands(s string) bool {
+	switch s {
+	case "cat", "head", "tail", "more", "bat", "type":
+		return true
+	}
+	return false
+}
 
 // searchCommands take a pattern, not a subcommand: a credential word in
 // their arguments says nothing of what they print.
-var searchCommands = map[string]bool{"grep": true, "rg": true, "ag": true, "ack": true, "find": true, "fd": true,
-	"sed": true, "awk": true, "git": true, "ls": true, "echo": true, "printf": true, "man": true, "which": true,
-	"go": true, "python": true, "python3": true, "node": true, "npm": true, "pytest": true, "make": true, "cargo": true,
-	"tree": true, "wc": true, "diff": true, "sort": true, "uniq": true, "jq": true, "yq": true, "cd": true}
+func searchCommands(s string) bool {
+	switch s {
+	case "grep", "rg", "ag", "ack", "find", "fd",
+		"sed", "awk", "git", "ls", "echo", "printf", "man", "which",
+		"go", "python", "python3", "node", "npm", "pytest", "make", "cargo",
+		"tree", "wc", "diff", "sort", "uniq", "jq", "yq", "cd":
+		return true
+	}
+	return false
+}
 
 // PrintsSecret reports whether command, a shell command line, runs a
 // command whose name says it prints a credential: one of its first three
@@ -477,13 +525,13 @@ func PrintsSecret(command string) bool {
 			}
 			prog = part[ws[k].s:ws[k].e]
 		}
-		if searchCommands[prog] || !programName(prog) {
+		if searchCommands(prog) || !programName(prog) {
 			continue
 		}
-		if secretStores[prog] {
+		if secretStores(prog) {
 			return true
 		}
-		reader := readerCommands[prog]
+		reader := readerCommands(prog)
 		seen := 0
 		for _, w := range ws[k+1:] {
 			t := part[w.s:w.e]
@@ -491,7 +539,7 @@ func PrintsSecret(command string) bool {
 				// A field or query named by a flag (vault kv get
 				// -field=password, kubectl -o jsonpath={.data.token}).
 				name := strings.ToLower(strings.TrimLeft(t[:i], "-"))
-				if valueSelectors[name] && segmentsName(t[i+1:]) {
+				if valueSelectors(name) && segmentsName(t[i+1:]) {
 					return true
 				}
 				continue
@@ -535,10 +583,10 @@ func segmentsName(t string) bool {
 	for _, s := range strings.FieldsFunc(t, func(r rune) bool {
 		return r == '-' || r == ':' || r == '_' || r == '.' || r == '/' || r == '{' || r == '}' || r == '[' || r == ']' || r == '\'' || r == '"'
 	}) {
-		if secretWords[s] {
+		if secretWords(s) {
 			return true
 		}
-		for w := range secretWords {
+		for _, w := range secretWordList {
 			if len(s) > len(w) && strings.HasSuffix(s, w) && (strings.HasPrefix(s, "access") || strings.HasPrefix(s, "session") ||
 				strings.HasPrefix(s, "auth") || strings.HasPrefix(s, "id") || strings.HasPrefix(s, "api")) {
 				return true

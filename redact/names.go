@@ -17,46 +17,45 @@ var namePatterns = []string{
 }
 
 // exactPatterns must equal a whole segment (see namePatterns).
-var exactPatterns = map[string]bool{"PWD": true}
-
-// patternSegs holds the segments of the multi-segment patterns.
-var patternSegs = func() map[string][]string {
-	m := map[string][]string{}
-	for _, p := range namePatterns {
-		if !strings.HasSuffix(p, "_") && strings.IndexByte(p, '_') >= 0 {
-			m[p] = strings.Split(p, "_")
-		}
+func exactPatterns(s string) bool {
+	switch s {
+	case "PWD":
+		return true
 	}
-	return m
-}()
+	return false
+}
 
 // nonSecretSuffixes are last name segments that describe a setting about a
 // credential rather than the credential (AUTH_USER_MODEL, PASSWORD_FILE,
 // SECRET_KEY_MIN_LENGTH, AWS_REGION, secretKeyRef, TOKEN_EXPIRES_AT):
 // such a name is not a credential's.
-var nonSecretSuffixes = map[string]bool{
-	"NAME": true, "NAMES": true, "MODEL": true, "LENGTH": true, "LEN": true, "FIELD": true, "FIELDS": true,
-	"BACKEND": true, "BACKENDS": true, "CLASS": true, "HEADER": true, "PATH": true, "FILE": true, "DIR": true,
-	"TYPE": true, "PREFIX": true, "SUFFIX": true, "EXPIRY": true, "EXPIRES": true, "TTL": true, "TIMEOUT": true,
-	"MIN": true, "MAX": true, "COUNT": true, "SIZE": true, "AGE": true, "DOMAIN": true, "ENABLED": true,
-	"DISABLED": true, "REQUIRED": true, "VERSION": true, "FORMAT": true, "METHOD": true, "ALGORITHM": true,
-	"HASHERS": true, "VALIDATORS": true, "SERIALIZER": true, "MODULE": true, "REGION": true, "PROFILE": true,
-	"HOST": true, "PORT": true, "LOCATION": true, "MODE": true, "LEVEL": true, "STYLE": true, "CHARS": true,
-	"SALT": true, "HINT": true, "PROMPT": true, "SOCK": true, "SOCKET": true, "REF": true, "REFS": true,
-	"ID": true, "IDS": true, "AT": true, "LIMIT": true, "LIMITS": true, "USAGE": true, "URL_FILE": true,
-	"POLICY": true, "SCOPE": true, "SCOPES": true, "ISSUER": true, "AUDIENCE": true, "ENDPOINT": true,
-	"ENV": true, "VAR": true, "SOURCE": true, "STATUS": true, "STATE": true, "KIND": true, "LABEL": true,
-	"PARAM": true, "PARAMS": true, "ARG": true, "ARGS": true, "PLACEHOLDER": true, "SET": true, "USER": true,
-	"USERNAME": true, "LOGIN": true, "SELECTOR": true, "DATE": true, "TIME": true, "RESET": true, "ROTATION": true,
-	"CHANGED": true, "ENCODING": true, "CACHE": true, "STORE": true, "PROVIDER": true, "PROVIDERS": true,
-	"STRATEGY": true, "FILES": true, "KEYS": true, "TOKENS": true, "SECRETS": true, "LIST": true,
-	"REGEX": true, "PATTERN": true, "PATTERNS": true, "FUNC": true, "FN": true, "MAP": true, "BINDING": true,
-	"BINDINGS": true, "COLUMN": true, "INDEX": true, "HANDLER": true, "CALLBACK": true, "HOOK": true, "EVENT": true,
-	"ERROR": true, "ERRORS": true, "EXCEPTION": true, "MESSAGE": true, "MSG": true, "CHECK": true, "TEST": true,
-	"TESTS": true, "VALIDATOR": true, "RESULT": true, "RESPONSE": true, "REQUEST": true, "FORM": true, "VIEW": true,
-	"STDIN": true, "FROM": true, "CMD": true, "COMMAND": true, "HELPER": true, "SAMESITE": true, "SECURE": true,
-	"HTTPONLY": true, "INPUT": true, "FALLBACKS": true, "FALLBACK": true, "FIELD_NAME": true, "LOOKUP": true, "SPEC": true, "TEMPLATE": true,
-	"LIFETIME": true, "DURATION": true, "INTERVAL": true, "PERIOD": true,
+func nonSecretSuffixes(s string) bool {
+	switch s {
+	case "NAME", "NAMES", "MODEL", "LENGTH", "LEN", "FIELD", "FIELDS",
+		"BACKEND", "BACKENDS", "CLASS", "HEADER", "PATH", "FILE", "DIR",
+		"TYPE", "PREFIX", "SUFFIX", "EXPIRY", "EXPIRES", "TTL", "TIMEOUT",
+		"MIN", "MAX", "COUNT", "SIZE", "AGE", "DOMAIN", "ENABLED",
+		"DISABLED", "REQUIRED", "VERSION", "FORMAT", "METHOD", "ALGORITHM",
+		"HASHERS", "VALIDATORS", "SERIALIZER", "MODULE", "REGION", "PROFILE",
+		"HOST", "PORT", "LOCATION", "MODE", "LEVEL", "STYLE", "CHARS",
+		"SALT", "HINT", "PROMPT", "SOCK", "SOCKET", "REF", "REFS",
+		"ID", "IDS", "AT", "LIMIT", "LIMITS", "USAGE", "URL_FILE",
+		"POLICY", "SCOPE", "SCOPES", "ISSUER", "AUDIENCE", "ENDPOINT",
+		"ENV", "VAR", "SOURCE", "STATUS", "STATE", "KIND", "LABEL",
+		"PARAM", "PARAMS", "ARG", "ARGS", "PLACEHOLDER", "SET", "USER",
+		"USERNAME", "LOGIN", "SELECTOR", "DATE", "TIME", "RESET", "ROTATION",
+		"CHANGED", "ENCODING", "CACHE", "STORE", "PROVIDER", "PROVIDERS",
+		"STRATEGY", "FILES", "KEYS", "TOKENS", "SECRETS", "LIST",
+		"REGEX", "PATTERN", "PATTERNS", "FUNC", "FN", "MAP", "BINDING",
+		"BINDINGS", "COLUMN", "INDEX", "HANDLER", "CALLBACK", "HOOK", "EVENT",
+		"ERROR", "ERRORS", "EXCEPTION", "MESSAGE", "MSG", "CHECK", "TEST",
+		"TESTS", "VALIDATOR", "RESULT", "RESPONSE", "REQUEST", "FORM", "VIEW",
+		"STDIN", "FROM", "CMD", "COMMAND", "HELPER", "SAMESITE", "SECURE",
+		"HTTPONLY", "INPUT", "FALLBACKS", "FALLBACK", "FIELD_NAME", "LOOKUP", "SPEC", "TEMPLATE",
+		"LIFETIME", "DURATION", "INTERVAL", "PERIOD":
+		return true
+	}
+	return false
 }
 
 // nameSegments splits a name into upper-case segments on "_", "-", ".",
@@ -157,7 +156,7 @@ func matchName(name string) (matched, weak bool) {
 				}
 				up[i] = c
 			}
-			if nonSecretSuffixes[string(up[:len(last)])] {
+			if nonSecretSuffixes(string(up[:len(last)])) {
 				return false, false
 			}
 		}
@@ -175,17 +174,10 @@ func matchName(name string) (matched, weak bool) {
 		case strings.HasSuffix(p, "_"):
 			hit = len(segs) > 1 && strings.EqualFold(at(0), p[:len(p)-1])
 		case strings.IndexByte(p, '_') >= 0:
-			ps := patternSegs[p]
-			for a := 0; a+len(ps) <= len(segs) && !hit; a++ {
-				hit = true
-				for k := range ps {
-					if !strings.EqualFold(at(a+k), ps[k]) {
-						hit = false
-						break
-					}
-				}
+			for a := 0; a < len(segs) && !hit; a++ {
+				hit = segmentsFrom(name, segs[a:], p)
 			}
-		case exactPatterns[p]:
+		case exactPatterns(p):
 			for k := range segs {
 				if strings.EqualFold(at(k), p) {
 					hit = true
@@ -226,6 +218,22 @@ func matchName(name string) (matched, weak bool) {
 	return matched, matched && !strong
 }
 
+// segmentsFrom reports whether segs, the bounds of name's segments from
+// some position, start with the "_"-separated parts of the multi-segment
+// pattern p, ignoring ASCII case (DATABASE_URL: DATABASE, then URL).
+func segmentsFrom(name string, segs []seg, p string) bool {
+	for k := 0; ; k++ {
+		part, rest, more := strings.Cut(p, "_")
+		if k >= len(segs) || !strings.EqualFold(name[segs[k].s:segs[k].e], part) {
+			return false
+		}
+		if !more {
+			return true
+		}
+		p = rest
+	}
+}
+
 // keyQualifiers make a weak KEY strong when they stand before it.
 var keyQualifiers = []string{"ACCOUNT", "MASTER", "SIGNING", "ENCRYPTION", "PRIVATE", "SECRET", "ACCESS", "SERVICE",
 	"LICENSE", "HMAC", "APP", "CLIENT", "SUBSCRIPTION", "STORAGE", "WEBHOOK", "DEPLOY", "ADMIN", "MASTERKEY"}
@@ -235,31 +243,6 @@ var keyQualifiers = []string{"ACCOUNT", "MASTER", "SIGNING", "ENCRYPTION", "PRIV
 // so the name rules skip it).
 var stems = []string{"pass", "secret", "token", "key", "auth", "cred", "api", "aws", "github", "anthropic", "openai",
 	"gemini", "dsn", "pwd", "database_url", "redis_url", "mongo_url", "databaseurl", "redisurl", "mongourl"}
-
-// lowerByte maps ASCII upper-case letters to lower case.
-var lowerByte = func() (t [256]byte) {
-	for i := range t {
-		t[i] = byte(i)
-		if isUpper(byte(i)) {
-			t[i] = byte(i) + 0x20
-		}
-	}
-	return t
-}()
-
-// stemPairs marks the lower-cased first two bytes of every stem; stemsBy
-// lists the stems by their first byte.
-var (
-	stemPairs pairSet
-	stemsBy   [256][]string
-)
-
-func init() {
-	for _, s := range stems {
-		stemPairs.add(s[0], s[1])
-		stemsBy[s[0]] = append(stemsBy[s[0]], s)
-	}
-}
 
 // hasStem reports whether s holds a stem, ignoring ASCII case. It looks at
 // each byte once: a table of the stems' first two bytes rejects almost
@@ -310,20 +293,6 @@ const (
 	className  = 1 << iota // [A-Za-z0-9_]
 	classToken             // className and . - ~ + / = %
 )
-
-var byteClass = func() (t [256]uint8) {
-	for c := 0; c < 256; c++ {
-		b := byte(c)
-		if b == '_' || isDigit(b) || isUpper(b) || isLower(b) {
-			t[c] |= className | classToken
-		}
-		switch b {
-		case '.', '-', '~', '+', '/', '=', '%':
-			t[c] |= classToken
-		}
-	}
-	return t
-}()
 
 // isAlnum is [A-Za-z0-9].
 func isAlnum(c byte) bool { return isDigit(c) || isUpper(c) || isLower(c) }

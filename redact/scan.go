@@ -30,18 +30,10 @@ const (
 )
 
 // byteFeat maps single bytes to their features.
-var byteFeat = func() (t [256]feat) {
-	t['='] = fEq
-	t[':'] = fColon
-	t['"'], t['\''] = fQuote, fQuote
-	t['<'] = fLt
-	t['{'] = fBrace
-	t['?'], t['&'] = fQuery, fQuery
-	t['@'] = fAt
-	t['-'] = fDash
-	t['\t'], t['|'], t[0xe2] = fCells, fCells, fCells
-	return t
-}()
+var byteFeat = [256]feat{
+	'=': fEq, ':': fColon, '"': fQuote, '\'': fQuote, '<': fLt, '{': fBrace, '?': fQuery, '&': fQuery,
+	'@': fAt, '-': fDash, '\t': fCells, '|': fCells, 0xe2: fCells,
+}
 
 // trigger is a multi-byte feature: its lower-cased text, its first two
 // bytes in the pair table.
@@ -66,25 +58,6 @@ func (s *pairSet) add(a, b byte) {
 }
 
 func (s *pairSet) has(k uint16) bool { return s[k>>6]&(1<<(k&63)) != 0 }
-
-// triggerPairs marks the lower-cased first two bytes of every trigger,
-// anyPairs those of every trigger and stem (stemPairs); triggersBy lists
-// the triggers by their first byte.
-var (
-	triggerPairs, anyPairs pairSet
-	triggersBy             [256][]trigger
-)
-
-func init() {
-	for _, s := range stems {
-		anyPairs.add(s[0], s[1])
-	}
-	for _, t := range triggers {
-		triggerPairs.add(t.text[0], t.text[1])
-		anyPairs.add(t.text[0], t.text[1])
-		triggersBy[t.text[0]] = append(triggersBy[t.text[0]], t)
-	}
-}
 
 // scanLine returns the features of a line, ignoring ASCII case for the
 // multi-byte ones. It reads each byte once; only where the two bytes

@@ -117,15 +117,6 @@ var vendors = []vendor{
 	{"oy2", "nuget", 43, 43, csAlnum}, {"PMAT-", "postman", 26, 0, csAlnum},
 }
 
-// vendorsByByte indexes vendors by the first byte of their prefix.
-var vendorsByByte = func() [256][]vendor {
-	var t [256][]vendor
-	for _, v := range vendors {
-		t[v.prefix[0]] = append(t[v.prefix[0]], v)
-	}
-	return t
-}()
-
 // minTokenLen is the shortest token tokenSpans recognises: an AWS key id
 // (4 + 16 bytes) and every vendor shape are longer, the shortest being a
 // 16-byte Stripe body after its prefix.

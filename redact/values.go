@@ -44,7 +44,7 @@ func credentialValue(v string, weak bool, ctx valueCtx, quoted bool) bool {
 			return false
 		}
 	}
-	if ctx == ctxColon && statusWord[lv] {
+	if ctx == ctxColon && statusWord(lv) {
 		return false
 	}
 	if !quoted && envName(v) {
@@ -73,18 +73,22 @@ func credentialValue(v string, weak bool, ctx valueCtx, quoted bool) bool {
 }
 
 // placeholders are values written to stand for a credential, not to be one.
-var placeholders = map[string]bool{
-	"changeme": true, "change_me": true, "change-me": true, "changeit": true, "secret": true, "password": true,
-	"passwd": true, "pass": true, "token": true, "apikey": true, "api_key": true, "api-key": true, "key": true,
-	"example": true, "dummy": true, "test": true, "testing": true, "sample": true, "placeholder": true,
-	"todo": true, "tbd": true, "fixme": true, "foo": true, "bar": true, "baz": true, "qux": true, "none": true,
-	"null": true, "nil": true, "undefined": true, "redacted": true, "hidden": true, "masked": true, "...": true,
-	"…": true, "-": true, "~": true, "value": true, "string": true, "str": true, "mypassword": true,
-	"yourpassword": true, "your_password": true, "your-password": true, "secret_key": true, "xyz": true,
-	"abc": true, "pw": true,
-	"pwd": true, "letmein": true, "user": true, "username": true,
-	"<empty>": true, "empty": true, "notset": true, "not-set": true, "unset": true, "default": true,
-	"user:pass": true, "user:password": true, "username:password": true, "admin:admin": true, "userpass": true,
+func placeholders(s string) bool {
+	switch s {
+	case "changeme", "change_me", "change-me", "changeit", "secret", "password",
+		"passwd", "pass", "token", "apikey", "api_key", "api-key", "key",
+		"example", "dummy", "test", "testing", "sample", "placeholder",
+		"todo", "tbd", "fixme", "foo", "bar", "baz", "qux", "none",
+		"null", "nil", "undefined", "redacted", "hidden", "masked", "...",
+		"…", "-", "~", "value", "string", "str", "mypassword",
+		"yourpassword", "your_password", "your-password", "secret_key", "xyz",
+		"abc", "pw",
+		"pwd", "letmein", "user", "username",
+		"<empty>", "empty", "notset", "not-set", "unset", "default",
+		"user:pass", "user:password", "username:password", "admin:admin", "userpass":
+		return true
+	}
+	return false
 }
 
 // placeholder reports a value that stands for a credential: a known word,
@@ -100,7 +104,7 @@ func placeholder(v string) bool {
 		return true
 	}
 	lv := strings.ToLower(v)
-	if placeholders[lv] || placeholderWord(lv) {
+	if placeholders(lv) || placeholderWord(lv) {
 		return true
 	}
 	// user:pass, neo4j/password: the secret part is the last one.
@@ -176,7 +180,7 @@ func placeholderWord(lv string) bool {
 	if w == "" {
 		return false
 	}
-	if placeholders[w] {
+	if placeholders(w) {
 		return true
 	}
 	for _, end := range []string{"password", "passwd", "secret", "token", "apikey", "pass", "key"} {
@@ -227,15 +231,19 @@ func sameChar(v string) bool {
 
 // statusWord lists words that, after `name:`, state a condition rather than
 // give a credential (logs and validation messages print them).
-var statusWord = map[string]bool{
-	"required": true, "missing": true, "expired": true, "invalid": true, "empty": true, "set": true,
-	"unset": true, "ok": true, "present": true, "absent": true, "hidden": true, "redacted": true,
-	"n/a": true, "na": true, "unknown": true, "optional": true, "disabled": true, "enabled": true,
-	"valid": true, "revoked": true, "denied": true, "failed": true, "error": true, "none.": true,
-	"true": true, "false": true, "null": true, "yes": true, "no": true, "configured": true, "found": true,
-	"not": true, "refreshed": true, "rotated": true, "generated": true, "created": true, "deleted": true,
-	// Access levels (a GitHub Actions workflow's "id-token: write").
-	"read": true, "write": true, "none": true, "read-all": true, "write-all": true,
+func statusWord(s string) bool {
+	switch s {
+	case "required", "missing", "expired", "invalid", "empty", "set",
+		"unset", "ok", "present", "absent", "hidden", "redacted",
+		"n/a", "na", "unknown", "optional", "disabled", "enabled",
+		"valid", "revoked", "denied", "failed", "error", "none.",
+		"true", "false", "null", "yes", "no", "configured", "found",
+		"not", "refreshed", "rotated", "generated", "created", "deleted",
+		// Access levels (a GitHub Actions workflow's "id-token: write").
+		"read", "write", "none", "read-all", "write-all":
+		return true
+	}
+	return false
 }
 
 // isShellExpansion reports $VAR, ${…} and $(…) (but not "$3cr3t").
@@ -315,7 +323,7 @@ func variableName(v string) bool {
 				return false
 			}
 		}
-		if !strings.ContainsAny(body, "AEIOU") && !abbreviations[body] {
+		if !strings.ContainsAny(body, "AEIOU") && !abbreviations(body) {
 			return false
 		}
 	}
@@ -323,11 +331,15 @@ func variableName(v string) bool {
 }
 
 // abbreviations are vowel-less words of variable names.
-var abbreviations = map[string]bool{
-	"PWD": true, "PW": true, "DB": true, "CFG": true, "CTX": true, "REQ": true, "RS": true, "MSG": true, "FN": true,
-	"CB": true, "SSH": true, "TLS": true, "JWT": true, "SRC": true, "DST": true, "TMP": true, "STR": true,
-	"SQL": true, "HTTP": true, "HTTPS": true, "XML": true, "CSV": true, "PSK": true, "MFA": true, "TTL": true,
-	"KV": true, "K": true, "V": true, "X": true, "S": true, "N": true, "P": true, "B": true, "C": true,
+func abbreviations(s string) bool {
+	switch s {
+	case "PWD", "PW", "DB", "CFG", "CTX", "REQ", "RS", "MSG", "FN",
+		"CB", "SSH", "TLS", "JWT", "SRC", "DST", "TMP", "STR",
+		"SQL", "HTTP", "HTTPS", "XML", "CSV", "PSK", "MFA", "TTL",
+		"KV", "K", "V", "X", "S", "N", "P", "B", "C":
+		return true
+	}
+	return false
 }
 
 // isDecimal reports a number such as "-1.5".
@@ -481,11 +493,15 @@ func formatString(v string) bool {
 // storeSchemes are the URL schemes of data stores and brokers whose
 // connection URL carries its credential, if any, as the password of the
 // user-info part (scheme://user:password@host) or as a query parameter.
-var storeSchemes = map[string]bool{
-	"postgres": true, "postgresql": true, "mysql": true, "mariadb": true, "mongodb": true, "mongodb+srv": true,
-	"redis": true, "rediss": true, "amqp": true, "amqps": true, "mssql": true, "sqlserver": true,
-	"clickhouse": true, "cockroachdb": true, "nats": true, "memcached": true, "cassandra": true,
-	"sqlite": true, "sqlite3": true, "oracle": true, "db2": true, "neo4j": true, "bolt": true,
+func storeSchemes(s string) bool {
+	switch s {
+	case "postgres", "postgresql", "mysql", "mariadb", "mongodb", "mongodb+srv",
+		"redis", "rediss", "amqp", "amqps", "mssql", "sqlserver",
+		"clickhouse", "cockroachdb", "nats", "memcached", "cassandra",
+		"sqlite", "sqlite3", "oracle", "db2", "neo4j", "bolt":
+		return true
+	}
+	return false
 }
 
 // passwordlessStoreURL reports a data store's connection URL
@@ -498,7 +514,7 @@ func passwordlessStoreURL(v string) bool {
 	lv := strings.ToLower(v)
 	lv = strings.TrimPrefix(lv, "jdbc:")
 	i := strings.Index(lv, "://")
-	if i <= 0 || !storeSchemes[lv[:i]] || strings.ContainsAny(v, " \t\"'`") {
+	if i <= 0 || !storeSchemes(lv[:i]) || strings.ContainsAny(v, " \t\"'`") {
 		return false
 	}
 	rest := lv[i+3:]

@@ -78,7 +78,7 @@ func Take(line string) (Taken, bool) {
 		if j == len(words) {
 			return Taken{}, false // a bare assignment changes the shell
 		}
-		if shellWord[words[j]] && (i == len(cmds)-1 || !harmless[words[j]]) {
+		if shellWord(words[j]) && (i == len(cmds)-1 || !harmless(words[j])) {
 			return Taken{}, false
 		}
 		if prog, _ := shellcmd.Program(words[j:]); prog == "omni" || prog == "omni-hook" {
@@ -112,23 +112,31 @@ const maxLine = 4096
 // shellWord are bash's builtins and reserved words: no simple command of a
 // taken line may start with one, but for the harmless ones before the
 // runner.
-var shellWord = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`alias bg bind break builtin caller cd command compgen complete compopt
-		continue declare dirs disown echo enable eval exec exit export false fc fg getopts hash help history
-		jobs kill let local logout mapfile popd printf pushd pwd read readarray readonly return set shift
-		shopt source suspend test times trap true type typeset ulimit umask unalias unset wait . : [ [[ ]]
-		if then else elif fi case esac for select while until do done in function time { } ! coproc`) {
-		m[w] = true
+func shellWord(w string) bool {
+	switch w {
+	case "alias", "bg", "bind", "break", "builtin", "caller", "cd", "command", "compgen", "complete", "compopt", "continue",
+		"declare", "dirs", "disown", "echo", "enable", "eval", "exec", "exit", "export", "false", "fc", "fg",
+		"getopts", "hash", "help", "history", "jobs", "kill", "let", "local", "logout", "mapfile", "popd", "printf",
+		"pushd", "pwd", "read", "readarray", "readonly", "return", "set", "shift", "shopt", "source", "suspend", "test",
+		"times", "trap", "true", "type", "typeset", "ulimit", "umask", "unalias", "unset", "wait", ".", ":",
+		"[", "[[", "]]", "if", "then", "else", "elif", "fi", "case", "esac", "for", "select",
+		"while", "until", "do", "done", "in", "function", "time", "{", "}", "!", "coproc":
+		return true
 	}
-	return m
-}()
+	return false
+}
 
 // harmless are the builtins an earlier simple command may start with: they
 // change nothing in the shell the runner and the filter run in but the
 // working directory, which is the point of a cd.
-var harmless = map[string]bool{"cd": true, "true": true, "false": true, "echo": true, "printf": true,
-	"test": true, "[": true, "pwd": true, ":": true}
+func harmless(s string) bool {
+	switch s {
+	case "cd", "true", "false", "echo", "printf",
+		"test", "[", "pwd", ":":
+		return true
+	}
+	return false
+}
 
 // simple is one simple command of a line: its words (quotes removed), its
 // span in the line and the list operator before it ("" for the first).

@@ -2,39 +2,67 @@ package shellcmd
 
 import "strings"
 
-// wrapperFlagsWithArg lists, per wrapper, the flags that take a separate
-// argument.
-var wrapperFlagsWithArg = map[string]string{
-	"env":        " -u -C -S --unset --chdir --split-string ",
-	"sudo":       " -u -g -h -p -C -D -r -t -U --user --group --host --prompt --chdir ",
-	"doas":       " -u -C ",
-	"time":       " -f -o --format --output ",
-	"nice":       " -n --adjustment ",
-	"timeout":    " -s -k --signal --kill-after ",
-	"stdbuf":     " -i -o -e --input --output --error ",
-	"npx":        " -p --package -c --call ",
-	"pnpx":       " -p --package ",
-	"bunx":       " -p --package ",
-	"xvfb-run":   " -n -s -f -e -p --server-num --server-args --auth-file --error-file --xauth-protocol ",
-	"nohup":      " ",
-	"command":    " ",
-	"builtin":    " ",
-	"exec":       " -a ",
-	"unbuffer":   " ",
-	"chronic":    " ",
-	"caffeinate": " -w -t ",
-	"ionice":     " -c -n -p -t ",
-	"taskset":    " ",
-	"dotenv":     " -e -f -c -v ",
+// wrapperFlagsWithArg returns, for a wrapper, the flags that take a separate
+// argument (blank-separated, with a blank at each end) and true; for any
+// other word "" and false.
+func wrapperFlagsWithArg(w string) (string, bool) {
+	switch w {
+	case "env":
+		return " -u -C -S --unset --chdir --split-string ", true
+	case "sudo":
+		return " -u -g -h -p -C -D -r -t -U --user --group --host --prompt --chdir ", true
+	case "doas":
+		return " -u -C ", true
+	case "time":
+		return " -f -o --format --output ", true
+	case "nice":
+		return " -n --adjustment ", true
+	case "timeout":
+		return " -s -k --signal --kill-after ", true
+	case "stdbuf":
+		return " -i -o -e --input --output --error ", true
+	case "npx":
+		return " -p --package -c --call ", true
+	case "pnpx":
+		return " -p --package ", true
+	case "bunx":
+		return " -p --package ", true
+	case "xvfb-run":
+		return " -n -s -f -e -p --server-num --server-args --auth-file --error-file --xauth-protocol ", true
+	case "nohup":
+		return " ", true
+	case "command":
+		return " ", true
+	case "builtin":
+		return " ", true
+	case "exec":
+		return " -a ", true
+	case "unbuffer":
+		return " ", true
+	case "chronic":
+		return " ", true
+	case "caffeinate":
+		return " -w -t ", true
+	case "ionice":
+		return " -c -n -p -t ", true
+	case "taskset":
+		return " ", true
+	case "dotenv":
+		return " -e -f -c -v ", true
+	}
+	return "", false
 }
 
 // twoWordWrappers run their third word as the program ("uv run pytest").
-var twoWordWrappers = map[string]bool{
-	"uv run": true, "poetry run": true, "pipenv run": true, "pdm run": true, "hatch run": true,
-	"rye run": true, "bundle exec": true, "pnpm exec": true, "pnpm dlx": true, "yarn dlx": true,
-	"yarn exec": true, "npm exec": true, "conda run": true, "mamba run": true, "micromamba run": true,
-	"mise exec": true, "mise x": true, "doppler run": true, "op run": true, "nix-shell --run": false,
-	"devbox run": true, "rtx exec": true, "asdf exec": true,
+func twoWordWrappers(s string) bool {
+	switch s {
+	case "uv run", "poetry run", "pipenv run", "pdm run", "hatch run",
+		"rye run", "bundle exec", "pnpm exec", "pnpm dlx", "yarn dlx",
+		"yarn exec", "npm exec", "conda run", "mamba run", "micromamba run",
+		"mise exec", "mise x", "doppler run", "op run", "devbox run", "rtx exec", "asdf exec":
+		return true
+	}
+	return false
 }
 
 // Program returns the program a simple command's words run, and its
@@ -56,7 +84,7 @@ func Program(words []string) (string, []string) {
 			continue
 		}
 		base := ProgramName(w)
-		if flags, ok := wrapperFlagsWithArg[base]; ok {
+		if flags, ok := wrapperFlagsWithArg(base); ok {
 			i++
 			if base == "timeout" {
 				i = skipFlags(words, i, flags)
@@ -87,7 +115,7 @@ func Program(words []string) (string, []string) {
 			i = skipFlags(words, i, flags)
 			continue
 		}
-		if i+1 < len(words) && twoWordWrappers[base+" "+words[i+1]] {
+		if i+1 < len(words) && twoWordWrappers(base+" "+words[i+1]) {
 			i += 2
 			// conda run -n env, doppler run --, op run --
 			for i < len(words) && strings.HasPrefix(words[i], "-") {

@@ -6,11 +6,23 @@ import (
 )
 
 // readPrograms are commands whose output is (a window of) one file's lines.
-var readPrograms = map[string]bool{"cat": true, "head": true, "tail": true, "nl": true, "sed": true, "less": true, "more": true, "bat": true, "batcat": true}
+func readPrograms(s string) bool {
+	switch s {
+	case "cat", "head", "tail", "nl", "sed", "less", "more", "bat", "batcat":
+		return true
+	}
+	return false
+}
 
 // readFilters may follow a file read without changing which file the lines
 // come from (they only pick or number lines).
-var readFilters = map[string]bool{"head": true, "tail": true, "sed": true, "nl": true, "cat": true}
+func readFilters(s string) bool {
+	switch s {
+	case "head", "tail", "sed", "nl", "cat":
+		return true
+	}
+	return false
+}
 
 // FileRead returns the file a shell command reads, when the command is a
 // plain read of one file (`cat -n F`, `head -50 F`, `sed -n '10,20p' F`,
@@ -48,7 +60,7 @@ func FileRead(cmd string) string {
 		}
 		prog := Base(w[0])
 		if i == 0 {
-			if !readPrograms[prog] {
+			if !readPrograms(prog) {
 				return ""
 			}
 			var operands []string
@@ -71,7 +83,7 @@ func FileRead(cmd string) string {
 			file = operands[0]
 			continue
 		}
-		if !readFilters[prog] {
+		if !readFilters(prog) {
 			return ""
 		}
 		for _, a := range w[1:] {
