@@ -89,16 +89,18 @@ type OS interface {
 	PeakRSS(pid int) int64
 }
 
+// current is the implementation a test set with Use; nil means the
+// running system's (native), so loading the package runs no code.
 var current atomic.Pointer[OS]
-
-func init() {
-	n := native()
-	current.Store(&n)
-}
 
 // Current returns the implementation in use: the running system's, or the
 // one a test set with Use.
-func Current() OS { return *current.Load() }
+func Current() OS {
+	if o := current.Load(); o != nil {
+		return *o
+	}
+	return native()
+}
 
 // Use makes o the implementation in use and returns the function that
 // restores the previous one (tests).
