@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/omnictx/omni/redact"
@@ -328,13 +326,13 @@ func marshal(v any) (json.RawMessage, error) {
 // read a rewritten call as the call the agent made.
 func Unwrap(cmd string) (line, runner string, ok bool) {
 	if !strings.Contains(cmd, " pipe --call ") {
-		return "", "", false // every Bash call passes here: no regexp for most
+		return "", "", false // every Bash call passes here
 	}
-	m := wrappedRe().FindStringSubmatchIndex(cmd)
-	if m == nil {
+	at := wrappedAt(cmd)
+	if at < 0 {
 		return "", "", false
 	}
-	rest := cmd[:m[0]]
+	rest := cmd[:at]
 	for _, ins := range []string{Pipefail + "; ", Pipefail + " && "} {
 		for from := 0; ; {
 			i := strings.Index(rest[from:], ins)
@@ -352,12 +350,39 @@ func Unwrap(cmd string) (line, runner string, ok bool) {
 	return "", "", false
 }
 
-// wrappedRe is the filter Reply puts behind the runner: an omni binary (its
-// base name starts with omni) at an absolute path.
-// It is compiled on first use, not at every hook process's start.
-var wrappedRe = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(` 2>&1 \| /[^ ]*/omni[^ /]* pipe --call [0-9a-f]{32}$`)
-})
+// wrappedAt returns where the filter Reply puts behind the runner starts
+// in cmd, or -1 when cmd does not end with one: " 2>&1 | ", an omni binary
+// at an absolute path (a word with no blank that starts with "/" and whose
+// base name, after a later "/", starts with "omni"), " pipe --call " and
+// 32 lower-case hexadecimal digits. It reads as the regular expression
+// ` 2>&1 \| /[^ ]*/omni[^ /]* pipe --call [0-9a-f]{32}$` matches (which
+// a test holds it to); the hook client does not link regexp.
+func wrappedAt(cmd string) int {
+	const pipe, call, hexLen = " 2>&1 | ", " pipe --call ", 32
+	if len(cmd) < hexLen {
+		return -1
+	}
+	for i := len(cmd) - hexLen; i < len(cmd); i++ {
+		if c := cmd[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return -1
+		}
+	}
+	rest, ok := strings.CutSuffix(cmd[:len(cmd)-hexLen], call)
+	if !ok {
+		return -1
+	}
+	sp := strings.LastIndexByte(rest, ' ')
+	bin := rest[sp+1:]
+	head, ok := strings.CutSuffix(rest[:sp+1], pipe)
+	if !ok {
+		return -1
+	}
+	slash := strings.LastIndexByte(bin, '/')
+	if bin == "" || bin[0] != '/' || slash < 1 || !strings.HasPrefix(bin[slash+1:], "omni") {
+		return -1
+	}
+	return len(head)
+}
 
 // ReplyWithin is Reply bounded by d: when Reply has not answered after d
 // (a settings file on a file system that stopped answering, a home that
