@@ -5,7 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"go/format"
+	"math/rand/v2"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -213,5 +215,62 @@ func TestStaticTablesEqualBuilt(t *testing.T) {
 			fmt.Sprint(vendorsByByte[c]) != fmt.Sprint(b.vendorsByByte[c]) {
 			t.Fatalf("the lists of byte %#x differ from the built ones", c)
 		}
+	}
+}
+
+// TestSegmentsFromAsSplit: matchName's test of a multi-segment pattern
+// (segmentsFrom at each position) answers as the loop over the pattern's
+// strings.Split parts it replaced, on names assembled from the patterns'
+// parts and near misses.
+func TestSegmentsFromAsSplit(t *testing.T) {
+	parts := []string{"DATABASE", "URL", "database", "Url", "REDIS", "MONGO", "CLIENT", "Client", "SECRET", "secret",
+		"ACCESS", "KEY", "key", "PRIVATE", "X", "URLS", "DATA"}
+	seps := []string{"_", "-", ".", "", " "}
+	r := rand.New(rand.NewPCG(3, 4))
+	var multi []string
+	for _, p := range namePatterns {
+		if !strings.HasSuffix(p, "_") && strings.IndexByte(p, '_') >= 0 {
+			multi = append(multi, p)
+		}
+	}
+	if len(multi) < 5 {
+		t.Fatalf("only %d multi-segment patterns", len(multi))
+	}
+	hits := 0
+	for n := 0; n < 50000; n++ {
+		var b strings.Builder
+		for k := r.IntN(5); k >= 0; k-- {
+			b.WriteString(parts[r.IntN(len(parts))])
+			b.WriteString(seps[r.IntN(len(seps))])
+		}
+		name := b.String()
+		var buf [16]seg
+		segs := segmentBounds(name, buf[:])
+		for _, p := range multi {
+			ps := strings.Split(p, "_")
+			want := false
+			for a := 0; a+len(ps) <= len(segs) && !want; a++ {
+				want = true
+				for k := range ps {
+					if !strings.EqualFold(name[segs[a+k].s:segs[a+k].e], ps[k]) {
+						want = false
+						break
+					}
+				}
+			}
+			got := false
+			for a := 0; a < len(segs) && !got; a++ {
+				got = segmentsFrom(name, segs[a:], p)
+			}
+			if got != want {
+				t.Fatalf("%q against %s: segmentsFrom says %v, the split loop %v", name, p, got, want)
+			}
+			if want {
+				hits++
+			}
+		}
+	}
+	if hits < 500 {
+		t.Fatalf("only %d matches: the generator misses the point", hits)
 	}
 }
