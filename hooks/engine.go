@@ -339,6 +339,10 @@ type delivery struct {
 	doorGrew bool
 	// framed: the host's frame (hosts.Delivery.Framed) was split from req.Text.
 	framed bool
+	// rawTokens, when set, is the token count of rawTokensOf running
+	// beside the decision; decide uses it when rawTokensOf is its raw text.
+	rawTokens   *beside[int]
+	rawTokensOf string
 }
 
 // withHost copies into d what a host's protocol read from a tool event.
@@ -453,7 +457,13 @@ func (e *Engine) decide(d delivery, call string) (pipeline.Decision, []events.Ev
 		em.Lines = events.Keys(dec.Delivered)
 	}
 	if e.opt.Tokens != nil {
-		em.RawTokens, em.Tokenizer = e.opt.Tokens.Count(raw), e.opt.Tokens.Name()
+		count := func() int { return e.opt.Tokens.Count(raw) }
+		if d.rawTokens != nil && d.rawTokensOf == raw {
+			em.RawTokens = d.rawTokens.wait(count)
+		} else {
+			em.RawTokens = count()
+		}
+		em.Tokenizer = e.opt.Tokens.Name()
 		em.DeliveredTokens = em.RawTokens
 		if changed {
 			em.DeliveredTokens = e.opt.Tokens.Count(dec.Text)

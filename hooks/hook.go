@@ -146,6 +146,9 @@ type hookRead struct {
 	project string
 	// redact is how long the redaction stage took.
 	redact time.Duration
+	// input is the compression of in.Stdin running beside the decision
+	// (a live call's large payload; nil: decideHook compresses in line).
+	input *beside[[]byte]
 }
 
 // hookAt reads and decides one hook payload (readHook, then decideHook);
@@ -187,6 +190,9 @@ func (e *Engine) readHook(ctx context.Context, in HookInput, rc *replayCtx) (hoo
 	}
 	in.Stdin = stdin
 	h := hookRead{in: in, red: red, redact: took}
+	if rc == nil && len(stdin) >= besideMin {
+		h.input = runBeside(func() []byte { return e.compress(stdin) })
+	}
 	if err := hosts.DecodePayload(in.Stdin, &h.p); err != nil {
 		return hookRead{}, fmt.Errorf("payload is not a JSON object: %w", err)
 	}
@@ -215,8 +221,17 @@ func (e *Engine) decideHook(ctx context.Context, h hookRead, now time.Time, rc *
 	res := Result{Event: p.HookEventName, Tool: p.ToolName, Reader: reader}
 	inv := events.Event{ID: e.newID(now), Kind: events.KindInvoked, Time: now, Project: project,
 		Session: reader.Session, Agent: reader.Agent}
-	inv.Invoked = &events.Invoked{Door: events.DoorHook, Host: host, Codec: events.CodecZstd,
-		Input: e.compress(in.Stdin), InputBytes: len(in.Stdin)}
+	inv.Invoked = &events.Invoked{Door: events.DoorHook, Host: host, Codec: events.CodecZstd, InputBytes: len(in.Stdin)}
+	// The compressed input is needed only when the batch is appended: a
+	// live call's runs beside the decision until then.
+	input := func() {
+		if inv.Invoked.Input == nil {
+			inv.Invoked.Input = h.input.wait(func() []byte { return e.compress(in.Stdin) })
+		}
+	}
+	if h.input == nil {
+		input()
+	}
 	if in.Passthrough {
 		inv.Invoked.Params = map[string]string{string(events.ParamEnvPassthrough): "1"}
 	}
@@ -255,6 +270,7 @@ func (e *Engine) decideHook(ctx context.Context, h hookRead, now time.Time, rc *
 		ev := base
 		ev.ID, ev.Kind = e.newID(now), k
 		set(&ev)
+		input()
 		if err := e.append(ctx, []events.Event{inv, ev}); err != nil {
 			return res, fmt.Errorf("append %s: %w", k, err)
 		}
@@ -331,6 +347,11 @@ func (e *Engine) decideHook(ctx context.Context, h hookRead, now time.Time, rc *
 		}
 	}
 	d = d.withHost(hd)
+	if e.opt.Tokens != nil && h.input != nil && len(d.req.Text) >= besideMin {
+		// The raw text's tokens, counted beside the decision (decide).
+		raw := d.req.Text
+		d.rawTokens, d.rawTokensOf = runBeside(func() int { return e.opt.Tokens.Count(raw) }), raw
+	}
 	render := hd.Render
 	d.redacted, d.doorGrew = red.visible, red.grew
 	if d.framed && rc == nil {
@@ -359,6 +380,7 @@ func (e *Engine) decideHook(ctx context.Context, h hookRead, now time.Time, rc *
 		inv.Invoked.Params = withParam(inv.Invoked.Params, string(events.ParamPersisted), "1")
 	}
 	dec, evs, reply, fellBack, err := e.commit(ctx, &inv, &d, t0, doorStep{
+		before: input,
 		decide: func(d *delivery) (pipeline.Decision, []events.Event) {
 			dec, evs := e.decide(*d, inv.ID)
 			if d.persisted && utf8.RuneCountInString(dec.Text) >= HostOutputCap {

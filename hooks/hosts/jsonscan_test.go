@@ -110,6 +110,10 @@ func FuzzDecodePayload(f *testing.F) {
 		`{"error":"@","Error":1}`, `{"tool_response":["@",1,-2.5e3,true,null]} `, `{"tool_response":"@\u0001"}`, "{\"tool_response\":\"@\x01\"}",
 		`{"tool_response":{"stdout":"@"}`, `{"tool_response":{"stdout":"@"}}}`, `{"session_id":5,"tool_response":"@"}`, `{"tool_response":[@]}`,
 		`{"tool_input":"@","tool_response":"@","error":"@","cwd":"/w"}`, `{"tool_response":01,"x":"@"}`, `{"tool_response":"\@"}`,
+		`{"hook_event_name":"PostToolUse","tool_response":"turn_id rollout-@","transcript_path":"/h/s.jsonl"}`,
+		`{"hook_event_name":"PostToolUse","TURN_ID":"t","tool_response":"@"}`, `{"hook_event_name":"PostToolUse","turn_id":null,"turn_id":"t"}`,
+		`{"hook_event_name":"SessionStart","transcript_path":"/h/rollout\u002d1.jsonl"}`, `{"hook_event_name":"SessionStart","Transcript_Path":"/h/rollout-1.jsonl"}`,
+		`{"hook_event_name":"PostToolUse","turn\u005fid":"t"}`,
 	} {
 		f.Add(s)
 	}
@@ -123,6 +127,9 @@ func FuzzDecodePayload(f *testing.F) {
 			}
 			if werr == nil && !reflect.DeepEqual(got, want) {
 				t.Fatalf("%q: DecodePayload %+v, json.Unmarshal %+v", d, got, want)
+			}
+			if werr == nil && Detect(want.Signature()) == Codex && !mayBeCodex([]byte(d)) {
+				t.Fatalf("%q: Codex's payload, and mayBeCodex says it is not", d)
 			}
 		}
 	})
