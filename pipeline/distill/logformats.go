@@ -76,7 +76,8 @@ func alarming(msg string) bool {
 // composePrefix strips docker compose's "name  | " (or "name-1  | ")
 // prefix: a name without blanks, blanks, "|", a blank.
 func composePrefix(t string) (string, bool) {
-	i := strings.Index(t, " | ")
+	// Only a " | " at index 64 or before counts: the search stops there.
+	i := strings.Index(t[:min(len(t), 64+len(" | "))], " | ")
 	if i <= 0 || i > 64 {
 		return t, false
 	}
@@ -115,7 +116,13 @@ func syslogStamp(t string) bool {
 // accessLogOK reports a common or combined access log line whose status
 // is under 400: `HOST - USER [DATE] "REQUEST" STATUS SIZE ...`.
 func accessLogOK(t string) bool {
-	lb := strings.Index(t, " [")
+	// The " [" must come before a third blank: the search stops at the
+	// third blank (its own " [" included).
+	head := t
+	if s3 := nthIndexByte(t, ' ', 3); s3 >= 0 {
+		head = t[:min(len(t), s3+len(" ["))]
+	}
+	lb := strings.Index(head, " [")
 	if lb <= 0 || strings.Count(t[:lb], " ") > 2 {
 		return false
 	}
@@ -154,4 +161,19 @@ func shapeIs(s, layout string) bool {
 		}
 	}
 	return true
+}
+
+// nthIndexByte returns the index of the nth (from 1) c in s, or -1.
+func nthIndexByte(s string, c byte, n int) int {
+	at := 0
+	for {
+		i := strings.IndexByte(s[at:], c)
+		if i < 0 {
+			return -1
+		}
+		if n--; n == 0 {
+			return at + i
+		}
+		at += i + 1
+	}
 }
