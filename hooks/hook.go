@@ -180,7 +180,18 @@ func (e *Engine) readHook(ctx context.Context, in HookInput, rc *replayCtx) (hoo
 	// omni bench --ledger-only measures the ledger alone over a corpus's
 	// own text (which its output file carries as raw anyway): no stage but
 	// the guard and the ledger runs, and the input is recorded as kept.
-	stdin, red, err := redactPayload(in.Stdin, e.opt.KeepSecrets && !e.opt.Shared || e.opt.LedgerOnly)
+	keep := e.opt.KeepSecrets && !e.opt.Shared || e.opt.LedgerOnly
+	raw0 := in.Stdin
+	// Most payloads hold no credential, and redaction then returns them
+	// as they came: a live call decodes the payload as it came beside the
+	// redaction, and uses that decoding only when the redaction returned
+	// the very same bytes. Nothing of it is read before then.
+	var arrived *beside[decodedPayload]
+	if rc == nil && !keep && len(in.Stdin) >= besideMin {
+		raw := in.Stdin
+		arrived = runBeside(func() decodedPayload { return decodePayload(raw) })
+	}
+	stdin, red, err := redactPayload(in.Stdin, keep)
 	took := time.Since(t0)
 	if tm := timingOf(ctx); tm != nil {
 		tm.Redact = took
@@ -193,9 +204,16 @@ func (e *Engine) readHook(ctx context.Context, in HookInput, rc *replayCtx) (hoo
 	if rc == nil && len(stdin) >= besideMin {
 		h.input = runBeside(func() []byte { return e.compress(stdin) })
 	}
-	if err := hosts.DecodePayload(in.Stdin, &h.p); err != nil {
-		return hookRead{}, fmt.Errorf("payload is not a JSON object: %w", err)
+	var dp decodedPayload
+	if arrived != nil && sameBytes(stdin, raw0) {
+		dp = arrived.wait(func() decodedPayload { return decodePayload(stdin) })
+	} else {
+		dp = decodePayload(stdin)
 	}
+	if dp.err != nil {
+		return hookRead{}, fmt.Errorf("payload is not a JSON object: %w", dp.err)
+	}
+	h.p = dp.p
 	if h.p.HookEventName == "" {
 		return hookRead{}, fmt.Errorf("payload has no hook_event_name")
 	}
@@ -207,6 +225,23 @@ func (e *Engine) readHook(ctx context.Context, in HookInput, rc *replayCtx) (hoo
 		h.project = e.opt.ProjectOf(h.p.Cwd)
 	}
 	return h, nil
+}
+
+// decodedPayload is hosts.DecodePayload's result.
+type decodedPayload struct {
+	p   hosts.Payload
+	err error
+}
+
+func decodePayload(b []byte) (d decodedPayload) {
+	d.err = hosts.DecodePayload(b, &d.p)
+	return d
+}
+
+// sameBytes reports whether a and b are the same slice of the same
+// array (redact.JSON returns its input itself when it replaced nothing).
+func sameBytes(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // decideHook decides a payload readHook read, under the Engine's lock:

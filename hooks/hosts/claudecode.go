@@ -218,7 +218,8 @@ func overHostCap(text string, resp map[string]json.RawMessage) bool {
 	if _, persisted := resp["persistedOutputPath"]; persisted {
 		return true
 	}
-	return utf8.RuneCountInString(text) >= ClaudeCodeOutputCap
+	// A text of fewer bytes than the cap has fewer characters too.
+	return len(text) >= ClaudeCodeOutputCap && utf8.RuneCountInString(text) >= ClaudeCodeOutputCap
 }
 
 // echoWith copies a tool_response object with key set to the JSON of v.
