@@ -150,3 +150,32 @@ func TestDecodePayloadCuts(t *testing.T) {
 		t.Fatalf("the later key lost: %q, %v", p.ToolResponse, err)
 	}
 }
+
+// FuzzReplyJSON: replyJSON writes Marshal's bytes (replyJSONMarshal), and
+// fails where it fails. The input's lines are the keys and values of the
+// tool_response it renders, in turn.
+func FuzzReplyJSON(f *testing.F) {
+	for _, s := range []string{
+		"stdout\n\"a\\nb\"\nstderr\n\"\"", "k\n \"x\" \nb\n{ \"a\" : [1, 2] }", "a\n\"<&>\u2028\"\nb\n\"\\u2028\"",
+		"a\n\"x\" \"y\"\nb\ntrue", "a\n\"bad\x01\"", "a\n{\"x\":1", "é\n\"\xff\"\n<k>\n12", "a\n\n", "",
+	} {
+		f.Add(s, "PostToolUse")
+	}
+	f.Fuzz(func(t *testing.T, s, ev string) {
+		out := map[string]json.RawMessage{}
+		parts := strings.Split(s, "\n")
+		for i := 0; i+1 < len(parts); i += 2 {
+			out[parts[i]] = json.RawMessage(parts[i+1])
+			if parts[i+1] == "" {
+				out[parts[i]] = nil
+			}
+		}
+		for _, m := range []map[string]json.RawMessage{out, nil} {
+			got, gerr := replyJSON(ev, m)
+			want, werr := replyJSONMarshal(ev, m)
+			if (gerr == nil) != (werr == nil) || !bytes.Equal(got, want) {
+				t.Fatalf("%q: replyJSON %q, %v; Marshal %q, %v", s, got, gerr, want, werr)
+			}
+		}
+	})
+}
