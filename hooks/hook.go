@@ -146,9 +146,8 @@ type hookRead struct {
 	project string
 	// redact is how long the redaction stage took.
 	redact time.Duration
-	// input is the compression of in.Stdin running beside the decision
-	// (a live call's large payload; nil: decideHook compresses in line).
-	input *beside[[]byte]
+	// pre is a live call's preread of its payload (nil: none).
+	pre *preread
 }
 
 // hookAt reads and decides one hook payload (readHook, then decideHook);
@@ -181,15 +180,11 @@ func (e *Engine) readHook(ctx context.Context, in HookInput, rc *replayCtx) (hoo
 	// own text (which its output file carries as raw anyway): no stage but
 	// the guard and the ledger runs, and the input is recorded as kept.
 	keep := e.opt.KeepSecrets && !e.opt.Shared || e.opt.LedgerOnly
-	raw0 := in.Stdin
-	// Most payloads hold no credential, and redaction then returns them
-	// as they came: a live call decodes the payload as it came beside the
-	// redaction, and uses that decoding only when the redaction returned
-	// the very same bytes. Nothing of it is read before then.
-	var arrived *beside[decodedPayload]
-	if rc == nil && !keep && len(in.Stdin) >= besideMin {
-		raw := in.Stdin
-		arrived = runBeside(func() decodedPayload { return decodePayload(raw) })
+	// A live call reads its payload as it came beside the redaction
+	// (preread).
+	var pre *preread
+	if rc == nil && len(in.Stdin) >= besideMin {
+		pre = e.startPreread(in.Stdin, in.Passthrough)
 	}
 	stdin, red, err := redactPayload(in.Stdin, keep)
 	took := time.Since(t0)
@@ -200,14 +195,12 @@ func (e *Engine) readHook(ctx context.Context, in HookInput, rc *replayCtx) (hoo
 		return hookRead{}, err
 	}
 	in.Stdin = stdin
-	h := hookRead{in: in, red: red, redact: took}
-	if rc == nil && len(stdin) >= besideMin {
-		h.input = runBeside(func() []byte { return e.compress(stdin) })
+	h := hookRead{in: in, red: red, redact: took, pre: pre}
+	if pre != nil {
+		pre.same = sameBytes(stdin, pre.raw)
 	}
-	var dp decodedPayload
-	if arrived != nil && sameBytes(stdin, raw0) {
-		dp = arrived.wait(func() decodedPayload { return decodePayload(stdin) })
-	} else {
+	dp, ok := pre.payload()
+	if !ok {
 		dp = decodePayload(stdin)
 	}
 	if dp.err != nil {
@@ -258,13 +251,16 @@ func (e *Engine) decideHook(ctx context.Context, h hookRead, now time.Time, rc *
 		Session: reader.Session, Agent: reader.Agent}
 	inv.Invoked = &events.Invoked{Door: events.DoorHook, Host: host, Codec: events.CodecZstd, InputBytes: len(in.Stdin)}
 	// The compressed input is needed only when the batch is appended: a
-	// live call's runs beside the decision until then.
+	// live call's preread makes it until then.
 	input := func() {
 		if inv.Invoked.Input == nil {
-			inv.Invoked.Input = h.input.wait(func() []byte { return e.compress(in.Stdin) })
+			var ok bool
+			if inv.Invoked.Input, ok = h.pre.compressed(in.Stdin); !ok {
+				inv.Invoked.Input = e.compress(in.Stdin)
+			}
 		}
 	}
-	if h.input == nil {
+	if h.pre == nil {
 		input()
 	}
 	if in.Passthrough {
@@ -382,11 +378,7 @@ func (e *Engine) decideHook(ctx context.Context, h hookRead, now time.Time, rc *
 		}
 	}
 	d = d.withHost(hd)
-	if e.opt.Tokens != nil && h.input != nil && len(d.req.Text) >= besideMin {
-		// The raw text's tokens, counted beside the decision (decide).
-		raw := d.req.Text
-		d.rawTokens, d.rawTokensOf = runBeside(func() int { return e.opt.Tokens.Count(raw) }), raw
-	}
+	d.pre = h.pre
 	render := hd.Render
 	d.redacted, d.doorGrew = red.visible, red.grew
 	if d.framed && rc == nil {
