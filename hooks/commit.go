@@ -26,9 +26,6 @@ type doorStep struct {
 	// unchanged is what the door prints when it delivers the text as it
 	// arrived (the archive-failed fallback).
 	unchanged []byte
-	// before, when set, runs before the first append: it completes the
-	// Invoked event (its input, compressed beside the decision).
-	before func()
 }
 
 // commit is the one commit step of every door (hook, exec, pipe, distill,
@@ -52,9 +49,6 @@ func (e *Engine) commit(ctx context.Context, inv *events.Event, d *delivery, t0 
 			em.Replied = true // the door changed the text: redaction
 		}
 		e.stamp(evs, t0)
-		if s.before != nil {
-			s.before()
-		}
 		// On a shared log, another machine may append first: decide again
 		// with its batches folded (appendDecision).
 		if err = e.appendDecision(ctx, inv, evs); !errors.Is(err, errStale) || round == maxRedecide {

@@ -339,9 +339,6 @@ type delivery struct {
 	doorGrew bool
 	// framed: the host's frame (hosts.Delivery.Framed) was split from req.Text.
 	framed bool
-	// pre is a live hook call's preread: decide takes from it what it
-	// read of the raw text, when it read that very text.
-	pre *preread
 }
 
 // withHost copies into d what a host's protocol read from a tool event.
@@ -359,13 +356,11 @@ func (e *Engine) decide(d delivery, call string) (pipeline.Decision, []events.Ev
 	v := view{l: e.ledger, r: d.reader, project: d.project, now: d.now}
 	d.req.Floor = e.opt.FoldFloor
 	raw := d.req.Text
-	tr := d.pre.textRead(raw)
-	d.req = tr.Reuse(d.req)
 	var dec pipeline.Decision
 	var sr *pipeline.ShortenResult
 	if d.shorten != nil && !d.unrecorded && d.req.NoFold == "" && !e.opt.LedgerOnly {
 		sq := *d.shorten
-		sq.Text, sq.Read = raw, tr
+		sq.Text = raw
 		sq.RedactedValues, sq.DoorGrew = d.redacted, d.doorGrew
 		// A retrieve's debt binds the first-seen stages too: an output
 		// holding the lines the reader asked for is not distilled or cut.
@@ -458,11 +453,7 @@ func (e *Engine) decide(d delivery, call string) (pipeline.Decision, []events.Ev
 		em.Lines = events.Keys(dec.Delivered)
 	}
 	if e.opt.Tokens != nil {
-		var ok bool
-		if em.RawTokens, ok = d.pre.tokensOf(raw); !ok {
-			em.RawTokens = e.opt.Tokens.Count(raw)
-		}
-		em.Tokenizer = e.opt.Tokens.Name()
+		em.RawTokens, em.Tokenizer = e.opt.Tokens.Count(raw), e.opt.Tokens.Name()
 		em.DeliveredTokens = em.RawTokens
 		if changed {
 			em.DeliveredTokens = e.opt.Tokens.Count(dec.Text)

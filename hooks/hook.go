@@ -146,8 +146,6 @@ type hookRead struct {
 	project string
 	// redact is how long the redaction stage took.
 	redact time.Duration
-	// pre is a live call's preread of its payload (nil: none).
-	pre *preread
 }
 
 // hookAt reads and decides one hook payload (readHook, then decideHook);
@@ -179,14 +177,7 @@ func (e *Engine) readHook(ctx context.Context, in HookInput, rc *replayCtx) (hoo
 	// omni bench --ledger-only measures the ledger alone over a corpus's
 	// own text (which its output file carries as raw anyway): no stage but
 	// the guard and the ledger runs, and the input is recorded as kept.
-	keep := e.opt.KeepSecrets && !e.opt.Shared || e.opt.LedgerOnly
-	// A live call reads its payload as it came beside the redaction
-	// (preread).
-	var pre *preread
-	if rc == nil && len(in.Stdin) >= besideMin {
-		pre = e.startPreread(in.Stdin, in.Passthrough)
-	}
-	stdin, red, err := redactPayload(in.Stdin, keep)
+	stdin, red, err := redactPayload(in.Stdin, e.opt.KeepSecrets && !e.opt.Shared || e.opt.LedgerOnly)
 	took := time.Since(t0)
 	if tm := timingOf(ctx); tm != nil {
 		tm.Redact = took
@@ -195,18 +186,10 @@ func (e *Engine) readHook(ctx context.Context, in HookInput, rc *replayCtx) (hoo
 		return hookRead{}, err
 	}
 	in.Stdin = stdin
-	h := hookRead{in: in, red: red, redact: took, pre: pre}
-	if pre != nil {
-		pre.same = sameBytes(stdin, pre.raw)
+	h := hookRead{in: in, red: red, redact: took}
+	if err := hosts.DecodePayload(in.Stdin, &h.p); err != nil {
+		return hookRead{}, fmt.Errorf("payload is not a JSON object: %w", err)
 	}
-	dp, ok := pre.payload()
-	if !ok {
-		dp = decodePayload(stdin)
-	}
-	if dp.err != nil {
-		return hookRead{}, fmt.Errorf("payload is not a JSON object: %w", dp.err)
-	}
-	h.p = dp.p
 	if h.p.HookEventName == "" {
 		return hookRead{}, fmt.Errorf("payload has no hook_event_name")
 	}
@@ -218,23 +201,6 @@ func (e *Engine) readHook(ctx context.Context, in HookInput, rc *replayCtx) (hoo
 		h.project = e.opt.ProjectOf(h.p.Cwd)
 	}
 	return h, nil
-}
-
-// decodedPayload is hosts.DecodePayload's result.
-type decodedPayload struct {
-	p   hosts.Payload
-	err error
-}
-
-func decodePayload(b []byte) (d decodedPayload) {
-	d.err = hosts.DecodePayload(b, &d.p)
-	return d
-}
-
-// sameBytes reports whether a and b are the same slice of the same
-// array (redact.JSON returns its input itself when it replaced nothing).
-func sameBytes(a, b []byte) bool {
-	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // decideHook decides a payload readHook read, under the Engine's lock:
@@ -249,20 +215,8 @@ func (e *Engine) decideHook(ctx context.Context, h hookRead, now time.Time, rc *
 	res := Result{Event: p.HookEventName, Tool: p.ToolName, Reader: reader}
 	inv := events.Event{ID: e.newID(now), Kind: events.KindInvoked, Time: now, Project: project,
 		Session: reader.Session, Agent: reader.Agent}
-	inv.Invoked = &events.Invoked{Door: events.DoorHook, Host: host, Codec: events.CodecZstd, InputBytes: len(in.Stdin)}
-	// The compressed input is needed only when the batch is appended: a
-	// live call's preread makes it until then.
-	input := func() {
-		if inv.Invoked.Input == nil {
-			var ok bool
-			if inv.Invoked.Input, ok = h.pre.compressed(in.Stdin); !ok {
-				inv.Invoked.Input = e.compress(in.Stdin)
-			}
-		}
-	}
-	if h.pre == nil {
-		input()
-	}
+	inv.Invoked = &events.Invoked{Door: events.DoorHook, Host: host, Codec: events.CodecZstd,
+		Input: e.compress(in.Stdin), InputBytes: len(in.Stdin)}
 	if in.Passthrough {
 		inv.Invoked.Params = map[string]string{string(events.ParamEnvPassthrough): "1"}
 	}
@@ -301,7 +255,6 @@ func (e *Engine) decideHook(ctx context.Context, h hookRead, now time.Time, rc *
 		ev := base
 		ev.ID, ev.Kind = e.newID(now), k
 		set(&ev)
-		input()
 		if err := e.append(ctx, []events.Event{inv, ev}); err != nil {
 			return res, fmt.Errorf("append %s: %w", k, err)
 		}
@@ -378,7 +331,6 @@ func (e *Engine) decideHook(ctx context.Context, h hookRead, now time.Time, rc *
 		}
 	}
 	d = d.withHost(hd)
-	d.pre = h.pre
 	render := hd.Render
 	d.redacted, d.doorGrew = red.visible, red.grew
 	if d.framed && rc == nil {
@@ -407,7 +359,6 @@ func (e *Engine) decideHook(ctx context.Context, h hookRead, now time.Time, rc *
 		inv.Invoked.Params = withParam(inv.Invoked.Params, string(events.ParamPersisted), "1")
 	}
 	dec, evs, reply, fellBack, err := e.commit(ctx, &inv, &d, t0, doorStep{
-		before: input,
 		decide: func(d *delivery) (pipeline.Decision, []events.Event) {
 			dec, evs := e.decide(*d, inv.ID)
 			if d.persisted && utf8.RuneCountInString(dec.Text) >= HostOutputCap {

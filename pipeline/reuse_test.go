@@ -68,29 +68,3 @@ func TestReuseCarriesFailureLines(t *testing.T) {
 		t.Fatal("memo handed to another text")
 	}
 }
-
-// FuzzTextRead: Shorten and Decide given a reading of the text made ahead
-// (ReadText) decide exactly as without it, every line already shown; a
-// reading of another text is ignored (red if ShortenRequest.Read or
-// TextRead.Reuse handed over another text's lines or verdicts).
-func FuzzTextRead(f *testing.F) {
-	f.Add(reuseSeed(), "./run", "x")
-	f.Add(reuseSeed()+"FAILED tests/test_a.py::test_x\n", "pytest -q", "")
-	f.Add("commit 1\nfix: never fold failures\n"+reuseSeed(), "git log", "\n")
-	f.Add(`{"a": 1}`+"\n", "cat a.json", "")
-	f.Fuzz(func(t *testing.T, text, cmd, other string) {
-		for _, read := range []*TextRead{ReadText(text), ReadText(text + other)} {
-			want := Shorten(ShortenRequest{Command: cmd, Tool: "Bash", Text: text})
-			got := Shorten(ShortenRequest{Command: cmd, Tool: "Bash", Text: text, Read: read})
-			got.memo, want.memo = nil, nil
-			if !reflect.DeepEqual(got, want) {
-				t.Fatalf("%q: Shorten with a reading %+v, alone %+v", text, got, want)
-			}
-			req := Request{Text: text, Source: cmd}
-			wantD := Decide(req, allSeenView{})
-			if gotD := Decide(read.Reuse(req), allSeenView{}); !reflect.DeepEqual(gotD, wantD) {
-				t.Fatalf("%q: Decide with a reading %+v, alone %+v", text, gotD, wantD)
-			}
-		}
-	})
-}

@@ -42,37 +42,6 @@ type ShortenRequest struct {
 	// and is owed them whole once: only redaction (and the structured
 	// guard) runs; nothing is distilled, collapsed or cut (reason "owed").
 	Owed bool
-	// Read, when it is ReadText(Text), is used instead of reading Text
-	// again; nil, or a reading of another text, is ignored.
-	Read *TextRead
-}
-
-// TextRead is what Shorten and Decide read of a text before they decide:
-// its kind (Sniff), its lines (SplitLines) and each line's failure verdict
-// (IsFailureLine). A caller that has the text early reads it ahead (a
-// live hook call does, beside its redaction) and hands it to Shorten
-// (ShortenRequest.Read) and Decide (Reuse), which use it only for that
-// very text: their results are the same as without it.
-type TextRead struct{ m textMemo }
-
-// ReadText reads text (TextRead). It is safe to call from any goroutine.
-func ReadText(text string) *TextRead {
-	lines := SplitLines(make([]Line, 0, 64), text)
-	return &TextRead{textMemo{text: text, kind: Sniff(text), lines: lines, failure: failureLines(text, lines)}}
-}
-
-// Text returns the text t read.
-func (t *TextRead) Text() string { return t.m.text }
-
-// Reuse returns req carrying t when req.Text is t's text (Decide then
-// does not read it again); any other req, or a nil t, is returned as it
-// is. The Decision is the same either way.
-func (t *TextRead) Reuse(req Request) Request {
-	if t != nil && req.Text == t.m.text {
-		m := t.m
-		req.memo = &m
-	}
-	return req
 }
 
 // Block is bytes a marker in ShortenResult.Text names by Handle (HandleOf
@@ -249,15 +218,8 @@ func Shorten(req ShortenRequest) ShortenResult {
 	}
 
 	// 2. Structured and opaque payloads.
-	var k Kind
-	read := req.Read != nil && req.Read.m.text == body
-	if read {
-		m := req.Read.m
-		res.memo, k = &m, m.kind
-	} else {
-		k = Sniff(body)
-		res.memo = &textMemo{text: body, kind: k}
-	}
+	k := Sniff(body)
+	res.memo = &textMemo{text: body, kind: k}
 	if k != KindNone {
 		// It passes as it is, redacted values included: a marker line would
 		// break the payload's syntax, and the values read [REDACTED].
@@ -316,11 +278,8 @@ func Shorten(req ShortenRequest) ShortenResult {
 		return finalCut(deliver("enumeration"), tool)
 	}
 
-	lines := res.memo.lines
-	if !read {
-		lines = SplitLines(make([]Line, 0, 64), body)
-		res.memo.lines = lines
-	}
+	lines := SplitLines(make([]Line, 0, 64), body)
+	res.memo.lines = lines
 	candidate, kept := body, len(lines)
 	reason := ""
 	distilledVerbose := false
@@ -353,9 +312,7 @@ func Shorten(req ShortenRequest) ShortenResult {
 	// command that asked for verbose output (-v, --verbose) keeps what its
 	// distiller kept: the per-test lines were asked for.
 	if !distilledVerbose && !distillerEarnsKeep(len(candidate), len(body)) {
-		if !read {
-			res.memo.failure = failureLines(body, lines)
-		}
+		res.memo.failure = failureLines(body, lines)
 		if c, folded, ok := distill.CollapseClassed(body, lines, res.memo.failure); ok && len(c) < len(candidate) {
 			distilled, distilledKept := candidate, kept
 			candidate, kept = c, len(lines)-folded
