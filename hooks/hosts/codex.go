@@ -43,7 +43,7 @@ func codexOutside(stdin []byte, o *Outside) []byte {
 	// session file's name is not Codex's. One that spells them otherwise
 	// (JSON escapes, a key in other case) is read as Codex's later with
 	// its exit code unknown, so its output passes whole.
-	if !bytes.Contains(stdin, []byte(`"PostToolUse"`)) ||
+	if !containsQuoted(stdin, "PostToolUse") ||
 		!bytes.Contains(stdin, []byte("turn_id")) && !bytes.Contains(stdin, []byte("rollout-")) {
 		return stdin
 	}

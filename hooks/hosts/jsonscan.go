@@ -142,6 +142,26 @@ func isASCII(b []byte) bool {
 	return true
 }
 
+// containsQuoted is bytes.Contains(b, `"`+w+`"`) for a w that holds no
+// quote. In a payload whose output is full of escaped quotes, bytes.Index
+// stops at every quote to compare; it searches for w and its closing quote
+// instead (w's first byte is rarer) and checks the quote before each
+// match: some three times faster on BenchmarkHookDaemonSide's payloads.
+func containsQuoted(b []byte, w string) bool {
+	pat := make([]byte, 0, len(w)+1)
+	pat = append(append(pat, w...), '"')
+	for i := 0; ; {
+		k := bytes.Index(b[i:], pat)
+		if k < 0 {
+			return false
+		}
+		if i+k > 0 && b[i+k-1] == '"' {
+			return true
+		}
+		i += k + 1
+	}
+}
+
 // jsonBlanks returns the index of the first byte at or after i that is not
 // JSON whitespace.
 func jsonBlanks(b []byte, i int) int {

@@ -179,3 +179,19 @@ func FuzzReplyJSON(f *testing.F) {
 		}
 	})
 }
+
+// FuzzContainsQuoted: containsQuoted is bytes.Contains of the quoted word.
+func FuzzContainsQuoted(f *testing.F) {
+	f.Add(`{"a":"x\"PostToolUse\" y","hook_event_name":"PostToolUse"}`, "PostToolUse")
+	f.Add(`PostToolUse"PostToolUse""`, "PostToolUse")
+	f.Add(`""x"`, "x")
+	f.Add(`x"`, "x")
+	f.Fuzz(func(t *testing.T, b, w string) {
+		if strings.Contains(w, `"`) {
+			return
+		}
+		if got, want := containsQuoted([]byte(b), w), strings.Contains(b, `"`+w+`"`); got != want {
+			t.Fatalf("containsQuoted(%q, %q) = %v, want %v", b, w, got, want)
+		}
+	})
+}
