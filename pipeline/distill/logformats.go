@@ -76,8 +76,7 @@ func alarming(msg string) bool {
 // composePrefix strips docker compose's "name  | " (or "name-1  | ")
 // prefix: a name without blanks, blanks, "|", a blank.
 func composePrefix(t string) (string, bool) {
-	// Only a " | " at index 64 or before counts: the search stops there.
-	i := strings.Index(t[:min(len(t), 64+len(" | "))], " | ")
+	i := composeBar(t)
 	if i <= 0 || i > 64 {
 		return t, false
 	}
@@ -116,14 +115,19 @@ func syslogStamp(t string) bool {
 // accessLogOK reports a common or combined access log line whose status
 // is under 400: `HOST - USER [DATE] "REQUEST" STATUS SIZE ...`.
 func accessLogOK(t string) bool {
-	// The " [" must come before a third blank: the search stops at the
-	// third blank (its own " [" included).
-	head := t
-	if s3 := nthIndexByte(t, ' ', 3); s3 >= 0 {
-		head = t[:min(len(t), s3+len(" ["))]
+	// The first " [", when no more than two blanks come before it: the
+	// scan stops at the third blank that does not open one.
+	lb, blanks := -1, 0
+	for j := 0; j+1 < len(t) && blanks <= 2; j++ {
+		if t[j] == ' ' {
+			if t[j+1] == '[' {
+				lb = j
+				break
+			}
+			blanks++
+		}
 	}
-	lb := strings.Index(head, " [")
-	if lb <= 0 || strings.Count(t[:lb], " ") > 2 {
+	if lb <= 0 {
 		return false
 	}
 	rb := strings.Index(t, "] \"")
@@ -163,17 +167,20 @@ func shapeIs(s, layout string) bool {
 	return true
 }
 
-// nthIndexByte returns the index of the nth (from 1) c in s, or -1.
-func nthIndexByte(s string, c byte, n int) int {
-	at := 0
-	for {
-		i := strings.IndexByte(s[at:], c)
-		if i < 0 {
+// composeBar returns the index of the first " | " in t when it starts
+// at index 64 or before, or -1 (a later one, or none): it looks only at
+// the bars of t's first 67 bytes, which most lines have none of.
+func composeBar(t string) int {
+	head := t[:min(len(t), 64+len(" | "))]
+	for j := 0; ; {
+		k := strings.IndexByte(head[j:], '|')
+		if k < 0 {
 			return -1
 		}
-		if n--; n == 0 {
-			return at + i
+		p := j + k
+		if p >= 1 && p+1 < len(head) && head[p-1] == ' ' && head[p+1] == ' ' {
+			return p - 1
 		}
-		at += i + 1
+		j = p + 1
 	}
 }
