@@ -3,6 +3,7 @@ package hosts
 import (
 	"bytes"
 	"encoding/json"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -88,7 +89,8 @@ func FuzzJSONValid(f *testing.F) {
 	for _, s := range jsonScanSeeds {
 		f.Add(s)
 	}
-	for _, s := range []string{`-0.5e+3`, `01`, `1.`, `-`, `1e`, `[1,]`, `{"a":1,}`, `"\u00"`, `"\uZZZZ"`, "\"\x01\"", `tru`, `nulll`, ` [ ] `, `{"a":[1,{"b":null}],"c":-1.0E-2}`, "\"\xff\xfe\""} {
+	for _, s := range []string{`"0123456789abcdef\"x\\y\u00e9z0123456789"`, "\"0123456789abcdé\x01fg\"", `["0123456789abcdefgh","0123456789\q"]`,
+		"\"0123456789abcdef\x7f\xff\x80\"", `"0123456789abcdef`, `-0.5e+3`, `01`, `1.`, `-`, `1e`, `[1,]`, `{"a":1,}`, `"\u00"`, `"\uZZZZ"`, "\"\x01\"", `tru`, `nulll`, ` [ ] `, `{"a":[1,{"b":null}],"c":-1.0E-2}`, "\"\xff\xfe\""} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -194,4 +196,40 @@ func FuzzContainsQuoted(f *testing.F) {
 			t.Fatalf("containsQuoted(%q, %q) = %v, want %v", b, w, got, want)
 		}
 	})
+}
+
+// strSpecial8 finds a quote, a backslash or a byte under 0x20 at any of
+// its eight places, whatever the other bytes, and nothing else.
+func TestStrSpecial8(t *testing.T) {
+	ref := func(x uint64) bool {
+		for i := range 8 {
+			if c := byte(x >> (8 * i)); c == '"' || c == '\\' || c < 0x20 {
+				return true
+			}
+		}
+		return false
+	}
+	for _, fill := range []byte{'a', 0xff, 0x80, 0x21, 0x5d, 0x5b, 0x23} {
+		for pos := range 8 {
+			for c := range 256 {
+				var x uint64
+				for i := range 8 {
+					b := fill
+					if i == pos {
+						b = byte(c)
+					}
+					x |= uint64(b) << (8 * i)
+				}
+				if got := strSpecial8(x); got != ref(x) {
+					t.Fatalf("strSpecial8(%#x) = %v", x, got)
+				}
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 1 << 20 {
+		if x := r.Uint64(); strSpecial8(x) != ref(x) {
+			t.Fatalf("strSpecial8(%#x) = %v", x, !ref(x))
+		}
+	}
 }
