@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/omnictx/omni/events"
-	"github.com/omnictx/omni/events/jetstream"
 	"github.com/omnictx/omni/events/memlog"
 	"github.com/omnictx/omni/hooks"
 	"github.com/omnictx/omni/internal/bench/sample"
@@ -26,25 +24,6 @@ import (
 // reports the stages omni bench --latency prints (redact, decide, append)
 // per call beside the whole.
 func BenchmarkHookDaemonSide(b *testing.B) {
-	benchHookDaemonSide(b, func(*testing.B) events.Log { return memlog.New() })
-}
-
-// BenchmarkHookDaemonSideStore is BenchmarkHookDaemonSide appending to an
-// embedded JetStream store in a temporary directory, as the daemon does:
-// its profile shows the append's own cost (events.Encode, the publish and
-// its acknowledgement, the file store's write).
-func BenchmarkHookDaemonSideStore(b *testing.B) {
-	benchHookDaemonSide(b, func(b *testing.B) events.Log {
-		st, err := jetstream.Open(context.Background(), jetstream.Options{Dir: b.TempDir()})
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { _ = st.Close() })
-		return st
-	})
-}
-
-func benchHookDaemonSide(b *testing.B, open func(*testing.B) events.Log) {
 	recs, err := LoadCorpus([]string{sample.Name})
 	if err != nil {
 		b.Fatal(err)
@@ -58,7 +37,7 @@ func benchHookDaemonSide(b *testing.B, open func(*testing.B) events.Log) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			e, err := hooks.New(ctx, open(b), hooks.Options{
+			e, err := hooks.New(ctx, memlog.New(), hooks.Options{
 				Now:       func() time.Time { clock = clock.Add(time.Second); return clock },
 				ProjectOf: func(cwd string) string { return cwd },
 				Tokens:    tc,
