@@ -85,6 +85,11 @@ func TestPrepareReadsCodexExit(t *testing.T) {
 			"tool_use_id": id, "transcript_path": path})
 		return b
 	}
+	claude := []byte(`{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"Bash","tool_use_id":"call_01","transcript_path":` + strconv.Quote(filepath.Join(filepath.Dir(path), "s.jsonl")) +
+		`,"tool_response":{"stdout":"\"turn_id\": \"t1\" ` + path + `\n","stderr":""}}`)
+	if mayBeCodex(claude) {
+		t.Error("a Claude Code payload whose output spells turn_id and rollout- is decoded to tell it from Codex's")
+	}
 	for _, c := range []struct {
 		stdin []byte
 		want  string
@@ -96,8 +101,7 @@ func TestPrepareReadsCodexExit(t *testing.T) {
 		{[]byte(`{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"Bash","tool_use_id":"call_01","transcript_path":` + strconv.Quote(filepath.Join(filepath.Dir(path), "s.jsonl")) + `}`), ""},
 		// Claude Code's payload whose output spells Codex's key and its
 		// session file's name: not Codex's.
-		{[]byte(`{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"Bash","tool_use_id":"call_01","transcript_path":` + strconv.Quote(filepath.Join(filepath.Dir(path), "s.jsonl")) +
-			`,"tool_response":{"stdout":"\"turn_id\": \"t1\" ` + path + `\n","stderr":""}}`), ""},
+		{claude, ""},
 		// Codex's key in another case is still Codex's.
 		{bytes.Replace(payload(path, "call_01"), []byte(`"turn_id"`), []byte(`"Turn_ID"`), 1), "3"},
 	} {

@@ -147,7 +147,8 @@ func isASCII(b []byte) bool {
 // quote. In a payload whose output is full of escaped quotes, bytes.Index
 // stops at every quote to compare; it searches for w and its closing quote
 // instead (w's first byte is rarer) and checks the quote before each
-// match: some three times faster on BenchmarkHookDaemonSide's payloads.
+// match: two to three times faster on BenchmarkHookDaemonSide's 16 KB
+// payload (measured beside bytes.Contains).
 func containsQuoted(b []byte, w string) bool {
 	pat := make([]byte, 0, len(w)+1)
 	pat = append(append(pat, w...), '"')
