@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -218,7 +219,8 @@ func overHostCap(text string, resp map[string]json.RawMessage) bool {
 	if _, persisted := resp["persistedOutputPath"]; persisted {
 		return true
 	}
-	return utf8.RuneCountInString(text) >= ClaudeCodeOutputCap
+	// A text of fewer bytes than the cap has fewer characters too.
+	return len(text) >= ClaudeCodeOutputCap && utf8.RuneCountInString(text) >= ClaudeCodeOutputCap
 }
 
 // echoWith copies a tool_response object with key set to the JSON of v.
@@ -361,7 +363,7 @@ const persistedFromKey = "omniPersistedFrom"
 // cap (hooks). Any other payload, an unreadable file, or one over MaxPayload
 // is returned unchanged.
 func inlinePersisted(stdin []byte) []byte {
-	if !bytes.Contains(stdin, []byte(`"persistedOutputPath"`)) {
+	if !containsQuoted(stdin, "persistedOutputPath") {
 		return stdin
 	}
 	var top map[string]json.RawMessage
@@ -431,8 +433,68 @@ func hostPersisted(path, transcript string) bool {
 	return err == nil && real == path
 }
 
-// replyJSON renders {"hookSpecificOutput":{"hookEventName":ev,"updatedToolOutput":out}}.
+// replyJSON renders {"hookSpecificOutput":{"hookEventName":ev,"updatedToolOutput":out}}
+// and a newline: Marshal's bytes, written directly (replyJSONMarshal is
+// the reference, FuzzReplyJSON holds them equal). encoding/json compacts
+// every json.RawMessage value with its scanner, some ten times slower
+// than jsonValid; a value that is one valid string is its own compact
+// form and is copied as it is. Errors: a value that is not JSON
+// (json.Compact's error, where Marshal's would name the type).
 func replyJSON(ev string, out map[string]json.RawMessage) ([]byte, error) {
+	if out == nil {
+		return replyJSONMarshal(ev, out)
+	}
+	keys := make([]string, 0, len(out))
+	n := 64 + len(ev)
+	for k, v := range out {
+		keys = append(keys, k)
+		n += len(k) + len(v) + 8
+	}
+	slices.Sort(keys)
+	b := make([]byte, 0, n)
+	b = append(b, `{"hookSpecificOutput":{"hookEventName":`...)
+	q, err := marshal(ev)
+	if err != nil {
+		return nil, err
+	}
+	b = append(append(b, q...), `,"updatedToolOutput":{`...)
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if q, err = marshal(k); err != nil {
+			return nil, err
+		}
+		b = append(append(b, q...), ':')
+		switch v := out[k]; {
+		case v == nil:
+			b = append(b, "null"...)
+		case compactString(v):
+			b = append(b, v...)
+		default:
+			var c bytes.Buffer
+			if err := json.Compact(&c, v); err != nil {
+				return nil, err
+			}
+			b = append(b, c.Bytes()...)
+		}
+	}
+	return append(b, "}}}\n"...), nil
+}
+
+// compactString reports whether v is one valid JSON string with no
+// blanks around it: json.Compact (without HTML escaping) returns it as it
+// is.
+func compactString(v []byte) bool {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return false
+	}
+	valid, known := jsonValid(v)
+	return valid && known
+}
+
+// replyJSONMarshal is replyJSON through Marshal.
+func replyJSONMarshal(ev string, out map[string]json.RawMessage) ([]byte, error) {
 	type hso struct {
 		HookEventName     string                     `json:"hookEventName"`
 		UpdatedToolOutput map[string]json.RawMessage `json:"updatedToolOutput"`

@@ -43,8 +43,14 @@ func codexOutside(stdin []byte, o *Outside) []byte {
 	// session file's name is not Codex's. One that spells them otherwise
 	// (JSON escapes, a key in other case) is read as Codex's later with
 	// its exit code unknown, so its output passes whole.
-	if !bytes.Contains(stdin, []byte(`"PostToolUse"`)) ||
+	if !containsQuoted(stdin, "PostToolUse") ||
 		!bytes.Contains(stdin, []byte("turn_id")) && !bytes.Contains(stdin, []byte("rollout-")) {
+		return stdin
+	}
+	// Those bytes are often in the tool's output (a grep of this very
+	// code): one pass over the top-level keys tells most such payloads
+	// from Codex's before the whole payload is decoded.
+	if !mayBeCodex(stdin) {
 		return stdin
 	}
 	var p Payload
@@ -56,6 +62,30 @@ func codexOutside(stdin []byte, o *Outside) []byte {
 		o.HostExitCode = strconv.Itoa(code)
 	}
 	return stdin
+}
+
+// mayBeCodex reports whether Detect may name the JSON object b Codex's:
+// false only when b scans as an object (jsonMembers) whose keys are plain
+// ASCII with no escape, none of which encoding/json would read into
+// Payload.TurnID with a value other than null, and none of which it would
+// read into Payload.TranscriptPath with a value that holds "rollout-" or an
+// escape. Codex's rules (a turn_id that is not null; a transcript path
+// whose file name starts "rollout-") cannot claim such a payload. On
+// anything else it is true, and the caller decodes.
+func mayBeCodex(b []byte) bool {
+	may := false
+	ok := jsonMembers(b, func(key, val []byte) bool {
+		switch {
+		case bytes.IndexByte(key, '\\') >= 0 || !isASCII(key):
+			may = true
+		case bytes.EqualFold(key, []byte("turn_id")):
+			may = string(val) != "null"
+		case bytes.EqualFold(key, []byte("transcript_path")):
+			may = bytes.Contains(val, []byte("rollout-")) || bytes.IndexByte(val, '\\') >= 0
+		}
+		return !may
+	})
+	return may || !ok
 }
 
 // codexDelivery: Codex reports every shell tool as tool_name "Bash" with

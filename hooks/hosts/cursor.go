@@ -71,7 +71,7 @@ var cursorEvents = map[string]string{"postToolUse": "PostToolUse", "preCompact":
 // string holding a JSON document, else tool_output as sent. Any other
 // stdin is returned as is.
 func CursorPayload(stdin []byte) []byte {
-	if !bytes.Contains(stdin, []byte(`"cursor_version"`)) {
+	if !containsQuoted(stdin, "cursor_version") {
 		return stdin
 	}
 	var c cursorIn

@@ -1,6 +1,7 @@
 package hosts
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -84,6 +85,11 @@ func TestPrepareReadsCodexExit(t *testing.T) {
 			"tool_use_id": id, "transcript_path": path})
 		return b
 	}
+	claude := []byte(`{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"Bash","tool_use_id":"call_01","transcript_path":` + strconv.Quote(filepath.Join(filepath.Dir(path), "s.jsonl")) +
+		`,"tool_response":{"stdout":"\"turn_id\": \"t1\" ` + path + `\n","stderr":""}}`)
+	if mayBeCodex(claude) {
+		t.Error("a Claude Code payload whose output spells turn_id and rollout- is decoded to tell it from Codex's")
+	}
 	for _, c := range []struct {
 		stdin []byte
 		want  string
@@ -93,6 +99,11 @@ func TestPrepareReadsCodexExit(t *testing.T) {
 		{payload(path+".gone", "call_01"), ExitUnknown},
 		// Claude Code's payload, its transcript beside the session file.
 		{[]byte(`{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"Bash","tool_use_id":"call_01","transcript_path":` + strconv.Quote(filepath.Join(filepath.Dir(path), "s.jsonl")) + `}`), ""},
+		// Claude Code's payload whose output spells Codex's key and its
+		// session file's name: not Codex's.
+		{claude, ""},
+		// Codex's key in another case is still Codex's.
+		{bytes.Replace(payload(path, "call_01"), []byte(`"turn_id"`), []byte(`"Turn_ID"`), 1), "3"},
 	} {
 		out, o := Prepare(c.stdin)
 		if o.HostExitCode != c.want || string(out) != string(c.stdin) {

@@ -3,6 +3,7 @@ package hosts
 import (
 	"bytes"
 	"encoding/json"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -88,7 +89,8 @@ func FuzzJSONValid(f *testing.F) {
 	for _, s := range jsonScanSeeds {
 		f.Add(s)
 	}
-	for _, s := range []string{`-0.5e+3`, `01`, `1.`, `-`, `1e`, `[1,]`, `{"a":1,}`, `"\u00"`, `"\uZZZZ"`, "\"\x01\"", `tru`, `nulll`, ` [ ] `, `{"a":[1,{"b":null}],"c":-1.0E-2}`, "\"\xff\xfe\""} {
+	for _, s := range []string{`"0123456789abcdef\"x\\y\u00e9z0123456789"`, "\"0123456789abcdé\x01fg\"", `["0123456789abcdefgh","0123456789\q"]`,
+		"\"0123456789abcdef\x7f\xff\x80\"", `"0123456789abcdef`, `-0.5e+3`, `01`, `1.`, `-`, `1e`, `[1,]`, `{"a":1,}`, `"\u00"`, `"\uZZZZ"`, "\"\x01\"", `tru`, `nulll`, ` [ ] `, `{"a":[1,{"b":null}],"c":-1.0E-2}`, "\"\xff\xfe\""} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -110,6 +112,10 @@ func FuzzDecodePayload(f *testing.F) {
 		`{"error":"@","Error":1}`, `{"tool_response":["@",1,-2.5e3,true,null]} `, `{"tool_response":"@\u0001"}`, "{\"tool_response\":\"@\x01\"}",
 		`{"tool_response":{"stdout":"@"}`, `{"tool_response":{"stdout":"@"}}}`, `{"session_id":5,"tool_response":"@"}`, `{"tool_response":[@]}`,
 		`{"tool_input":"@","tool_response":"@","error":"@","cwd":"/w"}`, `{"tool_response":01,"x":"@"}`, `{"tool_response":"\@"}`,
+		`{"hook_event_name":"PostToolUse","tool_response":"turn_id rollout-@","transcript_path":"/h/s.jsonl"}`,
+		`{"hook_event_name":"PostToolUse","TURN_ID":"t","tool_response":"@"}`, `{"hook_event_name":"PostToolUse","turn_id":null,"turn_id":"t"}`,
+		`{"hook_event_name":"SessionStart","transcript_path":"/h/rollout\u002d1.jsonl"}`, `{"hook_event_name":"SessionStart","Transcript_Path":"/h/rollout-1.jsonl"}`,
+		`{"hook_event_name":"PostToolUse","turn\u005fid":"t"}`,
 	} {
 		f.Add(s)
 	}
@@ -123,6 +129,9 @@ func FuzzDecodePayload(f *testing.F) {
 			}
 			if werr == nil && !reflect.DeepEqual(got, want) {
 				t.Fatalf("%q: DecodePayload %+v, json.Unmarshal %+v", d, got, want)
+			}
+			if werr == nil && Detect(want.Signature()) == Codex && !mayBeCodex([]byte(d)) {
+				t.Fatalf("%q: Codex's payload, and mayBeCodex says it is not", d)
 			}
 		}
 	})
@@ -141,5 +150,86 @@ func TestDecodePayloadCuts(t *testing.T) {
 	b = []byte(`{"tool_response":"` + big + `","Tool_Response":"late"}`)
 	if err := DecodePayload(b, &p); err != nil || string(p.ToolResponse) != `"late"` {
 		t.Fatalf("the later key lost: %q, %v", p.ToolResponse, err)
+	}
+}
+
+// FuzzReplyJSON: replyJSON writes Marshal's bytes (replyJSONMarshal), and
+// fails where it fails. The input's lines are the keys and values of the
+// tool_response it renders, in turn.
+func FuzzReplyJSON(f *testing.F) {
+	for _, s := range []string{
+		"stdout\n\"a\\nb\"\nstderr\n\"\"", "k\n \"x\" \nb\n{ \"a\" : [1, 2] }", "a\n\"<&>\u2028\"\nb\n\"\\u2028\"",
+		"a\n\"x\" \"y\"\nb\ntrue", "a\n\"bad\x01\"", "a\n{\"x\":1", "é\n\"\xff\"\n<k>\n12", "a\n\n", "",
+	} {
+		f.Add(s, "PostToolUse")
+	}
+	f.Fuzz(func(t *testing.T, s, ev string) {
+		out := map[string]json.RawMessage{}
+		parts := strings.Split(s, "\n")
+		for i := 0; i+1 < len(parts); i += 2 {
+			out[parts[i]] = json.RawMessage(parts[i+1])
+			if parts[i+1] == "" {
+				out[parts[i]] = nil
+			}
+		}
+		for _, m := range []map[string]json.RawMessage{out, nil} {
+			got, gerr := replyJSON(ev, m)
+			want, werr := replyJSONMarshal(ev, m)
+			if (gerr == nil) != (werr == nil) || !bytes.Equal(got, want) {
+				t.Fatalf("%q: replyJSON %q, %v; Marshal %q, %v", s, got, gerr, want, werr)
+			}
+		}
+	})
+}
+
+// FuzzContainsQuoted: containsQuoted is bytes.Contains of the quoted word.
+func FuzzContainsQuoted(f *testing.F) {
+	f.Add(`{"a":"x\"PostToolUse\" y","hook_event_name":"PostToolUse"}`, "PostToolUse")
+	f.Add(`PostToolUse"PostToolUse""`, "PostToolUse")
+	f.Add(`""x"`, "x")
+	f.Add(`x"`, "x")
+	f.Fuzz(func(t *testing.T, b, w string) {
+		if strings.Contains(w, `"`) {
+			return
+		}
+		if got, want := containsQuoted([]byte(b), w), strings.Contains(b, `"`+w+`"`); got != want {
+			t.Fatalf("containsQuoted(%q, %q) = %v, want %v", b, w, got, want)
+		}
+	})
+}
+
+// strSpecial8 finds a quote, a backslash or a byte under 0x20 at any of
+// its eight places, whatever the other bytes, and nothing else.
+func TestStrSpecial8(t *testing.T) {
+	ref := func(x uint64) bool {
+		for i := range 8 {
+			if c := byte(x >> (8 * i)); c == '"' || c == '\\' || c < 0x20 {
+				return true
+			}
+		}
+		return false
+	}
+	for _, fill := range []byte{'a', 0xff, 0x80, 0x21, 0x5d, 0x5b, 0x23} {
+		for pos := range 8 {
+			for c := range 256 {
+				var x uint64
+				for i := range 8 {
+					b := fill
+					if i == pos {
+						b = byte(c)
+					}
+					x |= uint64(b) << (8 * i)
+				}
+				if got := strSpecial8(x); got != ref(x) {
+					t.Fatalf("strSpecial8(%#x) = %v", x, got)
+				}
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 1 << 20 {
+		if x := r.Uint64(); strSpecial8(x) != ref(x) {
+			t.Fatalf("strSpecial8(%#x) = %v", x, !ref(x))
+		}
 	}
 }

@@ -20,7 +20,9 @@ import (
 // the first two calls every one is a repeat the ledger folds whole; tokens
 // are counted, as a daemon counts them for its reports. Its
 // CPU profile (-cpuprofile) shows where the daemon's part of a hook call
-// goes; compare sizes side by side, never against a fixed time.
+// goes; compare sizes side by side, never against a fixed time. It
+// reports the stages omni bench --latency prints (redact, decide, append)
+// per call beside the whole.
 func BenchmarkHookDaemonSide(b *testing.B) {
 	recs, err := LoadCorpus([]string{sample.Name})
 	if err != nil {
@@ -52,12 +54,19 @@ func BenchmarkHookDaemonSide(b *testing.B) {
 			b.SetBytes(int64(len(payloads[0])))
 			b.ReportAllocs()
 			i := 0
+			var sum hooks.Timing
 			for b.Loop() {
-				if _, err := e.HookResult(ctx, hooks.HookInput{Stdin: payloads[i%2]}); err != nil {
+				var tm hooks.Timing
+				if _, err := e.HookResult(hooks.WithTiming(ctx, &tm), hooks.HookInput{Stdin: payloads[i%2]}); err != nil {
 					b.Fatal(err)
 				}
+				sum.Redact, sum.Decide, sum.Append = sum.Redact+tm.Redact, sum.Decide+tm.Decide, sum.Append+tm.Append
 				i++
 			}
+			// The stages omni bench --latency prints, per call.
+			b.ReportMetric(float64(sum.Redact.Nanoseconds())/float64(i), "redact-ns/op")
+			b.ReportMetric(float64(sum.Decide.Nanoseconds())/float64(i), "decide-ns/op")
+			b.ReportMetric(float64(sum.Append.Nanoseconds())/float64(i), "append-ns/op")
 		})
 	}
 }

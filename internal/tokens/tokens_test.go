@@ -63,3 +63,38 @@ func BenchmarkCount(b *testing.B) {
 		}
 	})
 }
+
+// TestCountCachedLines: a text counts the same whether its lines are
+// cached whole or not: on a fresh counter, again with its lines cached,
+// and against the sum of its pieces on another counter. Red when a cached
+// line is stored as anything but its pieces' sum, or a piece is mistaken
+// for a line.
+func TestCountCachedLines(t *testing.T) {
+	long := strings.Repeat("word ", maxCachedLine/4) + "\n"
+	text := "go test ./...\nok  \tpkg/a\t0.01s\nok  \tpkg/a\t0.01s\n\n  indented  line\nok\nok  \tpkg/a\t0.01s" + "\n" + long + long + "ok  \tpkg/a"
+	ref, err := New("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 0
+	for rest := text; rest != ""; {
+		end := pieceEnd(rest)
+		want += ref.line(rest[:end])
+		rest = rest[end:]
+	}
+	c, _ := New("")
+	for round := range 3 {
+		if got := c.Count(text); got != want {
+			t.Fatalf("round %d: Count = %d, want %d (its pieces)", round, got, want)
+		}
+		if got := c.Count("ok  \tpkg/a\t0.01s\n"); got != ref.Count("ok  \tpkg/a\t0.01s\n") {
+			t.Fatalf("round %d: a cached line alone = %d", round, got)
+		}
+	}
+	if _, cached := c.cache["ok  \tpkg/a\t0.01s\n"]; !cached {
+		t.Fatal("a repeated line of several pieces is not cached whole")
+	}
+	if _, cached := c.cache[long]; cached {
+		t.Fatal("a line over maxCachedLine is cached whole")
+	}
+}

@@ -246,7 +246,8 @@ func typedPattern(t string) string {
 		return "✓ _"
 	case strings.HasPrefix(t, "Passed ") && strings.HasSuffix(t, "]"):
 		return "Passed _"
-	case strings.Contains(t, " PASSED") && (strings.HasSuffix(t, " PASSED") || strings.HasSuffix(t, "%]")) && strings.Contains(t, "::"):
+	case (strings.HasSuffix(t, " PASSED") || strings.HasSuffix(t, "%]")) && strings.Contains(t, " PASSED") && strings.Contains(t, "::"):
+		// (the suffixes first: a line without them is not scanned)
 		return "_ PASSED"
 	case strings.HasPrefix(t, "ok ") && len(t) > 3 && t[3] >= '0' && t[3] <= '9':
 		return "ok _"

@@ -76,7 +76,7 @@ func alarming(msg string) bool {
 // composePrefix strips docker compose's "name  | " (or "name-1  | ")
 // prefix: a name without blanks, blanks, "|", a blank.
 func composePrefix(t string) (string, bool) {
-	i := strings.Index(t, " | ")
+	i := composeBar(t)
 	if i <= 0 || i > 64 {
 		return t, false
 	}
@@ -115,8 +115,19 @@ func syslogStamp(t string) bool {
 // accessLogOK reports a common or combined access log line whose status
 // is under 400: `HOST - USER [DATE] "REQUEST" STATUS SIZE ...`.
 func accessLogOK(t string) bool {
-	lb := strings.Index(t, " [")
-	if lb <= 0 || strings.Count(t[:lb], " ") > 2 {
+	// The first " [", when no more than two blanks come before it: the
+	// scan stops at the third blank that does not open one.
+	lb, blanks := -1, 0
+	for j := 0; j+1 < len(t) && blanks <= 2; j++ {
+		if t[j] == ' ' {
+			if t[j+1] == '[' {
+				lb = j
+				break
+			}
+			blanks++
+		}
+	}
+	if lb <= 0 {
 		return false
 	}
 	rb := strings.Index(t, "] \"")
@@ -154,4 +165,22 @@ func shapeIs(s, layout string) bool {
 		}
 	}
 	return true
+}
+
+// composeBar returns the index of the first " | " in t when it starts
+// at index 64 or before, or -1 (a later one, or none): it looks only at
+// the bars of t's first 67 bytes, which most lines have none of.
+func composeBar(t string) int {
+	head := t[:min(len(t), 64+len(" | "))]
+	for j := 0; ; {
+		k := strings.IndexByte(head[j:], '|')
+		if k < 0 {
+			return -1
+		}
+		p := j + k
+		if p >= 1 && p+1 < len(head) && head[p-1] == ' ' && head[p+1] == ' ' {
+			return p - 1
+		}
+		j = p + 1
+	}
 }

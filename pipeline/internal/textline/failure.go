@@ -159,8 +159,11 @@ func IsFailureLine(line string) bool {
 		if k := uint16(c)<<8 | uint16(failLower[t[i+1]]); failPairs[k>>6]&(1<<(k&63)) == 0 {
 			continue
 		}
+		c2 := failLower[t[i+1]]
 		for _, p := range failIndex[c] {
-			if failHasAt(t, i, p) {
+			// (p[1], lowercase like every word here, is compared first:
+			// most words of the same first byte differ there.)
+			if p[1] == c2 && failHasAt(t, i, p) {
 				return true
 			}
 		}
