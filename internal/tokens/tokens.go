@@ -40,6 +40,12 @@ const DefaultFamily = "o200k"
 // distinct lines).
 const maxCached = 1 << 19
 
+// maxCachedBytes bounds the bytes of the line cache's keys: whole lines
+// (up to maxCachedLine) and long pieces make entries far larger than a
+// word, so the entry bound alone would let a long-running daemon hold
+// hundreds of megabytes. Past it the cache is emptied and refilled.
+const maxCachedBytes = 32 << 20
+
 // Counter counts tokens with one encoding. It is safe for concurrent use.
 // The encoding is loaded on the first Count (about 0.1 s), not by New.
 type Counter struct {
@@ -48,6 +54,8 @@ type Counter struct {
 	codec tokenizer.Codec
 	mu    sync.Mutex
 	cache map[string]int
+	// cached is the bytes of cache's keys.
+	cached int
 }
 
 // New returns the Counter of family ("" for DefaultFamily). It fails for a
@@ -182,8 +190,10 @@ func (c *Counter) count(l string) int {
 
 // store caches k for the text l; c.mu is held.
 func (c *Counter) store(l string, k int) {
-	if len(c.cache) >= maxCached {
+	if len(c.cache) >= maxCached || c.cached+len(l) > maxCachedBytes {
 		clear(c.cache)
+		c.cached = 0
 	}
 	c.cache[strings.Clone(l)] = k
+	c.cached += len(l)
 }

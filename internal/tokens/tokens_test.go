@@ -1,6 +1,7 @@
 package tokens
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -96,5 +97,27 @@ func TestCountCachedLines(t *testing.T) {
 	}
 	if _, cached := c.cache[long]; cached {
 		t.Fatal("a line over maxCachedLine is cached whole")
+	}
+}
+
+// TestCacheBytesBounded: the cache's keys never hold more than
+// maxCachedBytes, however many distinct long entries are stored.
+func TestCacheBytesBounded(t *testing.T) {
+	c, _ := New("")
+	line := strings.Repeat("x", maxCachedLine) + "\n"
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := 0; i < 3*maxCachedBytes/len(line); i++ {
+		c.store(strconv.Itoa(i)+line, 1)
+		if c.cached > maxCachedBytes {
+			t.Fatalf("after %d entries the cache holds %d bytes, over %d", i+1, c.cached, maxCachedBytes)
+		}
+	}
+	sum := 0
+	for k := range c.cache {
+		sum += len(k)
+	}
+	if sum != c.cached || sum == 0 {
+		t.Fatalf("cached = %d, the keys hold %d bytes", c.cached, sum)
 	}
 }
