@@ -1,8 +1,9 @@
 package redact
 
 import (
-	"strings"
 	"testing"
+
+	"github.com/omnictx/omni/internal/settest"
 )
 
 // The sets below were map literals, built by the package's initialisation;
@@ -102,17 +103,6 @@ func TestSetsAnswerAsTheirMaps(t *testing.T) {
 		"storeSchemes":      storeSchemes,
 	}
 	for name, m := range oldSets {
-		f := funcs[name]
-		probe := func(s string) {
-			if f(s) != m[s] {
-				t.Errorf("%s(%q) = %v, the map said %v", name, s, f(s), m[s])
-			}
-		}
-		probe("")
-		for k := range m {
-			for _, s := range []string{k, strings.ToUpper(k), strings.ToLower(k), k + "s", k + " ", " " + k, k[1:], k[:len(k)-1]} {
-				probe(s)
-			}
-		}
+		settest.AnswersAsMap(t, name, funcs[name], m)
 	}
 }
