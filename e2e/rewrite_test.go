@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/omnictx/omni/internal/testbin"
 )
 
 // fakeCargo prints a failing `cargo test` run (41 tests, one failure) and
@@ -80,9 +82,7 @@ func TestClaudeCodeRewrite(t *testing.T) {
 	claude := cliPath(t, "claude-code", claudeSpec, claudeRel)
 	bin := t.TempDir()
 	for name, body := range map[string]string{"cargo": fakeCargo, "make": fakeMake, "pytest": fakePytest} {
-		if err := os.WriteFile(filepath.Join(bin, name), []byte(body), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		testbin.WriteExecutable(t, filepath.Join(bin, name), []byte(body))
 	}
 	s := newSandbox(t, bin)
 	outside := filepath.Join(s.root, "outside")

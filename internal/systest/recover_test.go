@@ -183,9 +183,7 @@ func TestRebuiltBinaryReplacesDaemon(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(bin, shared, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testbin.WriteExecutable(t, bin, shared)
 	home := t.TempDir()
 	t.Cleanup(func() {
 		c := exec.Command(bin, "daemon", "--stop")

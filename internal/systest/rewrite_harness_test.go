@@ -183,9 +183,7 @@ func TestRewriteHarness(t *testing.T) {
 	omni := testbin.Omni(t)
 	bin := t.TempDir()
 	for name, body := range map[string]string{"make": harnessMake, "pytest": "#!/bin/sh\necho \"pytest got $# args: $*\"\n"} {
-		if err := os.WriteFile(filepath.Join(bin, name), []byte(body), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		testbin.WriteExecutable(t, filepath.Join(bin, name), []byte(body))
 	}
 	snapshot := filepath.Join(bin, "snapshot.sh")
 	if err := os.WriteFile(snapshot, []byte("shopt -s globstar\nexport FOO=from-snapshot\nuseenv() { echo using; false | cat; }\n"), 0o644); err != nil {

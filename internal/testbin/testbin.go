@@ -5,8 +5,9 @@
 package testbin
 
 import (
+	"bytes"
 	"flag"
-	"io"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -91,24 +92,45 @@ func Cleanup() {
 	}
 }
 
-// linkOrCopy hard-links src to dst, or copies it (mode kept) when the two
-// are on different file systems.
+// linkOrCopy hard-links src to dst, or copies it (mode kept) through
+// writeExecutable when the two are on different file systems.
 func linkOrCopy(src, dst string) error {
 	if os.Link(src, dst) == nil {
 		return nil
 	}
-	in, err := os.Open(src)
+	data, err := os.ReadFile(src)
 	if err != nil {
 		return err
 	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
-	if err != nil {
-		return err
+	return writeExecutable(dst, data)
+}
+
+// WriteExecutable writes data to path as an executable file (mode 0755),
+// so that a test can run it at once, failing the test on an error.
+//
+// On Unix the bytes are written by a child process (sh and cat), never
+// through a descriptor of the test process: when a package's parallel
+// tests start processes, one of them can fork while the test process
+// holds the file open for writing, and that child keeps the descriptor
+// until its own exec closes it. Running the file in that window fails
+// with ETXTBSY ("text file busy"; golang/go#22315 in the Go issue
+// tracker). A descriptor opened in a child is never inherited by the test
+// process's other children.
+func WriteExecutable(t testing.TB, path string, data []byte) {
+	t.Helper()
+	if err := writeExecutable(path, data); err != nil {
+		t.Fatal(err)
 	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
+}
+
+func writeExecutable(path string, data []byte) error {
+	if runtime.GOOS == "windows" {
+		return os.WriteFile(path, data, 0o755)
 	}
-	return out.Close()
+	c := exec.Command("/bin/sh", "-c", `umask 022 && cat >"$1" && chmod 755 "$1"`, "sh", path)
+	c.Stdin = bytes.NewReader(data)
+	if out, err := c.CombinedOutput(); err != nil {
+		return fmt.Errorf("write %s: %v: %s", path, err, out)
+	}
+	return nil
 }
