@@ -115,7 +115,11 @@ hook' and, when it sits beside omni, for the thin client omni-hook (what
 'omni init' registers then), whose row is followed by the p50 of each stage
 of its calls: process start and exit, stdin read, connect (address file,
 checks, peer credentials), request, the daemon's redaction, decision and
-append, and the reply's way back. Outputs over the host's 30,000-character cap
+append, and the reply's way back. Each size repeats one text, which the
+ledger folds whole after the first two calls; the "16 KB new" row gives
+every call new content instead (the 16 KB text with its digits drawn anew
+per call, as a command run again prints), as most of an agent's outputs
+are. Outputs over the host's 30,000-character cap
 (256 KB and up) are recorded but never rewritten, so those rows time the
 pass-through path. Two more rows, a 20,000-line
 and a 15 MiB output (at most 8 processes each; a 16 MiB text would make a

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -207,6 +208,22 @@ func timeProcRSS(bin string, args []string, env []string, stdin []byte) (time.Du
 // (platform.PeakRSS: VmHWM on Linux), 0 when unknown.
 func PeakRSS(pid int) int64 { return platform.PeakRSS(pid) >> 10 }
 
+// renumber returns text with each ASCII digit replaced by one drawn from a
+// generator seeded with call: the same lines, shapes and words as text,
+// with other numbers (times, counts, ids), as a command run again prints;
+// the calls' texts differ wherever text has a digit. Deterministic for
+// one (text, call).
+func renumber(text string, call uint64) string {
+	r := rand.New(rand.NewPCG(call, 0x6f6d6e69))
+	b := []byte(text)
+	for i, c := range b {
+		if c >= '0' && c <= '9' {
+			b[i] = '0' + byte(r.IntN(10))
+		}
+	}
+	return string(b)
+}
+
 // corpusLines returns the first n lines of the corpus's Bash outputs.
 func corpusLines(recs []Record, n int) string {
 	var b strings.Builder
@@ -316,15 +333,26 @@ func Latency(ctx context.Context, corpus []string, n int, home string, dm Daemon
 	// 20,000-line output and a 15 MiB one (a 16 MiB text makes a hook payload
 	// over hooks.MaxInput, which the hook leaves to the host), with fewer
 	// processes.
+	// The "16 KB new" row gives every call new content (renumbered), as
+	// an agent's outputs mostly are; the others repeat one text, which the
+	// ledger folds whole after the first two calls.
 	for _, sz := range []struct {
 		name  string
 		n     int
 		lines int
-	}{{"1 KB", 1 << 10, 0}, {"16 KB", 16 << 10, 0}, {"64 KB", 64 << 10, 0}, {"256 KB", 256 << 10, 0}, {"20k ln", 0, 20000}, {"15 MiB", 15 << 20, 0}} {
+		fresh bool
+	}{{"1 KB", 1 << 10, 0, false}, {"16 KB", 16 << 10, 0, false}, {"16 KB new", 16 << 10, 0, true}, {"64 KB", 64 << 10, 0, false},
+		{"256 KB", 256 << 10, 0, false}, {"20k ln", 0, 20000, false}, {"15 MiB", 15 << 20, 0, false}} {
 		text := corpusText(recs, sz.n)
 		runs := n
 		if sz.lines > 0 {
 			text = corpusLines(recs, sz.lines)
+		}
+		textOf := func(i int) string {
+			if sz.fresh {
+				return renumber(text, uint64(i))
+			}
+			return text
 		}
 		if len(text) > 1<<20 || sz.lines > 0 {
 			runs = min(n, 8)
@@ -344,7 +372,7 @@ func Latency(ctx context.Context, corpus []string, n int, home string, dm Daemon
 				return nil, err
 			}
 			for ci, c := range clients {
-				d, out, err := timeProc(c.bin, c.args, env, payload(text, i))
+				d, out, err := timeProc(c.bin, c.args, env, payload(textOf(i), i))
 				if err != nil {
 					return nil, fmt.Errorf("%s %s: %w", c.name, sz.name, err)
 				}
@@ -357,7 +385,7 @@ func Latency(ctx context.Context, corpus []string, n int, home string, dm Daemon
 				}
 				// A report process on every other turn, with a session of
 				// its own so the timed session's calls stay as they were.
-				_, _, kb, st, err := timeProcRSS(c.bin, c.args, reportEnv, payloadOf("latency-report", text, i/2))
+				_, _, kb, st, err := timeProcRSS(c.bin, c.args, reportEnv, payloadOf("latency-report", textOf(runs+i), i/2))
 				if err != nil {
 					return nil, fmt.Errorf("%s %s: %w", c.name, sz.name, err)
 				}
@@ -383,10 +411,10 @@ func Latency(ctx context.Context, corpus []string, n int, home string, dm Daemon
 			}
 			rep.Rows = append(rep.Rows, row)
 			if w != nil {
-				fmt.Fprintf(w, "%-7s %-9s %9d B  p50 %7.2f ms  p99 %7.2f ms   floor p50 %5.2f ms   ratio %5.2fx  peak RSS hook %5.1f MiB, daemon %6.1f MiB  (%d processes, %.0f%% replied)\n",
+				fmt.Fprintf(w, "%-9s %-9s %9d B  p50 %7.2f ms  p99 %7.2f ms   floor p50 %5.2f ms   ratio %5.2fx  peak RSS hook %5.1f MiB, daemon %6.1f MiB  (%d processes, %.0f%% replied)\n",
 					row.Name, row.Client, row.Bytes, row.P50ms, row.P99ms, row.FloorP50ms, row.RatioP50, row.HookRSSMiB, row.DaemonRSSMiB, runs, 100*row.RepliedPart)
 				if g := row.Stages; g != nil {
-					fmt.Fprintf(w, "        stages p50 (ms): start %.2f  read %.2f  connect %.2f  request %.2f  redact %.2f  decide %.2f  append %.2f  reply %.2f\n",
+					fmt.Fprintf(w, "          stages p50 (ms): start %.2f  read %.2f  connect %.2f  request %.2f  redact %.2f  decide %.2f  append %.2f  reply %.2f\n",
 						g.Start, g.Read, g.Connect, g.Request, g.Redact, g.Decide, g.Append, g.Reply)
 				}
 			}
