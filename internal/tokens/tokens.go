@@ -47,11 +47,19 @@ const maxCached = 1 << 19
 const maxCachedBytes = 32 << 20
 
 // Counter counts tokens with one encoding. It is safe for concurrent use.
-// The encoding is loaded on the first Count (about 0.1 s), not by New.
+// The encoding is loaded on the first Count (about 0.1 s for the library's
+// tables plus the ASCII rank table's build; BenchmarkLoad measures both),
+// not by New.
 type Counter struct {
-	enc   tokenizer.Encoding
-	once  sync.Once
-	codec tokenizer.Codec
+	enc tokenizer.Encoding
+	// cl100k selects cl100k_base's pre-split for ASCII pieces, else
+	// o200k_base's.
+	cl100k bool
+	once   sync.Once
+	codec  tokenizer.Codec
+	// ranks is the encoding's ASCII tokens (nil until loaded, or when the
+	// codec failed to load).
+	ranks ranks
 	mu    sync.Mutex
 	cache map[string]int
 	// cached is the bytes of cache's keys.
@@ -68,7 +76,7 @@ func New(family string) (*Counter, error) {
 	if !ok {
 		return nil, fmt.Errorf("unknown tokenizer %q (known: %s, or none)", family, strings.Join(Names(), ", "))
 	}
-	return &Counter{enc: enc, cache: make(map[string]int, 1024)}, nil
+	return &Counter{enc: enc, cl100k: enc == tokenizer.Cl100kBase, cache: make(map[string]int, 1024)}, nil
 }
 
 // Names lists the family names, sorted.
@@ -84,19 +92,25 @@ func Names() []string {
 // Name is the encoding's name ("o200k_base").
 func (c *Counter) Name() string { return string(c.enc) }
 
-// Count returns the tokens of text: the sum of its pieces' counts. Invalid
-// UTF-8 is counted as the encoder replaces it; an encoder error (or an
-// encoding that failed to load) counts the piece as one token per 4 bytes
-// and is never returned (a report figure, not a decision).
+// Count returns the tokens of text: the sum of its pieces' counts, each
+// piece encoded alone. Invalid UTF-8 is counted as the encoder replaces
+// it; an encoder error (or an encoding that failed to load) counts the
+// piece as one token per 4 bytes and is never returned (a report figure,
+// not a decision).
+//
+// A piece of ASCII bytes is split and merged by this package (split.go,
+// bpe.go) with the encoding's own rank table, to the same count as the
+// library's encoder; any other piece is the library's to count, and is
+// cached. A line (up to maxCachedLine bytes) of two pieces or more is
+// cached too, as the sum of its pieces' counts: a repeated line is one
+// look-up. No piece equals such a line (a piece ends where the line's first
+// piece does), so the one cache holds both.
 func (c *Counter) Count(text string) int {
+	c.load()
 	n := 0
 	// The cache is read under one hold of the lock for every run of
-	// cached lines and pieces, not once per piece (a 16 KB output is some
-	// 3,000 pieces); a piece not cached is counted with the lock released.
-	// A line (up to maxCachedLine bytes) of two pieces or more is cached
-	// too, as the sum of its pieces' counts: a repeated line is one look-up
-	// instead of one per word. No piece equals such a line (a piece ends
-	// where the line's first piece does), so the one cache holds both.
+	// cached lines (a 16 KB output is some 150 lines); a line not cached
+	// is counted with the lock released.
 	c.mu.Lock()
 	for len(text) > 0 {
 		le := strings.IndexByte(text, '\n') + 1
@@ -109,25 +123,48 @@ func (c *Counter) Count(text string) int {
 			n += k
 			continue
 		}
-		ln, pieces := 0, 0
-		for rest := line; len(rest) > 0; pieces++ {
-			end := pieceEnd(rest)
-			piece := rest[:end]
-			rest = rest[end:]
-			k, ok := c.cache[piece]
-			if !ok {
-				c.mu.Unlock()
-				k = c.count(piece)
-				c.mu.Lock()
-			}
-			ln += k
-		}
+		c.mu.Unlock()
+		ln, pieces := c.countLine(line)
+		c.mu.Lock()
 		if pieces > 1 && len(line) <= maxCachedLine {
 			c.store(line, ln)
 		}
 		n += ln
 	}
 	c.mu.Unlock()
+	return n
+}
+
+// countLine returns the tokens of line (one line, its ending included) and
+// how many pieces it has; c.mu is not held.
+func (c *Counter) countLine(line string) (n, pieces int) {
+	ascii := c.ranks != nil && isASCII(line)
+	for rest := line; len(rest) > 0; pieces++ {
+		end := pieceEnd(rest)
+		if ascii {
+			n += c.asciiCount(rest[:end])
+		} else {
+			n += c.piece(rest[:end])
+		}
+		rest = rest[end:]
+	}
+	return n, pieces
+}
+
+// asciiCount returns the tokens of the piece p (all ASCII bytes): its
+// pre-tokens' byte-pair counts, summed. A byte no pre-token matches (DEL)
+// is skipped, as the library's split skips it.
+func (c *Counter) asciiCount(p string) int {
+	n := 0
+	for len(p) > 0 {
+		k := asciiPreToken(p, c.cl100k)
+		if k == 0 {
+			p = p[1:]
+			continue
+		}
+		n += c.ranks.tokens(p[:k])
+		p = p[k:]
+	}
 	return n
 }
 
@@ -157,24 +194,48 @@ func pieceEnd(text string) int {
 	return len(text)
 }
 
+// load loads the encoding and its ASCII rank table, once.
+func (c *Counter) load() {
+	c.once.Do(func() {
+		codec, err := tokenizer.Get(c.enc)
+		if err == nil {
+			c.codec = codec
+			c.ranks = loadRanks(codec)
+		}
+	})
+}
+
+// line returns the tokens of l counted as one piece, as Count counts a
+// piece (tests compare Count with the sum of its pieces).
 func (c *Counter) line(l string) int {
+	c.load()
+	if c.ranks != nil && isASCII(l) {
+		return c.asciiCount(l)
+	}
+	return c.piece(l)
+}
+
+// piece returns the tokens of the piece l as the library's encoder counts
+// them, from the cache when it holds l; a piece counted is cached. c.mu is
+// not held.
+func (c *Counter) piece(l string) int {
 	c.mu.Lock()
 	k, ok := c.cache[l]
 	c.mu.Unlock()
 	if ok {
 		return k
 	}
-	return c.count(l)
+	k = c.libraryCount(l)
+	c.mu.Lock()
+	c.store(l, k)
+	c.mu.Unlock()
+	return k
 }
 
-// count counts a piece the cache does not hold and caches it.
-func (c *Counter) count(l string) int {
-	c.once.Do(func() {
-		codec, err := tokenizer.Get(c.enc)
-		if err == nil {
-			c.codec = codec
-		}
-	})
+// libraryCount counts l with the library's encoder alone, (len(l)+3)/4
+// when it fails or did not load.
+func (c *Counter) libraryCount(l string) int {
+	c.load()
 	if c.codec == nil {
 		return (len(l) + 3) / 4
 	}
@@ -182,9 +243,6 @@ func (c *Counter) count(l string) int {
 	if err != nil {
 		k = (len(l) + 3) / 4
 	}
-	c.mu.Lock()
-	c.store(l, k)
-	c.mu.Unlock()
 	return k
 }
 
