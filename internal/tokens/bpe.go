@@ -10,7 +10,13 @@ import (
 // are kept, since asciiTokens merges only pre-tokens of ASCII bytes and
 // every part of those is ASCII too. BenchmarkLoadRanks measures its build
 // (the README's "Tokens and recall" gives the figures).
-type ranks map[string]uint32
+type ranks struct {
+	// pair is the rank of each two-byte ASCII token, at a<<7|b (noRank
+	// for a pair that is no token): the first look-ups of every merge.
+	pair []uint32
+	// long is the rank of each token of three bytes or more.
+	long map[string]uint32
+}
 
 // maxIDGap is how many consecutive ids without a token end the scan of an
 // encoding's ids: the encodings number their tokens densely from 0 (the
@@ -20,8 +26,11 @@ const maxIDGap = 1 << 12
 
 // loadRanks reads codec's ASCII tokens by decoding every id from 0 until
 // maxIDGap ids in a row decode to nothing.
-func loadRanks(codec tokenizer.Codec) ranks {
-	r := make(ranks, 1<<16)
+func loadRanks(codec tokenizer.Codec) *ranks {
+	r := ranks{pair: make([]uint32, 1<<14), long: make(map[string]uint32, 1<<17)}
+	for i := range r.pair {
+		r.pair[i] = noRank
+	}
 	ids := make([]uint, 1)
 	for id, gap := uint(0), 0; gap < maxIDGap; id++ {
 		ids[0] = id
@@ -31,19 +40,29 @@ func loadRanks(codec tokenizer.Codec) ranks {
 			continue
 		}
 		gap = 0
-		if isASCII(tok) {
-			r[tok] = uint32(id)
+		if !isASCII(tok) {
+			continue
+		}
+		switch len(tok) {
+		case 1:
+		case 2:
+			r.pair[int(tok[0])<<7|int(tok[1])] = uint32(id)
+		default:
+			r.long[tok] = uint32(id)
 		}
 	}
-	return r
+	return &r
 }
 
 // noRank marks a pair of parts whose concatenation is no token.
 const noRank = ^uint32(0)
 
 // rank returns the rank of the token s, noRank when s is none.
-func (r ranks) rank(s string) uint32 {
-	if k, ok := r[s]; ok {
+func (r *ranks) rank(s string) uint32 {
+	if len(s) == 2 {
+		return r.pair[int(s[0])<<7|int(s[1])]
+	}
+	if k, ok := r.long[s]; ok {
 		return k
 	}
 	return noRank
@@ -54,11 +73,8 @@ func (r ranks) rank(s string) uint32 {
 // starting from single bytes, the adjacent pair whose concatenation has
 // the lowest rank (the leftmost of equals) is merged until no pair's
 // concatenation is a token.
-func (r ranks) tokens(p string) int {
-	if len(p) == 1 {
-		return 1
-	}
-	if _, ok := r[p]; ok {
+func (r *ranks) tokens(p string) int {
+	if len(p) == 1 || r.rank(p) != noRank {
 		return 1
 	}
 	if len(p) <= maxScanMerge {
@@ -74,7 +90,7 @@ const maxScanMerge = 64
 
 // mergeScan is tokens for a pre-token of 2..maxScanMerge bytes: start[i]
 // is where part i begins, pair[i] the rank of parts i and i+1 joined.
-func (r ranks) mergeScan(p string) int {
+func (r *ranks) mergeScan(p string) int {
 	var start [maxScanMerge + 1]int32
 	var pair [maxScanMerge]uint32
 	n := len(p) // parts
@@ -114,7 +130,7 @@ func (r ranks) mergeScan(p string) int {
 // their start offsets, and the candidate merges a min-heap ordered by rank
 // then offset (so the leftmost of equal ranks merges first); a candidate
 // whose part has since changed is skipped when popped.
-func (r ranks) mergeHeap(p string) int {
+func (r *ranks) mergeHeap(p string) int {
 	n := len(p)
 	next := make([]int32, n+1) // next[i]: start of the part after the part at i (n: the end)
 	prev := make([]int32, n+1)

@@ -59,7 +59,7 @@ type Counter struct {
 	codec  tokenizer.Codec
 	// ranks is the encoding's ASCII tokens (nil until loaded, or when the
 	// codec failed to load).
-	ranks ranks
+	ranks *ranks
 	mu    sync.Mutex
 	cache map[string]int
 	// cached is the bytes of cache's keys.
