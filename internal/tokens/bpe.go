@@ -1,6 +1,9 @@
 package tokens
 
 import (
+	"hash/maphash"
+	"strings"
+
 	"github.com/tiktoken-go/tokenizer"
 )
 
@@ -15,7 +18,84 @@ type ranks struct {
 	// for a pair that is no token): the first look-ups of every merge.
 	pair []uint32
 	// long is the rank of each token of three bytes or more.
-	long map[string]uint32
+	long longRanks
+}
+
+// longRanks is a hash table of tokens to ranks, open addressing with
+// linear probing: the tokens' bytes are one string (data), each slot
+// holds where its token is in data and its rank. It is built once and
+// read-only after; a token of more than maxLongToken bytes goes to over.
+type longRanks struct {
+	data  string
+	slots []longSlot // a power of two, at most half full
+	seed  maphash.Seed
+	over  map[string]uint32
+	n     int // tokens held
+}
+
+// longSlot is one token of longRanks: at is its offset in data shifted
+// left 8 bits, or'ed with its length (0 for an empty slot); val is its
+// rank (the low rankBits) under tagBits of its hash, so most probes of a
+// slot holding another token end without reading data.
+type longSlot struct {
+	at, val uint32
+}
+
+const (
+	maxLongToken = 255
+	rankBits     = 18 // o200k_base's ranks are under 200,019
+	tagBits      = 32 - rankBits
+)
+
+// newLongRanks builds the table of toks (token -> rank, every rank under
+// 1<<rankBits).
+func newLongRanks(toks map[string]uint32) longRanks {
+	size := 1024
+	for size < 2*len(toks) {
+		size <<= 1
+	}
+	t := longRanks{slots: make([]longSlot, size), seed: maphash.MakeSeed(), n: len(toks)}
+	var data strings.Builder
+	for tok, k := range toks {
+		if len(tok) > maxLongToken || data.Len()+len(tok) >= 1<<24 || k >= 1<<rankBits {
+			if t.over == nil {
+				t.over = make(map[string]uint32)
+			}
+			t.over[tok] = k
+			continue
+		}
+		h := maphash.String(t.seed, tok)
+		i := int(h) & (size - 1)
+		for t.slots[i].at != 0 {
+			i = (i + 1) & (size - 1)
+		}
+		t.slots[i] = longSlot{at: uint32(data.Len())<<8 | uint32(len(tok)), val: uint32(h>>(64-tagBits))<<rankBits | k}
+		data.WriteString(tok)
+	}
+	t.data = data.String()
+	return t
+}
+
+// get returns the rank of the token s (three bytes or more), noRank when
+// s is none.
+func (t *longRanks) get(s string) uint32 {
+	if len(s) > maxLongToken || t.over != nil {
+		if k, ok := t.over[s]; ok {
+			return k
+		}
+	}
+	h := maphash.String(t.seed, s)
+	tag := uint32(h >> (64 - tagBits))
+	mask := len(t.slots) - 1
+	for i := int(h) & mask; ; i = (i + 1) & mask {
+		sl := t.slots[i]
+		if sl.at == 0 {
+			return noRank
+		}
+		if sl.val>>rankBits == tag && int(sl.at&0xff) == len(s) && t.data[sl.at>>8:sl.at>>8+sl.at&0xff] == s {
+			return sl.val & (1<<rankBits - 1)
+		}
+	}
 }
 
 // maxIDGap is how many consecutive ids without a token end the scan of an
@@ -27,7 +107,8 @@ const maxIDGap = 1 << 12
 // loadRanks reads codec's ASCII tokens by decoding every id from 0 until
 // maxIDGap ids in a row decode to nothing.
 func loadRanks(codec tokenizer.Codec) *ranks {
-	r := ranks{pair: make([]uint32, 1<<14), long: make(map[string]uint32, 1<<17)}
+	r := ranks{pair: make([]uint32, 1<<14)}
+	long := make(map[string]uint32, 1<<17)
 	for i := range r.pair {
 		r.pair[i] = noRank
 	}
@@ -48,9 +129,10 @@ func loadRanks(codec tokenizer.Codec) *ranks {
 		case 2:
 			r.pair[int(tok[0])<<7|int(tok[1])] = uint32(id)
 		default:
-			r.long[tok] = uint32(id)
+			long[tok] = uint32(id)
 		}
 	}
+	r.long = newLongRanks(long)
 	return &r
 }
 
@@ -62,10 +144,7 @@ func (r *ranks) rank(s string) uint32 {
 	if len(s) == 2 {
 		return r.pair[int(s[0])<<7|int(s[1])]
 	}
-	if k, ok := r.long[s]; ok {
-		return k
-	}
-	return noRank
+	return r.long.get(s)
 }
 
 // tokens returns how many tokens the byte-pair encoding of the pre-token p

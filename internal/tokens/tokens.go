@@ -3,9 +3,13 @@
 // whose encodings are embedded in the binary: no network at run time).
 //
 // A text is counted piece by piece: split at line ends and before each
-// space-led word (pieceEnd), each piece encoded alone, the counts summed,
-// and each distinct piece's count kept in a bounded cache, so a repeated
-// word or line costs a map lookup instead of an encoding. Encoding pieces
+// space-led word (pieceEnd), each piece encoded alone, the counts summed.
+// A piece of ASCII bytes (nearly every piece of a tool's output) is split
+// and byte-pair merged by this package (split.go, bpe.go) with the
+// encoding's own ranks, to the library encoder's exact count at a fraction
+// of its cost; any other piece goes to the library's encoder. Lines, and
+// the pieces the library counts, are kept in a bounded cache, so a
+// repeated line costs a look-up instead of an encoding. Encoding pieces
 // alone can differ from encoding the whole text where the encoders'
 // pre-split joins across a cut (a run of whitespace spanning a line end);
 // README, "Tokens and recall", gives the difference measured on the shared
@@ -14,6 +18,7 @@ package tokens
 
 import (
 	"fmt"
+	"hash/maphash"
 	"sort"
 	"strings"
 	"sync"
@@ -40,16 +45,16 @@ const DefaultFamily = "o200k"
 // distinct lines).
 const maxCached = 1 << 19
 
-// maxCachedBytes bounds the bytes of the line cache's keys: whole lines
+// maxCachedBytes bounds the bytes of the line cache's texts: whole lines
 // (up to maxCachedLine) and long pieces make entries far larger than a
 // word, so the entry bound alone would let a long-running daemon hold
 // hundreds of megabytes. Past it the cache is emptied and refilled.
 const maxCachedBytes = 32 << 20
 
 // Counter counts tokens with one encoding. It is safe for concurrent use.
-// The encoding is loaded on the first Count (about 0.1 s for the library's
-// tables plus the ASCII rank table's build; BenchmarkLoad measures both),
-// not by New.
+// The encoding is loaded on the first Count, not by New: the library's
+// vocabulary (about 0.1 s) and the ASCII rank table read from it
+// (BenchmarkLoadRanks: some 50 ms, 3 MB kept).
 type Counter struct {
 	enc tokenizer.Encoding
 	// cl100k selects cl100k_base's pre-split for ASCII pieces, else
@@ -60,11 +65,32 @@ type Counter struct {
 	// ranks is the encoding's ASCII tokens (nil until loaded, or when the
 	// codec failed to load).
 	ranks *ranks
-	mu    sync.Mutex
-	cache map[string]int
-	// cached is the bytes of cache's keys.
-	cached int
+	// seed hashes lines and pieces for cache and seen.
+	seed maphash.Seed
+
+	mu sync.Mutex
+	// cache maps the hash of a line or piece to its text and count: an
+	// entry counts only for the text it holds (a look-up compares it), and
+	// a text whose hash another holds replaces it.
+	cache map[uint64]cached
+	// cachedBytes is the bytes of cache's texts.
+	cachedBytes int
+	// seen holds the hashes of recent ASCII lines, one per slot (a line's
+	// hash picks its slot): an ASCII line is cached only when its hash is
+	// in seen already, the second time it is counted.
+	seen *[seenSlots]uint64
 }
+
+// cached is a cache entry: a text and its count.
+type cached struct {
+	text string
+	n    int
+}
+
+// seenSlots is the size of a Counter's seen, in line hashes (128 KiB): a
+// 16 KB output is some 150 to 300 lines, so the lines of the last few
+// dozen outputs are remembered.
+const seenSlots = 1 << 14
 
 // New returns the Counter of family ("" for DefaultFamily). It fails for a
 // name not in Families, naming the known ones.
@@ -76,7 +102,8 @@ func New(family string) (*Counter, error) {
 	if !ok {
 		return nil, fmt.Errorf("unknown tokenizer %q (known: %s, or none)", family, strings.Join(Names(), ", "))
 	}
-	return &Counter{enc: enc, cl100k: enc == tokenizer.Cl100kBase, cache: make(map[string]int, 1024)}, nil
+	return &Counter{enc: enc, cl100k: enc == tokenizer.Cl100kBase, seed: maphash.MakeSeed(),
+		cache: make(map[uint64]cached, 1024), seen: new([seenSlots]uint64)}, nil
 }
 
 // Names lists the family names, sorted.
@@ -98,13 +125,15 @@ func (c *Counter) Name() string { return string(c.enc) }
 // piece as one token per 4 bytes and is never returned (a report figure,
 // not a decision).
 //
-// A piece of ASCII bytes is split and merged by this package (split.go,
-// bpe.go) with the encoding's own rank table, to the same count as the
-// library's encoder; any other piece is the library's to count, and is
-// cached. A line (up to maxCachedLine bytes) of two pieces or more is
-// cached too, as the sum of its pieces' counts: a repeated line is one
-// look-up. No piece equals such a line (a piece ends where the line's first
-// piece does), so the one cache holds both.
+// A line up to maxCachedLine bytes is cached as the sum of its pieces'
+// counts, so a repeated line is one look-up. A line is looked up only when
+// its hash is in seen (it was counted before), and cached: a line with a
+// byte over 0x7f the first time, when it has two pieces or more (a line of
+// one piece is that piece, which the library counted and which is cached
+// already); an ASCII line the second time. Counting a new ASCII line costs
+// less than a look-up that misses plus a store, and most lines of a tool's
+// output are new. A line of one piece counts as that piece, so the one
+// cache holds lines and pieces.
 func (c *Counter) Count(text string) int {
 	c.load()
 	n := 0
@@ -119,15 +148,25 @@ func (c *Counter) Count(text string) int {
 		}
 		line := text[:le]
 		text = text[le:]
-		if k, ok := c.cache[line]; ok {
-			n += k
-			continue
+		var h uint64
+		again := false
+		if len(line) <= maxCachedLine {
+			h = maphash.String(c.seed, line)
+			s := &c.seen[h%seenSlots]
+			if again = *s == h; again {
+				if k, ok := c.lookup(h, line); ok {
+					n += k
+					continue
+				}
+			}
+			*s = h
 		}
 		c.mu.Unlock()
-		ln, pieces := c.countLine(line)
+		ascii := c.ranks != nil && isASCII(line)
+		ln, pieces := c.countLine(line, ascii)
 		c.mu.Lock()
-		if pieces > 1 && len(line) <= maxCachedLine {
-			c.store(line, ln)
+		if len(line) <= maxCachedLine && (ascii && again || !ascii && pieces > 1) {
+			c.store(h, line, ln)
 		}
 		n += ln
 	}
@@ -135,10 +174,10 @@ func (c *Counter) Count(text string) int {
 	return n
 }
 
-// countLine returns the tokens of line (one line, its ending included) and
+// countLine returns the tokens of line (one line, its ending included;
+// ascii when every byte is under 0x80 and the rank table is loaded) and
 // how many pieces it has; c.mu is not held.
-func (c *Counter) countLine(line string) (n, pieces int) {
-	ascii := c.ranks != nil && isASCII(line)
+func (c *Counter) countLine(line string, ascii bool) (n, pieces int) {
 	for rest := line; len(rest) > 0; pieces++ {
 		end := pieceEnd(rest)
 		if ascii {
@@ -219,15 +258,16 @@ func (c *Counter) line(l string) int {
 // them, from the cache when it holds l; a piece counted is cached. c.mu is
 // not held.
 func (c *Counter) piece(l string) int {
+	h := maphash.String(c.seed, l)
 	c.mu.Lock()
-	k, ok := c.cache[l]
+	k, ok := c.lookup(h, l)
 	c.mu.Unlock()
 	if ok {
 		return k
 	}
 	k = c.libraryCount(l)
 	c.mu.Lock()
-	c.store(l, k)
+	c.store(h, l, k)
 	c.mu.Unlock()
 	return k
 }
@@ -246,12 +286,24 @@ func (c *Counter) libraryCount(l string) int {
 	return k
 }
 
-// store caches k for the text l; c.mu is held.
-func (c *Counter) store(l string, k int) {
-	if len(c.cache) >= maxCached || c.cached+len(l) > maxCachedBytes {
-		clear(c.cache)
-		c.cached = 0
+// lookup returns the cached count of l, whose hash is h; c.mu is held.
+func (c *Counter) lookup(h uint64, l string) (int, bool) {
+	if e, ok := c.cache[h]; ok && e.text == l {
+		return e.n, true
 	}
-	c.cache[strings.Clone(l)] = k
-	c.cached += len(l)
+	return 0, false
+}
+
+// store caches k for the text l, whose hash is h, in place of any text of
+// the same hash; c.mu is held.
+func (c *Counter) store(h uint64, l string, k int) {
+	if old, ok := c.cache[h]; ok {
+		c.cachedBytes -= len(old.text)
+	}
+	if len(c.cache) >= maxCached || c.cachedBytes+len(l) > maxCachedBytes {
+		clear(c.cache)
+		c.cachedBytes = 0
+	}
+	c.cache[h] = cached{strings.Clone(l), k}
+	c.cachedBytes += len(l)
 }

@@ -1,6 +1,7 @@
 package tokens
 
 import (
+	"hash/maphash"
 	"strconv"
 	"strings"
 	"testing"
@@ -92,10 +93,10 @@ func TestCountCachedLines(t *testing.T) {
 			t.Fatalf("round %d: a cached line alone = %d", round, got)
 		}
 	}
-	if _, cached := c.cache["ok  \tpkg/a\t0.01s\n"]; !cached {
+	if _, cached := c.lookup(maphash.String(c.seed, "ok  \tpkg/a\t0.01s\n"), "ok  \tpkg/a\t0.01s\n"); !cached {
 		t.Fatal("a repeated line of several pieces is not cached whole")
 	}
-	if _, cached := c.cache[long]; cached {
+	if _, cached := c.lookup(maphash.String(c.seed, long), long); cached {
 		t.Fatal("a line over maxCachedLine is cached whole")
 	}
 }
@@ -108,16 +109,17 @@ func TestCacheBytesBounded(t *testing.T) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i := 0; i < 3*maxCachedBytes/len(line); i++ {
-		c.store(strconv.Itoa(i)+line, 1)
-		if c.cached > maxCachedBytes {
-			t.Fatalf("after %d entries the cache holds %d bytes, over %d", i+1, c.cached, maxCachedBytes)
+		l := strconv.Itoa(i) + line
+		c.store(maphash.String(c.seed, l), l, 1)
+		if c.cachedBytes > maxCachedBytes {
+			t.Fatalf("after %d entries the cache holds %d bytes, over %d", i+1, c.cachedBytes, maxCachedBytes)
 		}
 	}
 	sum := 0
-	for k := range c.cache {
-		sum += len(k)
+	for _, e := range c.cache {
+		sum += len(e.text)
 	}
-	if sum != c.cached || sum == 0 {
-		t.Fatalf("cached = %d, the keys hold %d bytes", c.cached, sum)
+	if sum != c.cachedBytes || sum == 0 {
+		t.Fatalf("cachedBytes = %d, the texts hold %d bytes", c.cachedBytes, sum)
 	}
 }
