@@ -116,6 +116,7 @@ func BenchmarkCountLibraryVsOurs(b *testing.B) {
 	lib := newLibraryCounter(b, tokenizer.O200kBase)
 	ours, _ := New("")
 	ours.load()
+	<-ours.built
 	// make returns a counter of the implementation with an empty cache,
 	// its tables loaded.
 	impls := []struct {
@@ -124,8 +125,9 @@ func BenchmarkCountLibraryVsOurs(b *testing.B) {
 	}{
 		{"library", func() counter { return &libraryCounter{codec: lib.codec, cache: make(map[string]int, 1024)} }},
 		{"ours", func() counter {
-			c := &Counter{enc: ours.enc, codec: ours.codec, ranks: ours.ranks, cache: make(map[uint64]cached, 1024),
+			c := &Counter{enc: ours.enc, codec: ours.codec, cache: make(map[uint64]cached, 1024),
 				seed: ours.seed, seen: new([seenSlots]uint64)}
+			c.ranks.Store(ours.ranks.Load())
 			c.once.Do(func() {})
 			return c
 		}},

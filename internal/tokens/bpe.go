@@ -2,7 +2,6 @@ package tokens
 
 import (
 	"hash/maphash"
-	"strings"
 
 	"github.com/tiktoken-go/tokenizer"
 )
@@ -47,32 +46,32 @@ const (
 	tagBits      = 32 - rankBits
 )
 
-// newLongRanks builds the table of toks (token -> rank, every rank under
-// 1<<rankBits).
-func newLongRanks(toks map[string]uint32) longRanks {
-	size := 1024
-	for size < 2*len(toks) {
-		size <<= 1
+// newLongRanks builds the table of toks (every rank under 1<<rankBits),
+// whose texts are size bytes in all.
+func newLongRanks(toks []rankedToken, size int) longRanks {
+	slots := 1024
+	for slots < 2*len(toks) {
+		slots <<= 1
 	}
-	t := longRanks{slots: make([]longSlot, size), seed: maphash.MakeSeed(), n: len(toks)}
-	var data strings.Builder
-	for tok, k := range toks {
-		if len(tok) > maxLongToken || data.Len()+len(tok) >= 1<<24 || k >= 1<<rankBits {
+	t := longRanks{slots: make([]longSlot, slots), seed: maphash.MakeSeed(), n: len(toks)}
+	data := make([]byte, 0, size)
+	for _, tok := range toks {
+		if len(tok.text) > maxLongToken || len(data)+len(tok.text) >= 1<<24 || tok.rank >= 1<<rankBits {
 			if t.over == nil {
 				t.over = make(map[string]uint32)
 			}
-			t.over[tok] = k
+			t.over[tok.text] = tok.rank
 			continue
 		}
-		h := maphash.String(t.seed, tok)
-		i := int(h) & (size - 1)
+		h := maphash.String(t.seed, tok.text)
+		i := int(h) & (slots - 1)
 		for t.slots[i].at != 0 {
-			i = (i + 1) & (size - 1)
+			i = (i + 1) & (slots - 1)
 		}
-		t.slots[i] = longSlot{at: uint32(data.Len())<<8 | uint32(len(tok)), val: uint32(h>>(64-tagBits))<<rankBits | k}
-		data.WriteString(tok)
+		t.slots[i] = longSlot{at: uint32(len(data))<<8 | uint32(len(tok.text)), val: uint32(h>>(64-tagBits))<<rankBits | tok.rank}
+		data = append(data, tok.text...)
 	}
-	t.data = data.String()
+	t.data = string(data)
 	return t
 }
 
@@ -105,13 +104,16 @@ func (t *longRanks) get(s string) uint32 {
 const maxIDGap = 1 << 12
 
 // loadRanks reads codec's ASCII tokens by decoding every id from 0 until
-// maxIDGap ids in a row decode to nothing.
+// maxIDGap ids in a row decode to nothing. Decoding makes codec build and
+// keep a table of every token (some 3 MB for o200k_base): pass a codec
+// that is dropped after.
 func loadRanks(codec tokenizer.Codec) *ranks {
-	r := ranks{pair: make([]uint32, 1<<14)}
-	long := make(map[string]uint32, 1<<17)
+	r := &ranks{pair: make([]uint32, 1<<14)}
 	for i := range r.pair {
 		r.pair[i] = noRank
 	}
+	long := make([]rankedToken, 0, 1<<17) // o200k_base has 125,353 ASCII tokens of 3 bytes or more
+	size := 0
 	ids := make([]uint, 1)
 	for id, gap := uint(0), 0; gap < maxIDGap; id++ {
 		ids[0] = id
@@ -129,11 +131,18 @@ func loadRanks(codec tokenizer.Codec) *ranks {
 		case 2:
 			r.pair[int(tok[0])<<7|int(tok[1])] = uint32(id)
 		default:
-			long[tok] = uint32(id)
+			long = append(long, rankedToken{tok, uint32(id)})
+			size += len(tok)
 		}
 	}
-	r.long = newLongRanks(long)
-	return &r
+	r.long = newLongRanks(long, size)
+	return r
+}
+
+// rankedToken is a token and its rank.
+type rankedToken struct {
+	text string
+	rank uint32
 }
 
 // noRank marks a pair of parts whose concatenation is no token.

@@ -66,6 +66,7 @@ func families(t testing.TB) []family {
 			t.Fatal(err)
 		}
 		c.load()
+		<-c.built
 		codec, err := tokenizer.Get(c.enc)
 		if err != nil {
 			t.Fatal(err)
@@ -138,7 +139,7 @@ func (f family) checkPiece(t testing.TB, p string) {
 		if at != len(pre) {
 			t.Fatalf("%s: a library token crosses the pre-token %q of %q", f.name, pre, p)
 		}
-		if got := f.c.ranks.tokens(pre); got != n {
+		if got := f.c.ranks.Load().tokens(pre); got != n {
 			t.Fatalf("%s: pre-token %q merges to %d tokens, library %d", f.name, pre, got, n)
 		}
 	}

@@ -22,6 +22,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tiktoken-go/tokenizer"
 )
@@ -53,8 +54,11 @@ const maxCachedBytes = 32 << 20
 
 // Counter counts tokens with one encoding. It is safe for concurrent use.
 // The encoding is loaded on the first Count, not by New: the library's
-// vocabulary (about 0.1 s) and the ASCII rank table read from it
-// (BenchmarkLoadRanks: some 50 ms, 3 MB kept).
+// vocabulary (some 20 ms and 7 MB for o200k_base on the development
+// machine) before that Count, and then the ASCII rank table read from it
+// (BenchmarkLoadRanks: some 30 ms, 3 MB kept) on a goroutine of its own,
+// every piece going to the library's encoder until it is built: a first
+// Count costs what it did before the table.
 type Counter struct {
 	enc tokenizer.Encoding
 	// cl100k selects cl100k_base's pre-split for ASCII pieces, else
@@ -62,9 +66,11 @@ type Counter struct {
 	cl100k bool
 	once   sync.Once
 	codec  tokenizer.Codec
-	// ranks is the encoding's ASCII tokens (nil until loaded, or when the
-	// codec failed to load).
-	ranks *ranks
+	// ranks is the encoding's ASCII tokens (nil until built, or when the
+	// codec failed to load); built is closed when the build ends, either
+	// way.
+	ranks atomic.Pointer[ranks]
+	built chan struct{}
 	// seed hashes lines and pieces for cache and seen.
 	seed maphash.Seed
 
@@ -103,7 +109,7 @@ func New(family string) (*Counter, error) {
 		return nil, fmt.Errorf("unknown tokenizer %q (known: %s, or none)", family, strings.Join(Names(), ", "))
 	}
 	return &Counter{enc: enc, cl100k: enc == tokenizer.Cl100kBase, seed: maphash.MakeSeed(),
-		cache: make(map[uint64]cached, 1024), seen: new([seenSlots]uint64)}, nil
+		cache: make(map[uint64]cached, 1024), seen: new([seenSlots]uint64), built: make(chan struct{})}, nil
 }
 
 // Names lists the family names, sorted.
@@ -136,6 +142,7 @@ func (c *Counter) Name() string { return string(c.enc) }
 // cache holds lines and pieces.
 func (c *Counter) Count(text string) int {
 	c.load()
+	r := c.ranks.Load()
 	n := 0
 	// The cache is read under one hold of the lock for every run of
 	// cached lines (a 16 KB output is some 150 lines); a line not cached
@@ -162,8 +169,8 @@ func (c *Counter) Count(text string) int {
 			*s = h
 		}
 		c.mu.Unlock()
-		ascii := c.ranks != nil && isASCII(line)
-		ln, pieces := c.countLine(line, ascii)
+		ascii := r != nil && isASCII(line)
+		ln, pieces := c.countLine(r, line, ascii)
 		c.mu.Lock()
 		if len(line) <= maxCachedLine && (ascii && again || !ascii && pieces > 1) {
 			c.store(h, line, ln)
@@ -175,13 +182,13 @@ func (c *Counter) Count(text string) int {
 }
 
 // countLine returns the tokens of line (one line, its ending included;
-// ascii when every byte is under 0x80 and the rank table is loaded) and
+// ascii when every byte is under 0x80 and r, the rank table, is built) and
 // how many pieces it has; c.mu is not held.
-func (c *Counter) countLine(line string, ascii bool) (n, pieces int) {
+func (c *Counter) countLine(r *ranks, line string, ascii bool) (n, pieces int) {
 	for rest := line; len(rest) > 0; pieces++ {
 		end := pieceEnd(rest)
 		if ascii {
-			n += c.asciiCount(rest[:end])
+			n += asciiCount(r, rest[:end], c.cl100k)
 		} else {
 			n += c.piece(rest[:end])
 		}
@@ -190,18 +197,19 @@ func (c *Counter) countLine(line string, ascii bool) (n, pieces int) {
 	return n, pieces
 }
 
-// asciiCount returns the tokens of the piece p (all ASCII bytes): its
-// pre-tokens' byte-pair counts, summed. A byte no pre-token matches (DEL)
-// is skipped, as the library's split skips it.
-func (c *Counter) asciiCount(p string) int {
+// asciiCount returns the tokens of the piece p (all ASCII bytes) with the
+// rank table r and the pre-split of cl100k_base (cl100k) or o200k_base:
+// its pre-tokens' byte-pair counts, summed. A byte no pre-token matches
+// (DEL) is skipped, as the library's split skips it.
+func asciiCount(r *ranks, p string, cl100k bool) int {
 	n := 0
 	for len(p) > 0 {
-		k := asciiPreToken(p, c.cl100k)
+		k := asciiPreToken(p, cl100k)
 		if k == 0 {
 			p = p[1:]
 			continue
 		}
-		n += c.ranks.tokens(p[:k])
+		n += r.tokens(p[:k])
 		p = p[k:]
 	}
 	return n
@@ -237,19 +245,33 @@ func pieceEnd(text string) int {
 func (c *Counter) load() {
 	c.once.Do(func() {
 		codec, err := tokenizer.Get(c.enc)
-		if err == nil {
-			c.codec = codec
-			c.ranks = loadRanks(codec)
+		if err != nil {
+			close(c.built)
+			return
 		}
+		c.codec = codec
+		go c.buildRanks()
 	})
+}
+
+// buildRanks builds the rank table, then closes built. A codec of its own
+// decodes the ranks, so the table of every token it builds to decode is
+// dropped with it; a panic leaves the table unbuilt (every piece to the
+// library's encoder), never the process down.
+func (c *Counter) buildRanks() {
+	defer close(c.built)
+	defer func() { _ = recover() }()
+	if dec, err := tokenizer.Get(c.enc); err == nil {
+		c.ranks.Store(loadRanks(dec))
+	}
 }
 
 // line returns the tokens of l counted as one piece, as Count counts a
 // piece (tests compare Count with the sum of its pieces).
 func (c *Counter) line(l string) int {
 	c.load()
-	if c.ranks != nil && isASCII(l) {
-		return c.asciiCount(l)
+	if r := c.ranks.Load(); r != nil && isASCII(l) {
+		return asciiCount(r, l, c.cl100k)
 	}
 	return c.piece(l)
 }

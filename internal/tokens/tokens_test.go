@@ -74,17 +74,14 @@ func BenchmarkCount(b *testing.B) {
 func TestCountCachedLines(t *testing.T) {
 	long := strings.Repeat("word ", maxCachedLine/4) + "\n"
 	text := "go test ./...\nok  \tpkg/a\t0.01s\nok  \tpkg/a\t0.01s\n\n  indented  line\nok\nok  \tpkg/a\t0.01s" + "\n" + long + long + "ok  \tpkg/a"
-	ref, err := New("")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ref := built(t, "")
 	want := 0
 	for rest := text; rest != ""; {
 		end := pieceEnd(rest)
 		want += ref.line(rest[:end])
 		rest = rest[end:]
 	}
-	c, _ := New("")
+	c := built(t, "")
 	for round := range 3 {
 		if got := c.Count(text); got != want {
 			t.Fatalf("round %d: Count = %d, want %d (its pieces)", round, got, want)
@@ -122,4 +119,19 @@ func TestCacheBytesBounded(t *testing.T) {
 	if sum != c.cachedBytes || sum == 0 {
 		t.Fatalf("cachedBytes = %d, the texts hold %d bytes", c.cachedBytes, sum)
 	}
+}
+
+// built returns the Counter of family with its rank table built.
+func built(t testing.TB, family string) *Counter {
+	t.Helper()
+	c, err := New(family)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.load()
+	<-c.built
+	if c.ranks.Load() == nil {
+		t.Fatal("the rank table did not build")
+	}
+	return c
 }
