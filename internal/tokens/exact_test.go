@@ -202,6 +202,57 @@ func TestCountMatchesLibraryOnEdgeCases(t *testing.T) {
 	}
 }
 
+// longCases returns n seeded long ASCII strings (65 to 600 bytes, past
+// maxScanMerge, so the heap merge runs): runs of one letter, of random
+// lower-case letters, of letters and digits, of punctuation, of spaces and
+// of base64, each also with a leading space.
+func longCases(n int) []string {
+	r := rand.New(rand.NewPCG(40, 7))
+	alphabets := []string{"a", "z", "abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz", "=-", "=", "*/.", " ", " \t", "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"}
+	var out []string
+	for i := range n {
+		a := alphabets[i%len(alphabets)]
+		b := make([]byte, 65+r.IntN(536))
+		for j := range b {
+			b[j] = a[r.IntN(len(a))]
+		}
+		out = append(out, string(b), " "+string(b))
+	}
+	return out
+}
+
+// TestLongPreTokensMatchLibrary: long pre-tokens (the heap merge's) split
+// and merge as the library's, and count as libraryPieces counts them.
+func TestLongPreTokensMatchLibrary(t *testing.T) {
+	cases := longCases(60)
+	for _, f := range families(t) {
+		for _, s := range cases {
+			f.checkPiece(t, s)
+			f.checkText(t, "long case", s)
+		}
+	}
+}
+
+// TestMergeHeapMatchesScan: the two merges give the same count on every
+// pre-token both can take (2 to maxScanMerge bytes), so the threshold
+// between them moves nothing.
+func TestMergeHeapMatchesScan(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, f := range families(t) {
+		rk := f.c.ranks.Load()
+		for i := range 20000 {
+			a := edgeFragments[i%len(edgeFragments)] + "abcdeeeeeffffllooooooorrssttt  =="
+			b := make([]byte, 2+r.IntN(maxScanMerge-1))
+			for j := range b {
+				b[j] = a[r.IntN(len(a))]
+			}
+			if scan, heap := rk.mergeScan(string(b)), rk.mergeHeap(string(b)); scan != heap {
+				t.Fatalf("%s: %q merges to %d tokens by scan, %d by heap", f.name, b, scan, heap)
+			}
+		}
+	}
+}
+
 // TestASCIIClassesMatchLibrary: every ASCII byte between two letters, two
 // digits, two spaces and at the start and end, splits and merges as the
 // library does (the class table against the library's matcher, byte by
@@ -239,7 +290,7 @@ func sampleOutputs(t testing.TB) []string {
 func TestCountMatchesLibraryOnSample(t *testing.T) {
 	texts := sampleOutputs(t)
 	for _, f := range families(t) {
-		for round := range 2 {
+		for round := range 3 {
 			for i, s := range texts {
 				f.checkText(t, "sample "+strconv.Itoa(round)+"/"+strconv.Itoa(i), s)
 			}
