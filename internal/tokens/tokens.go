@@ -132,12 +132,11 @@ func (c *Counter) Name() string { return string(c.enc) }
 // not a decision).
 //
 // A line up to maxCachedLine bytes is cached as the sum of its pieces'
-// counts, so a repeated line is one look-up. A line is looked up only when
-// its hash is in seen (it was counted before), and cached: a line with a
-// byte over 0x7f the first time, when it has two pieces or more (a line of
-// one piece is that piece, which the library counted and which is cached
-// already); an ASCII line the second time. Counting a new ASCII line costs
-// less than a look-up that misses plus a store, and most lines of a tool's
+// counts, so a repeated line is one look-up. A line with a byte over 0x7f
+// is cached the first time, when it has two pieces or more (a line of one
+// piece is that piece, which the library counted and which is cached
+// already); an ASCII line the second time (its hash in seen): storing a
+// new ASCII line costs more than counting it, and most lines of a tool's
 // output are new. A line of one piece counts as that piece, so the one
 // cache holds lines and pieces.
 func (c *Counter) Count(text string) int {
@@ -159,14 +158,12 @@ func (c *Counter) Count(text string) int {
 		again := false
 		if len(line) <= maxCachedLine {
 			h = maphash.String(c.seed, line)
-			s := &c.seen[h%seenSlots]
-			if again = *s == h; again {
-				if k, ok := c.lookup(h, line); ok {
-					n += k
-					continue
-				}
+			if k, ok := c.lookup(h, line); ok {
+				n += k
+				continue
 			}
-			*s = h
+			s := &c.seen[h%seenSlots]
+			again, *s = *s == h, h
 		}
 		c.mu.Unlock()
 		ascii := r != nil && isASCII(line)
