@@ -1,8 +1,6 @@
 package tokens
 
 import (
-	"hash/maphash"
-
 	"github.com/tiktoken-go/tokenizer"
 )
 
@@ -21,58 +19,102 @@ type ranks struct {
 }
 
 // longRanks is a hash table of tokens to ranks, open addressing with
-// linear probing: the tokens' bytes are one string (data), each slot
-// holds where its token is in data and its rank. It is built once and
-// read-only after; a token of more than maxLongToken bytes goes to over.
+// linear probing: each slot holds its token's first 8 bytes, where the
+// rest is in data (the tokens' bytes past their eighth, one string), its
+// length and its rank, so a token of up to 8 bytes is found in one read
+// of the slots. It is built once and read-only after; a token of more
+// than maxLongToken bytes goes to over.
 type longRanks struct {
 	data  string
 	slots []longSlot // a power of two, at most half full
-	seed  maphash.Seed
 	over  map[string]uint32
 	n     int // tokens held
 }
 
-// longSlot is one token of longRanks: at is its offset in data shifted
-// left 8 bits, or'ed with its length (0 for an empty slot); val is its
-// rank (the low rankBits) under tagBits of its hash, so most probes of a
-// slot holding another token end without reading data.
+// longSlot is one token of longRanks: head is its first 8 bytes (little
+// endian, zero past its end); rest is where its bytes past the eighth are
+// in data shifted left 8 bits, or'ed with its length (0 for an empty
+// slot); rank is its rank.
 type longSlot struct {
-	at, val uint32
+	head       uint64
+	rest, rank uint32
 }
 
-const (
-	maxLongToken = 255
-	rankBits     = 18 // o200k_base's ranks are under 200,019
-	tagBits      = 32 - rankBits
-)
+// maxLongToken is the longest token longRanks keeps in its slots, in
+// bytes (the length's 8 bits).
+const maxLongToken = 255
 
-// newLongRanks builds the table of toks (every rank under 1<<rankBits),
-// whose texts are size bytes in all.
+// newLongRanks builds the table of toks, whose texts are size bytes in
+// all.
 func newLongRanks(toks []rankedToken, size int) longRanks {
 	slots := 1024
 	for slots < 2*len(toks) {
 		slots <<= 1
 	}
-	t := longRanks{slots: make([]longSlot, slots), seed: maphash.MakeSeed(), n: len(toks)}
+	t := longRanks{slots: make([]longSlot, slots), n: len(toks)}
 	data := make([]byte, 0, size)
 	for _, tok := range toks {
-		if len(tok.text) > maxLongToken || len(data)+len(tok.text) >= 1<<24 || tok.rank >= 1<<rankBits {
+		if len(tok.text) > maxLongToken || len(data)+len(tok.text) >= 1<<24 {
 			if t.over == nil {
 				t.over = make(map[string]uint32)
 			}
 			t.over[tok.text] = tok.rank
 			continue
 		}
-		h := maphash.String(t.seed, tok.text)
-		i := int(h) & (slots - 1)
-		for t.slots[i].at != 0 {
+		i := int(hashToken(tok.text)) & (slots - 1)
+		for t.slots[i].rest != 0 {
 			i = (i + 1) & (slots - 1)
 		}
-		t.slots[i] = longSlot{at: uint32(len(data))<<8 | uint32(len(tok.text)), val: uint32(h>>(64-tagBits))<<rankBits | tok.rank}
-		data = append(data, tok.text...)
+		head, tail := headOf(tok.text)
+		t.slots[i] = longSlot{head: head, rest: uint32(len(data))<<8 | uint32(len(tok.text)), rank: tok.rank}
+		data = append(data, tail...)
 	}
 	t.data = string(data)
 	return t
+}
+
+// headOf returns s's first 8 bytes as a little-endian word (zero past its
+// end) and the bytes after them.
+func headOf(s string) (uint64, string) {
+	if len(s) >= 8 {
+		return load64(s), s[8:]
+	}
+	var w uint64
+	for i := len(s) - 1; i >= 0; i-- {
+		w = w<<8 | uint64(s[i])
+	}
+	return w, ""
+}
+
+func load64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// hashToken hashes s for longRanks: a fixed hash (the table's contents are
+// the encoding's, not an input's, so no seed is needed against crafted
+// collisions), words multiplied in and a final mix of the bits.
+func hashToken(s string) uint64 {
+	const m = 0x9e3779b97f4a7c15
+	h := uint64(len(s)) * m
+	for len(s) >= 8 {
+		h = (h ^ load64(s)) * m
+		h ^= h >> 32
+		s = s[8:]
+	}
+	var w uint64
+	switch {
+	case len(s) >= 4:
+		w = uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+			(uint64(s[len(s)-4])|uint64(s[len(s)-3])<<8|uint64(s[len(s)-2])<<16|uint64(s[len(s)-1])<<24)<<32
+	case len(s) > 0:
+		w = uint64(s[0]) | uint64(s[len(s)/2])<<8 | uint64(s[len(s)-1])<<16
+	}
+	h = (h ^ w) * 0xbf58476d1ce4e5b9
+	h ^= h >> 31
+	h *= 0x94d049bb133111eb
+	return h ^ h>>29
 }
 
 // get returns the rank of the token s (three bytes or more), noRank when
@@ -83,16 +125,15 @@ func (t *longRanks) get(s string) uint32 {
 			return k
 		}
 	}
-	h := maphash.String(t.seed, s)
-	tag := uint32(h >> (64 - tagBits))
+	head, tail := headOf(s)
 	mask := len(t.slots) - 1
-	for i := int(h) & mask; ; i = (i + 1) & mask {
-		sl := t.slots[i]
-		if sl.at == 0 {
+	for i := int(hashToken(s)) & mask; ; i = (i + 1) & mask {
+		sl := &t.slots[i]
+		if sl.rest == 0 {
 			return noRank
 		}
-		if sl.val>>rankBits == tag && int(sl.at&0xff) == len(s) && t.data[sl.at>>8:sl.at>>8+sl.at&0xff] == s {
-			return sl.val & (1<<rankBits - 1)
+		if sl.head == head && int(sl.rest&0xff) == len(s) && (tail == "" || t.data[sl.rest>>8:int(sl.rest>>8)+len(tail)] == tail) {
+			return sl.rank
 		}
 	}
 }
