@@ -180,14 +180,15 @@ func (c *Counter) Count(text string) int {
 
 // countLine returns the tokens of line (one line, its ending included;
 // ascii when every byte is under 0x80 and r, the rank table, is built) and
-// how many pieces it has; c.mu is not held.
+// how many pieces it has; c.mu is not held. In a line that is not ASCII,
+// each ASCII piece is still counted with r.
 func (c *Counter) countLine(r *ranks, line string, ascii bool) (n, pieces int) {
 	for rest := line; len(rest) > 0; pieces++ {
 		end := pieceEnd(rest)
-		if ascii {
-			n += asciiCount(r, rest[:end], c.cl100k)
+		if p := rest[:end]; ascii || r != nil && isASCII(p) {
+			n += asciiCount(r, p, c.cl100k)
 		} else {
-			n += c.piece(rest[:end])
+			n += c.piece(p)
 		}
 		rest = rest[end:]
 	}
