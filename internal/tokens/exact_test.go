@@ -335,7 +335,7 @@ func corpusOutputs(t testing.TB, every int) []string {
 
 // corpusEvery is the share of the corpus the corpus tests take by default
 // (one output in corpusEvery, some 4 MB of 35): OMNI_TOKENS_CORPUS=all
-// takes every output (about 10 s of CPU per family).
+// takes every output (about 13 s of CPU for the two tests).
 func corpusEvery() int {
 	if os.Getenv("OMNI_TOKENS_CORPUS") == "all" {
 		return 1

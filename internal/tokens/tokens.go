@@ -56,7 +56,7 @@ const maxCachedBytes = 32 << 20
 // The encoding is loaded on the first Count, not by New: the library's
 // vocabulary (some 20 ms and 7 MB for o200k_base on the development
 // machine) before that Count, and then the ASCII rank table read from it
-// (BenchmarkLoadRanks: some 30 ms, 3 MB kept) on a goroutine of its own,
+// (BenchmarkLoadRanks: some 30 ms, 4 MB kept) on a goroutine of its own,
 // every piece going to the library's encoder until it is built: a first
 // Count costs what it did before the table.
 type Counter struct {
@@ -81,9 +81,9 @@ type Counter struct {
 	cache map[uint64]cached
 	// cachedBytes is the bytes of cache's texts.
 	cachedBytes int
-	// seen holds the hashes of recent ASCII lines, one per slot (a line's
-	// hash picks its slot): an ASCII line is cached only when its hash is
-	// in seen already, the second time it is counted.
+	// seen holds the hashes of recently counted lines, one per slot (a
+	// line's hash picks its slot): an ASCII line is cached only when its
+	// hash is in seen already, the second time it is counted.
 	seen *[seenSlots]uint64
 }
 
