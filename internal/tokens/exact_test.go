@@ -408,3 +408,42 @@ func FuzzCountMatchesLibrary(f *testing.F) {
 		}
 	})
 }
+
+// TestCountConcurrentWhileBuilding: goroutines counting on a fresh counter
+// (its rank table building meanwhile, so some pieces go to the library and
+// some are counted here) all get libraryPieces' counts. Run under -race
+// it also checks the table's hand-over.
+func TestCountConcurrentWhileBuilding(t *testing.T) {
+	texts := sampleOutputs(t)
+	fam := families(t)
+	want := make([]int, len(texts))
+	for i, s := range texts {
+		want[i] = libraryPieces(fam[slices.Index(Names(), DefaultFamily)].codec, s)
+	}
+	c, err := New("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan string, 4)
+	for g := range 4 {
+		go func() {
+			for i := range texts {
+				j := (i + g*37) % len(texts)
+				if got := c.Count(texts[j]); got != want[j] {
+					errs <- "text " + strconv.Itoa(j) + ": " + strconv.Itoa(got) + " != " + strconv.Itoa(want[j])
+					return
+				}
+			}
+			errs <- ""
+		}()
+	}
+	for range 4 {
+		if e := <-errs; e != "" {
+			t.Fatal(e)
+		}
+	}
+	<-c.built
+	if c.ranks.Load() == nil {
+		t.Fatal("the rank table did not build")
+	}
+}
