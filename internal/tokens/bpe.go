@@ -7,7 +7,7 @@ import (
 // ranks is an encoding's ASCII tokens: token bytes -> rank. In the
 // tiktoken encodings a token's merge rank is its id, so the table is read
 // from the library's own Decode of every id; only tokens of ASCII bytes
-// are kept, since asciiTokens merges only pre-tokens of ASCII bytes and
+// are kept, since tokens merges only pre-tokens of ASCII bytes and
 // every part of those is ASCII too. BenchmarkLoadRanks measures its build
 // (the README's "Tokens and recall" gives the figures).
 type ranks struct {

@@ -447,3 +447,28 @@ func TestCountConcurrentWhileBuilding(t *testing.T) {
 		t.Fatal("the rank table did not build")
 	}
 }
+
+// TestSplitMatchesLibraryQuirks: the two places where the library's
+// compiled matcher departs from a textbook backtracking engine, spelled
+// out: a whitespace run is given back to its first line end, and a DEL
+// byte is matched by no alternative (skipped, uncounted). Red when either
+// is "fixed" here, or when a library upgrade changes them (then the split
+// must follow the library again).
+func TestSplitMatchesLibraryQuirks(t *testing.T) {
+	for _, f := range families(t) {
+		for s, want := range map[string][]string{
+			" \n \n":   {" \n", " \n"},
+			"a \r\n\n": {"a", " \r\n\n"},
+			"\t\n x":   {"\t\n", " x"},
+			"a\x7fb":   {"a", "b"},
+			"\x7f":     nil,
+		} {
+			if got := f.ourSplit(s); !slices.Equal(got, want) {
+				t.Errorf("%s: split of %q = %q, want %q", f.name, s, got, want)
+			}
+			if lib := f.librarySplit(t, s); !slices.Equal(lib, want) {
+				t.Errorf("%s: the library splits %q into %q, not %q: its matcher changed", f.name, s, lib, want)
+			}
+		}
+	}
+}

@@ -18,7 +18,7 @@ package tokens
 // compiled matcher gives \s*[\r\n]+'s greedy run back to the run's first
 // line end, not its last (" \n \n" is two pre-tokens there), and that is
 // what is reproduced: the count must be the library's.
-// tokens_test's differential tests and FuzzCountMatchesLibrary hold these
+// exact_test.go's differential tests and FuzzCountMatchesLibrary hold these
 // functions to the library's own split.
 
 // Byte classes of an ASCII byte, as the split patterns see it.
