@@ -222,6 +222,9 @@ func (e *Engine) append(ctx context.Context, batch []events.Event) error {
 	}
 	for i := range batch {
 		batch[i].Seq, batch[i].Index = seq, i
+		if a := batch[i].Archived; a != nil {
+			e.wrote(a, seq, i)
+		}
 	}
 	if e.opt.Shared && seq > e.applied+1 {
 		// Other machines appended since the newest batch folded: fold
@@ -508,11 +511,45 @@ func (e *Engine) readable(h string, b ledger.Block) bool {
 		e.opt.Logf("archive %s at batch %d does not hash to its handle: archiving it again", h, b.Seq)
 		return false
 	}
-	if e.verified == nil {
+	e.verify(h, loc)
+	return true
+}
+
+// wrote remembers the archive a, just stored at (seq, index) by this
+// Engine's append, as readable would after reading it back: the log
+// acknowledged the batch, so what it holds there is what was written, and
+// the bytes written are checked here (decompressed, hashed to the handle)
+// instead of fetched from the store at the handle's next fold, which
+// costs a round trip to the store and the decoding of the whole batch.
+func (e *Engine) wrote(a *events.Archived, seq events.Seq, index int) {
+	if a.Forgotten {
+		return
+	}
+	data := a.Data
+	if a.Codec == events.CodecZstd {
+		var err error
+		if data, err = e.decompress(a.Data); err != nil {
+			return
+		}
+	}
+	if pipeline.HandleOf(string(data)) != a.Handle {
+		return
+	}
+	e.verify(a.Handle, [2]int64{int64(seq), int64(index)})
+}
+
+// maxVerified bounds Engine.verified, in handles (some 64 bytes each):
+// past it the map is emptied, and a handle's next fold reads its archive
+// back once more.
+const maxVerified = 1 << 16
+
+// verify remembers that handle h's archive at loc (sequence, index) reads
+// back whole.
+func (e *Engine) verify(h string, loc [2]int64) {
+	if e.verified == nil || len(e.verified) >= maxVerified {
 		e.verified = map[string][2]int64{}
 	}
 	e.verified[h] = loc
-	return true
 }
 
 // Retrieve returns the exact archived bytes of handle h and records a

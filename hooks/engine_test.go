@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/events/memlog"
 )
 
@@ -65,4 +66,49 @@ func TestIdenticalRerunOneMarker(t *testing.T) {
 		t.Fatalf("verify %+v %v", s, err)
 	}
 	t.Logf("reply: %s", r2.Reply)
+}
+
+// countingLog counts Get calls on the log it wraps.
+type countingLog struct {
+	events.Log
+	gets int
+}
+
+func (l *countingLog) Get(ctx context.Context, seq events.Seq) ([]events.Event, error) {
+	l.gets++
+	return l.Log.Get(ctx, seq)
+}
+
+// TestOwnArchiveNotFetched: a block this Engine archived (and the log
+// acknowledged) is folded again without reading the batch back from the
+// store, while an Engine that did not write it reads it back once before
+// printing its handle. Red without Engine.wrote.
+func TestOwnArchiveNotFetched(t *testing.T) {
+	cl := &countingLog{Log: memlog.New()}
+	e := i11Engine(t, cl)
+	out := i11Lines("own", 40)
+	i11Hook(t, e, bashPayload("s1", "", "ls -R", out))
+	r2 := i11Hook(t, e, bashPayload("s1", "", "ls -R", out))
+	if len(r2.Folds) != 1 {
+		t.Fatal("no fold")
+	}
+	cl.gets = 0
+	r3 := i11Hook(t, e, bashPayload("s1", "", "ls -R", out))
+	if len(r3.Folds) != 1 || r3.Folds[0].Handle != r2.Folds[0].Handle {
+		t.Fatalf("third call: %d folds", len(r3.Folds))
+	}
+	if cl.gets != 0 {
+		t.Fatalf("the Engine read its own archive back %d times", cl.gets)
+	}
+	// A restarted Engine did not write it: it reads it back, once.
+	e2 := i11Engine(t, cl)
+	cl.gets = 0
+	for range 2 {
+		if r := i11Hook(t, e2, bashPayload("s1", "", "ls -R", out)); len(r.Folds) != 1 {
+			t.Fatalf("after a restart: %d folds", len(r.Folds))
+		}
+	}
+	if cl.gets != 1 {
+		t.Fatalf("a restarted Engine read the archive back %d times, want 1", cl.gets)
+	}
 }

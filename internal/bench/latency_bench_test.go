@@ -28,9 +28,17 @@ func BenchmarkHookDaemonSide(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, size := range []int{1 << 10, 16 << 10, 64 << 10, 256 << 10} {
+	for _, c := range []struct {
+		size  int
+		fresh bool
+	}{{1 << 10, false}, {16 << 10, false}, {16 << 10, true}, {64 << 10, false}, {256 << 10, false}} {
+		size := c.size
 		text := corpusText(recs, size)
-		b.Run(fmt.Sprintf("%dKB", size>>10), func(b *testing.B) {
+		name := fmt.Sprintf("%dKB", size>>10)
+		if c.fresh {
+			name += "new"
+		}
+		b.Run(name, func(b *testing.B) {
 			ctx := context.Background()
 			clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 			tc, err := tokens.New("")
@@ -46,10 +54,17 @@ func BenchmarkHookDaemonSide(b *testing.B) {
 				b.Fatal(err)
 			}
 			payloads := make([][]byte, 2)
+			if c.fresh {
+				payloads = make([][]byte, 256)
+			}
 			for i := range payloads {
+				t := text
+				if c.fresh {
+					t = renumber(text, uint64(i))
+				}
 				payloads[i], _ = json.Marshal(map[string]any{"session_id": "latency", "cwd": "/tmp/p", "hook_event_name": "PostToolUse",
-					"tool_name": "Bash", "tool_input": map[string]any{"command": fmt.Sprintf("bench-cmd-%d", i)},
-					"tool_response": map[string]any{"stdout": text, "stderr": "", "interrupted": false, "isImage": false}})
+					"tool_name": "Bash", "tool_input": map[string]any{"command": fmt.Sprintf("bench-cmd-%d", i%2)},
+					"tool_response": map[string]any{"stdout": t, "stderr": "", "interrupted": false, "isImage": false}})
 			}
 			b.SetBytes(int64(len(payloads[0])))
 			b.ReportAllocs()
@@ -57,7 +72,7 @@ func BenchmarkHookDaemonSide(b *testing.B) {
 			var sum hooks.Timing
 			for b.Loop() {
 				var tm hooks.Timing
-				if _, err := e.HookResult(hooks.WithTiming(ctx, &tm), hooks.HookInput{Stdin: payloads[i%2]}); err != nil {
+				if _, err := e.HookResult(hooks.WithTiming(ctx, &tm), hooks.HookInput{Stdin: payloads[i%len(payloads)]}); err != nil {
 					b.Fatal(err)
 				}
 				sum.Redact, sum.Decide, sum.Append = sum.Redact+tm.Redact, sum.Decide+tm.Decide, sum.Append+tm.Append
