@@ -1,6 +1,7 @@
 package tokens
 
 import (
+	"hash/maphash"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -206,6 +207,31 @@ func TestCountConcurrentManyGoroutines(t *testing.T) {
 		close(errs)
 		for e := range errs {
 			t.Error(e)
+		}
+	}
+}
+
+// TestCacheHitComparesText: an entry stored under a line's hash but for
+// another text (what a hash collision leaves) is never taken for the line,
+// whether the line is looked up whole or as a piece; storing the line then
+// replaces it. Red when a look-up trusts the hash alone.
+func TestCacheHitComparesText(t *testing.T) {
+	for _, f := range families(t) {
+		for _, line := range []string{"ASCII line of several pieces\n", "línea con acentos y espacios\n", "ünïcode", "word"} {
+			want := libraryPieces(f.codec, line)
+			h := maphash.String(f.c.seed, line)
+			f.c.mu.Lock()
+			f.c.store(h, "another text of the same hash", want+1000)
+			f.c.seen[h%seenSlots] = h // counted before: cached now
+			f.c.mu.Unlock()
+			for round := range 3 {
+				if got := f.c.Count(line); got != want {
+					t.Fatalf("%s round %d: Count(%q) = %d with a colliding entry cached, want %d", f.name, round, line, got, want)
+				}
+				if got := f.c.line(line); got != want {
+					t.Fatalf("%s round %d: line(%q) = %d with a colliding entry cached, want %d", f.name, round, line, got, want)
+				}
+			}
 		}
 	}
 }
