@@ -194,14 +194,41 @@ func (e *Engine) GC(ctx context.Context, cutoff time.Time, o GCOptions) (GCPlan,
 // keep appends the Pruned batch and the Archived events that store the
 // kept blocks again, under the Engine's lock (so no hook names a block
 // between the list and the cut), and returns the kept blocks and bytes.
+// On a shared log another machine may have named a block in a batch this
+// Engine has not folded yet, so its first batch is appended only after
+// the newest batch folded (appendAtHead): when another writer appended
+// first, their batches are folded and the list is made again (at most
+// maxRedecide rounds).
 func (e *Engine) keep(ctx context.Context, p GCPlan) (int, int64, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	for round := 0; ; round++ {
+		n, total, err := e.keepOnce(ctx, p)
+		if !errors.Is(err, errStale) || round == maxRedecide {
+			return n, total, err
+		}
+	}
+}
+
+// keepOnce is one round of keep; e.mu is held. errStale: another writer
+// appended before the Pruned batch (nothing was stored; their batches are
+// folded now).
+func (e *Engine) keepOnce(ctx context.Context, p GCPlan) (int, int64, error) {
 	kept := e.ledger.Kept(p.Before)
 	now := e.opt.Now().UTC()
 	batch := []events.Event{{ID: e.newID(now), Kind: events.KindPruned, Time: now,
 		Pruned: &events.Pruned{Before: p.Before, Cutoff: p.Cutoff, Kept: kept}}}
 	size, total := 0, int64(0)
+	// The first batch (the Pruned event's) goes at the log's head; the
+	// rest follow it.
+	first := true
+	appendKept := func(ctx context.Context, batch []events.Event) error {
+		if first {
+			first = false
+			return e.appendAtHead(ctx, batch)
+		}
+		return e.append(ctx, batch)
+	}
 	for _, h := range kept {
 		blk, _ := e.ledger.Block(h)
 		evs, err := e.log.Get(ctx, blk.Seq)
@@ -213,7 +240,7 @@ func (e *Engine) keep(ctx context.Context, p GCPlan) (int, int64, error) {
 		}
 		a := *evs[blk.Index].Archived
 		if size > 0 && size+len(a.Data) > gcBatchBytes {
-			if err := e.append(ctx, batch); err != nil {
+			if err := appendKept(ctx, batch); err != nil {
 				return 0, total, err
 			}
 			batch, size = nil, 0
@@ -225,7 +252,38 @@ func (e *Engine) keep(ctx context.Context, p GCPlan) (int, int64, error) {
 		size += len(a.Data)
 		total += int64(a.Bytes)
 	}
-	return len(kept), total, e.append(ctx, batch)
+	return len(kept), total, appendKept(ctx, batch)
+}
+
+// appendAtHead is append, except on a shared log (Options.Shared, a log
+// implementing events.Conditional), where batch is appended only if the
+// newest batch folded is still the log's newest; when another writer
+// appended first, their batches are folded and it returns errStale
+// (nothing stored). e.mu is held.
+func (e *Engine) appendAtHead(ctx context.Context, batch []events.Event) error {
+	c, ok := e.log.(events.Conditional)
+	if e.dry || !e.opt.Shared || !ok {
+		return e.append(ctx, batch)
+	}
+	e.stampOrigin(batch)
+	seq, err := c.AppendAfter(ctx, batch, e.applied)
+	if errors.Is(err, events.ErrConflict) {
+		if err := e.catchUp(ctx, 0); err != nil {
+			return fmt.Errorf("fold other writers' batches: %w", err)
+		}
+		return errStale
+	}
+	if err != nil {
+		return err
+	}
+	for i := range batch {
+		batch[i].Seq, batch[i].Index = seq, i
+		if a := batch[i].Archived; a != nil {
+			e.wrote(a, seq, i)
+		}
+	}
+	e.apply(batch)
+	return nil
 }
 
 // loadBase prepares fresh projections for a log whose oldest batch is

@@ -314,9 +314,19 @@ func (c *Counter) lookup(h uint64, l string) (int, bool) {
 	return 0, false
 }
 
+// maxCachedText is the longest text store keeps, in bytes: a longer one
+// (a long piece with a byte over 0x7f, a minified bundle's line) would
+// alone take a large share of maxCachedBytes, or exceed it, and empty the
+// cache for one entry that rarely repeats.
+const maxCachedText = maxCachedBytes / 64
+
 // store caches k for the text l, whose hash is h, in place of any text of
-// the same hash; c.mu is held.
+// the same hash; a text over maxCachedText bytes is not kept. c.mu is
+// held.
 func (c *Counter) store(h uint64, l string, k int) {
+	if len(l) > maxCachedText {
+		return
+	}
 	if old, ok := c.cache[h]; ok {
 		c.cachedBytes -= len(old.text)
 	}

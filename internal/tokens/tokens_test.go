@@ -139,3 +139,23 @@ func built(t testing.TB, family string) *Counter {
 	}
 	return c
 }
+
+// TestCacheBytesBoundedByOneText: one text longer than maxCachedBytes (a
+// line of a minified bundle with a byte over 0x7f and no space, counted
+// by the library as one piece) is not kept, so the cache's texts stay
+// within their bound; shorter ones still are.
+func TestCacheBytesBoundedByOneText(t *testing.T) {
+	c, _ := New("")
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	small := "é small piece"
+	c.store(maphash.String(c.seed, small), small, 3)
+	big := strings.Repeat("é", maxCachedBytes/2+1)
+	c.store(maphash.String(c.seed, big), big, 7)
+	if c.cachedBytes > maxCachedBytes {
+		t.Fatalf("after a text of %d bytes the cache holds %d bytes, over %d", len(big), c.cachedBytes, maxCachedBytes)
+	}
+	if _, ok := c.lookup(maphash.String(c.seed, small), small); !ok {
+		t.Fatal("storing a text too long to keep emptied the cache")
+	}
+}
