@@ -220,12 +220,7 @@ func (e *Engine) append(ctx context.Context, batch []events.Event) error {
 	if err != nil {
 		return err
 	}
-	for i := range batch {
-		batch[i].Seq, batch[i].Index = seq, i
-		if a := batch[i].Archived; a != nil {
-			e.wrote(a, seq, i)
-		}
-	}
+	e.stored(batch, seq)
 	if e.opt.Shared && seq > e.applied+1 {
 		// Other machines appended since the newest batch folded: fold
 		// theirs first, so the projections stay a fold of the log's prefix.
@@ -513,6 +508,18 @@ func (e *Engine) readable(h string, b ledger.Block) bool {
 	}
 	e.verify(h, loc)
 	return true
+}
+
+// stored numbers batch's events with the sequence seq the log stored it
+// under (and their index in it), and remembers the archives it holds as
+// read back (wrote).
+func (e *Engine) stored(batch []events.Event, seq events.Seq) {
+	for i := range batch {
+		batch[i].Seq, batch[i].Index = seq, i
+		if a := batch[i].Archived; a != nil {
+			e.wrote(a, seq, i)
+		}
+	}
 }
 
 // wrote remembers the archive a, just stored at (seq, index) by this

@@ -276,12 +276,7 @@ func (e *Engine) appendAtHead(ctx context.Context, batch []events.Event) error {
 	if err != nil {
 		return err
 	}
-	for i := range batch {
-		batch[i].Seq, batch[i].Index = seq, i
-		if a := batch[i].Archived; a != nil {
-			e.wrote(a, seq, i)
-		}
-	}
+	e.stored(batch, seq)
 	e.apply(batch)
 	return nil
 }

@@ -3,7 +3,6 @@ package hooks
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/omnictx/omni/events"
@@ -46,28 +45,10 @@ func (e *Engine) stampOrigin(batch []events.Event) {
 // folds their batches and returns errStale, and the caller decides again
 // with what they taught. Otherwise it is append.
 func (e *Engine) appendDecision(ctx context.Context, inv *events.Event, evs []events.Event) error {
-	c, ok := e.log.(events.Conditional)
-	if e.dry || !e.opt.Shared || !ok {
-		return e.append(ctx, append([]events.Event{*inv}, evs...))
+	if _, ok := e.log.(events.Conditional); ok && !e.dry && e.opt.Shared {
+		inv.Invoked.At = e.applied
 	}
-	inv.Invoked.At = e.applied
-	batch := append([]events.Event{*inv}, evs...)
-	e.stampOrigin(batch)
-	seq, err := c.AppendAfter(ctx, batch, e.applied)
-	if errors.Is(err, events.ErrConflict) {
-		if err := e.catchUp(ctx, 0); err != nil {
-			return fmt.Errorf("fold other writers' batches: %w", err)
-		}
-		return errStale
-	}
-	if err != nil {
-		return err
-	}
-	for i := range batch {
-		batch[i].Seq, batch[i].Index = seq, i
-	}
-	e.apply(batch)
-	return nil
+	return e.appendAtHead(ctx, append([]events.Event{*inv}, evs...))
 }
 
 // catchUp folds, in order, every batch after the newest one folded, up to
