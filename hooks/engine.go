@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -116,6 +117,10 @@ type Engine struct {
 	// verified remembers, per handle, the archive location (sequence,
 	// index) read back and checked by readable.
 	verified map[string][2]int64
+	// hashed holds the archives of the decision being appended whose
+	// bytes decide hashed to their handle before compressing them (wrote
+	// then need not decompress them); emptied by each stored batch.
+	hashed []*events.Archived
 }
 
 // New folds the whole log into fresh projections and returns an Engine
@@ -408,6 +413,9 @@ func (e *Engine) decide(d delivery, call string) (pipeline.Decision, []events.Ev
 		ev := base
 		ev.ID, ev.Kind = e.newID(d.now), events.KindArchived
 		ev.Archived = &events.Archived{Handle: h, Lines: lines, Bytes: len(block), Codec: events.CodecZstd, Data: e.compress([]byte(block)), Again: known}
+		if pipeline.HandleOf(block) == h {
+			e.hashed = append(e.hashed, ev.Archived)
+		}
 		evs = append(evs, ev)
 	}
 	if sr != nil {
@@ -520,6 +528,7 @@ func (e *Engine) stored(batch []events.Event, seq events.Seq) {
 			e.wrote(a, seq, i)
 		}
 	}
+	e.hashed = e.hashed[:0]
 }
 
 // wrote remembers the archive a, just stored at (seq, index) by this
@@ -532,6 +541,12 @@ func (e *Engine) wrote(a *events.Archived, seq events.Seq, index int) {
 	if a.Forgotten {
 		return
 	}
+	loc := [2]int64{int64(seq), int64(index)}
+	if slices.Contains(e.hashed, a) {
+		// decide hashed the bytes it compressed into a.
+		e.verify(a.Handle, loc)
+		return
+	}
 	data := a.Data
 	if a.Codec == events.CodecZstd {
 		var err error
@@ -542,7 +557,7 @@ func (e *Engine) wrote(a *events.Archived, seq events.Seq, index int) {
 	if pipeline.HandleOf(string(data)) != a.Handle {
 		return
 	}
-	e.verify(a.Handle, [2]int64{int64(seq), int64(index)})
+	e.verify(a.Handle, loc)
 }
 
 // maxVerified bounds Engine.verified, in handles (some 64 bytes each):
