@@ -121,6 +121,49 @@ type Engine struct {
 	// bytes decide hashed to their handle before compressing them (wrote
 	// then need not decompress them); emptied by each stored batch.
 	hashed []*events.Archived
+	// shortened holds the newest first-seen results (shortenMemo), next
+	// the slot the next one takes.
+	shortened [shortenMemo]shortenEntry
+	next      int
+}
+
+// shortenMemo is how many first-seen results an Engine keeps: an output
+// delivered again whole (a command run again, a file read again) is
+// shortened once, not on each call.
+const shortenMemo = 4
+
+// maxMemoText is the longest output whose first-seen result is kept, in
+// bytes: larger outputs are rare and would hold memory for little.
+const maxMemoText = 1 << 20
+
+// shortenEntry is a first-seen request and its result.
+type shortenEntry struct {
+	ok  bool
+	req pipeline.ShortenRequest
+	res pipeline.ShortenResult
+}
+
+// shortenStage runs the first-seen stages; a variable so tests can count
+// the runs.
+var shortenStage = pipeline.Shorten
+
+// shorten returns pipeline.Shorten(req), from the Engine's newest results
+// when one was for an equal request: Shorten is a pure function of its
+// request (every field compared, the text byte for byte), and nothing
+// changes a result after it is returned, so the one kept is the one
+// Shorten would return. Called under e.mu.
+func (e *Engine) shorten(req pipeline.ShortenRequest) pipeline.ShortenResult {
+	for i := range e.shortened {
+		if s := &e.shortened[i]; s.ok && s.req == req {
+			return s.res
+		}
+	}
+	r := shortenStage(req)
+	if len(req.Text) <= maxMemoText {
+		e.shortened[e.next] = shortenEntry{ok: true, req: req, res: r}
+		e.next = (e.next + 1) % shortenMemo
+	}
+	return r
 }
 
 // New folds the whole log into fresh projections and returns an Engine
@@ -368,7 +411,7 @@ func (e *Engine) decide(d delivery, call string) (pipeline.Decision, []events.Ev
 		// A retrieve's debt binds the first-seen stages too: an output
 		// holding the lines the reader asked for is not distilled or cut.
 		sq.Owed = holdsDebt(v.Debts(), raw)
-		r := pipeline.Shorten(sq)
+		r := e.shorten(sq)
 		sr = &r
 		if r.Changed {
 			d.req.Text, d.req.Original = r.Text, raw
