@@ -133,8 +133,10 @@ type Engine struct {
 const shortenMemo = 4
 
 // maxMemoText is the longest output whose first-seen result is kept, in
-// bytes: larger outputs are rare and would hold memory for little.
-const maxMemoText = 1 << 20
+// bytes: twice Claude Code's 30,000-character output cap (HostOutputCap),
+// past which a reply is not rewritten anyway; the kept results then hold
+// well under a megabyte.
+const maxMemoText = 64 << 10
 
 // shortenEntry is a first-seen request and its result.
 type shortenEntry struct {
