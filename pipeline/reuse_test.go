@@ -23,7 +23,9 @@ func reuseSeed() string {
 // FuzzDecideReuse: Decide given what Shorten read of the text (Reuse)
 // decides exactly as Decide alone, every line already shown, so a
 // failure verdict Shorten passed on wrongly would fold a failure line
-// (red if Reuse handed over another text's lines or verdicts).
+// (red if Reuse handed over another text's lines or verdicts), and
+// leaves the result it read from as Shorten returned it (red if Decide
+// writes into the lines or verdicts).
 func FuzzDecideReuse(f *testing.F) {
 	f.Add(reuseSeed(), "./run")
 	f.Add(reuseSeed()+"FAILED tests/test_a.py::test_x\n", "pytest -q")
@@ -37,6 +39,12 @@ func FuzzDecideReuse(f *testing.F) {
 		want := Decide(req, allSeenView{})
 		if got := Decide(r.Reuse(req), allSeenView{}); !reflect.DeepEqual(got, want) {
 			t.Fatalf("%q: with Shorten's reading %+v, alone %+v", text, got, want)
+		}
+		// Decide only reads what Reuse handed it: the result is still the
+		// one Shorten returns, so a caller may keep it for the next equal
+		// request (the hooks Engine does).
+		if again := Shorten(ShortenRequest{Command: cmd, Tool: "Bash", Text: text}); !reflect.DeepEqual(r, again) {
+			t.Fatalf("%q: Decide changed the result it was handed\nafter %+v\nfresh %+v", text, r, again)
 		}
 	})
 }

@@ -56,7 +56,10 @@ type Block struct {
 	Bytes string
 }
 
-// ShortenResult is what Shorten decided for one output.
+// ShortenResult is what Shorten decided for one output. A caller may keep
+// a result and hand it out again for an equal request (the hooks Engine
+// does): nothing may write into its Blocks, and Decide only reads what
+// Reuse hands it.
 type ShortenResult struct {
 	// Text is what the model reads; it equals ShortenRequest.Text byte for
 	// byte when Changed is false.
