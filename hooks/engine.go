@@ -622,6 +622,39 @@ func (e *Engine) verify(h string, loc [2]int64) {
 	e.verified[h] = loc
 }
 
+// maxNamedScan bounds the batches namedIn reads, newest first: a scoped
+// retrieve holds the Engine's lock, and hooks wait behind it.
+const maxNamedScan = 256
+
+// namedIn reports whether an event of project named handle h in one of
+// the newest maxNamedScan batches from b.Ref (the newest batch naming h)
+// down to b.Seq (the batch that archived it): a Folded or Archived event
+// of h, or an Emitted event listing it. A marker names only bytes of the
+// output it was printed in (folds and cuts never cross projects), so such
+// a project may read the block back although its bytes were archived
+// first by another project's call (the archive is skipped for a block
+// already stored). e.mu is held.
+func (e *Engine) namedIn(ctx context.Context, h, project string, b ledger.Block) bool {
+	for seq, n := b.Ref, 0; seq > b.Seq && n < maxNamedScan; seq, n = seq-1, n+1 {
+		evs, err := e.log.Get(ctx, seq)
+		if err != nil {
+			continue
+		}
+		for _, ev := range evs {
+			if ev.Project != project {
+				continue
+			}
+			switch {
+			case ev.Folded != nil && ev.Folded.Handle == h,
+				ev.Archived != nil && ev.Archived.Handle == h,
+				ev.Emitted != nil && slices.Contains(ev.Emitted.Handles, h):
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Retrieve returns the exact archived bytes of handle h and records a
 // Retrieved event for reader r (an empty r.Session means "unknown reader":
 // the debt goes to every reader shown a marker with h). Errors:
@@ -634,7 +667,8 @@ func (e *Engine) Retrieve(ctx context.Context, h string, r events.Reader) ([]byt
 // RetrieveIn is Retrieve scoped to project ("" for none): a block whose
 // Archived event belongs to another project is ErrUnknownHandle, as if it
 // were not archived (a reader confined to one project learns nothing of
-// another's output).
+// another's output), unless a marker printed in project named it
+// (namedIn).
 func (e *Engine) RetrieveIn(ctx context.Context, h string, r events.Reader, project string) ([]byte, error) {
 	if len(h) != pipeline.HandleLen || !isHex(h) {
 		return nil, ErrBadHandle
@@ -661,7 +695,7 @@ func (e *Engine) RetrieveIn(ctx context.Context, h string, r events.Reader, proj
 	if b.Index >= len(evs) || evs[b.Index].Archived == nil || evs[b.Index].Archived.Handle != h {
 		return nil, fmt.Errorf("read archive %s: event %d.%d is not its Archived event", h, b.Seq, b.Index)
 	}
-	if project != "" && evs[b.Index].Project != project {
+	if project != "" && evs[b.Index].Project != project && !e.namedIn(ctx, h, project, b) {
 		return nil, ErrUnknownHandle
 	}
 	a := evs[b.Index].Archived
