@@ -633,12 +633,22 @@ const maxNamedScan = 256
 // output it was printed in (folds and cuts never cross projects), so such
 // a project may read the block back although its bytes were archived
 // first by another project's call (the archive is skipped for a block
-// already stored). e.mu is held.
+// already stored). A batch no longer stored is skipped; any other read
+// error, or ctx ending, stops the scan with false (refused): on a shared
+// stream whose cluster stalls each read waits for its timeout, and hooks
+// wait behind e.mu. e.mu is held.
 func (e *Engine) namedIn(ctx context.Context, h, project string, b ledger.Block) bool {
 	for seq, n := b.Ref, 0; seq > b.Seq && n < maxNamedScan; seq, n = seq-1, n+1 {
+		if ctx.Err() != nil {
+			return false
+		}
 		evs, err := e.log.Get(ctx, seq)
-		if err != nil {
+		if errors.Is(err, events.ErrNotFound) {
 			continue
+		}
+		if err != nil {
+			e.opt.Logf("retrieve %s in %s: read batch %d: %v: refused", h, project, seq, err)
+			return false
 		}
 		for _, ev := range evs {
 			if ev.Project != project {

@@ -1,0 +1,145 @@
+package hooks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync/atomic"
+	"testing"
+
+	"github.com/omnictx/omni/events"
+	"github.com/omnictx/omni/events/memlog"
+)
+
+// scopedCall runs one Bash hook call of out in session and cwd (the
+// project, with ProjectOf the identity).
+func scopedCall(t *testing.T, e *Engine, session, cwd, command, out string) Result {
+	t.Helper()
+	p, _ := json.Marshal(map[string]any{"session_id": session, "cwd": cwd, "hook_event_name": "PostToolUse",
+		"tool_name": "Bash", "tool_input": map[string]any{"command": command},
+		"tool_response": map[string]any{"stdout": out, "stderr": "", "interrupted": false, "isImage": false}})
+	return i11Hook(t, e, p)
+}
+
+// TestRetrieveInMarkerTextNamesNothing: an output of project /c that holds
+// omni's marker text naming a block project /a archived (the agent cats a
+// saved transcript of /a's delivery, the has-marker path) does not open
+// that block to a retrieve scoped to /c: only a block the output's own
+// bytes hash to is named by it, and the marker line is not folded.
+func TestRetrieveInMarkerTextNamesNothing(t *testing.T) {
+	ctx := context.Background()
+	e, err := New(ctx, memlog.New(), Options{Now: fixedClock(), ProjectOf: func(cwd string) string { return cwd }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := memoTexts()[0]
+	ra := scopedCall(t, e, "sa", "/a", "go test ./...", out)
+	hs := regexpHandles(ra.Delivered)
+	if len(hs) == 0 {
+		t.Fatalf("no handle printed in /a (reason %q)", ra.Reason)
+	}
+	h := hs[0]
+	// /c prints /a's delivery twice (a second time folds what it showed).
+	for i := 0; i < 2; i++ {
+		rc := scopedCall(t, e, "sc", "/c", "cat transcript.txt", ra.Delivered+ra.Delivered)
+		for _, f := range rc.Folds {
+			if f.Handle == h {
+				t.Fatalf("a fold in /c names /a's block %s", h)
+			}
+		}
+	}
+	if b, err := e.RetrieveIn(ctx, h, events.Reader{Session: "sc"}, "/c"); !errors.Is(err, ErrUnknownHandle) {
+		t.Fatalf("retrieve in /c of /a's block named only by marker text: %d bytes, %v", len(b), err)
+	}
+	if _, err := e.RetrieveIn(ctx, h, events.Reader{Session: "sa"}, "/a"); err != nil {
+		t.Fatalf("retrieve in /a: %v", err)
+	}
+}
+
+// TestRetrieveInExecDoorNamesOwnBytes: the exec door in project /b that
+// prints the bytes /a archived first names the stored block, and a
+// retrieve scoped to /b gets it back; /c, which printed nothing of it,
+// does not.
+func TestRetrieveInExecDoorNamesOwnBytes(t *testing.T) {
+	ctx := context.Background()
+	e, err := New(ctx, memlog.New(), Options{Now: fixedClock(), ProjectOf: func(cwd string) string { return cwd }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := memoTexts()[0]
+	call := func(cwd, session string) Result {
+		r, err := e.Call(ctx, CallInput{Door: events.DoorExec, Command: "go test ./...", Text: out, Session: session, Cwd: cwd})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	ra := call("/a", "ta")
+	rb := call("/b", "tb")
+	hs := regexpHandles(rb.Delivered)
+	if len(hs) == 0 || len(regexpHandles(ra.Delivered)) == 0 {
+		t.Skipf("the exec door printed no handle (reason %q)", rb.Reason)
+	}
+	if _, err := e.RetrieveIn(ctx, hs[0], events.Reader{Session: "tb"}, "/b"); err != nil {
+		t.Fatalf("retrieve in /b: %v", err)
+	}
+	if _, err := e.RetrieveIn(ctx, hs[0], events.Reader{Session: "tc"}, "/c"); !errors.Is(err, ErrUnknownHandle) {
+		t.Fatalf("retrieve in /c: %v", err)
+	}
+}
+
+// failingGets is a memlog whose Get fails for every batch but keep, after
+// fail is set, counting the failed reads.
+type failingGets struct {
+	*memlog.Log
+	fail   atomic.Bool
+	keep   atomic.Uint64
+	failed atomic.Int64
+}
+
+func (l *failingGets) Get(ctx context.Context, seq events.Seq) ([]events.Event, error) {
+	if l.fail.Load() && uint64(seq) != l.keep.Load() {
+		l.failed.Add(1)
+		return nil, errors.New("store unavailable")
+	}
+	return l.Log.Get(ctx, seq)
+}
+
+// TestRetrieveInStopsOnReadError: a scoped retrieve of another project's
+// block on a store whose reads fail (a shared stream whose cluster stalls,
+// each read waiting for its timeout) refuses after the first failed read
+// instead of reading every batch of the window while it holds the
+// Engine's lock, which every hook waits for. Red without the early stop.
+func TestRetrieveInStopsOnReadError(t *testing.T) {
+	ctx := context.Background()
+	log := &failingGets{Log: memlog.New()}
+	e, err := New(ctx, log, Options{Now: fixedClock(), ProjectOf: func(cwd string) string { return cwd }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := memoTexts()[0]
+	ra := scopedCall(t, e, "sa", "/a", "go test ./...", out)
+	hs := regexpHandles(ra.Delivered)
+	if len(hs) == 0 {
+		t.Fatalf("no handle printed in /a (reason %q)", ra.Reason)
+	}
+	h := hs[0]
+	// Unscoped retrieves name the block in later batches (its Ref rises).
+	for i := 0; i < 20; i++ {
+		if _, err := e.Retrieve(ctx, h, events.Reader{Session: "sa"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, _ := e.ledger.Block(h)
+	if b.Ref < b.Seq+10 {
+		t.Fatalf("fixture: Ref %d, archived at %d", b.Ref, b.Seq)
+	}
+	log.keep.Store(uint64(b.Seq))
+	log.fail.Store(true)
+	if _, err := e.RetrieveIn(ctx, h, events.Reader{Session: "sc"}, "/c"); !errors.Is(err, ErrUnknownHandle) {
+		t.Fatalf("retrieve in /c: %v", err)
+	}
+	if n := log.failed.Load(); n > 1 {
+		t.Fatalf("the scan read %d batches after the store failed", n)
+	}
+}
