@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -141,5 +143,43 @@ func TestRetrieveInStopsOnReadError(t *testing.T) {
 	}
 	if n := log.failed.Load(); n > 1 {
 		t.Fatalf("the scan read %d batches after the store failed", n)
+	}
+}
+
+// BenchmarkRetrieveInScan sets a scoped retrieve refused after namedIn
+// reads its whole window (maxNamedScan batches of other projects' hook
+// calls, each holding its stored input and archives) beside one served in
+// the block's own project, which reads one batch: the ratio is how much
+// longer a refusal holds the Engine's lock.
+func BenchmarkRetrieveInScan(b *testing.B) {
+	ctx := context.Background()
+	e, err := New(ctx, memlog.New(), Options{Now: fixedClock(), ProjectOf: func(cwd string) string { return cwd }})
+	if err != nil {
+		b.Fatal(err)
+	}
+	t := &testing.T{}
+	out := memoTexts()[0]
+	ra := scopedCall(t, e, "sa", "/a", "go test ./...", out)
+	hs := regexpHandles(ra.Delivered)
+	if len(hs) == 0 {
+		b.Fatalf("no handle printed in /a (reason %q)", ra.Reason)
+	}
+	h := hs[0]
+	for i := 0; i < maxNamedScan+10; i++ {
+		other := strings.ReplaceAll(out, "ok", "ok"+strconv.Itoa(i))
+		scopedCall(t, e, "sb", "/b", "go test ./...", other)
+	}
+	if _, err := e.Retrieve(ctx, h, events.Reader{Session: "sa"}); err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct{ name, project string }{{"own", "/a"}, {"refused", "/c"}} {
+		b.Run(bc.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				_, err := e.RetrieveIn(ctx, h, events.Reader{}, bc.project)
+				if bc.project == "/c" && !errors.Is(err, ErrUnknownHandle) {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
