@@ -622,8 +622,8 @@ func (e *Engine) verify(h string, loc [2]int64) {
 	e.verified[h] = loc
 }
 
-// maxNamedScan bounds the batches namedIn reads, newest first: a scoped
-// retrieve holds the Engine's lock, and hooks wait behind it.
+// maxNamedScan bounds the batches namedIn reads, newest first, for one
+// scoped retrieve of another project's block (a refusal reads them all).
 const maxNamedScan = 256
 
 // namedIn reports whether an event of project named handle h in one of
@@ -635,9 +635,10 @@ const maxNamedScan = 256
 // first by another project's call (the archive is skipped for a block
 // already stored). A batch no longer stored is skipped; any other read
 // error, or ctx ending, stops the scan with false (refused): on a shared
-// stream whose cluster stalls each read waits for its timeout, and hooks
-// wait behind e.mu. e.mu is held.
-func (e *Engine) namedIn(ctx context.Context, h, project string, b ledger.Block) bool {
+// stream whose cluster stalls each read waits for its timeout. It reads
+// only the log: the caller does not hold e.mu (logf is e.opt.Logf, read
+// under it).
+func (e *Engine) namedIn(ctx context.Context, h, project string, b ledger.Block, logf func(string, ...any)) bool {
 	for seq, n := b.Ref, 0; seq > b.Seq && n < maxNamedScan; seq, n = seq-1, n+1 {
 		if ctx.Err() != nil {
 			return false
@@ -647,7 +648,7 @@ func (e *Engine) namedIn(ctx context.Context, h, project string, b ledger.Block)
 			continue
 		}
 		if err != nil {
-			e.opt.Logf("retrieve %s in %s: read batch %d: %v: refused", h, project, seq, err)
+			logf("retrieve %s in %s: read batch %d: %v: refused", h, project, seq, err)
 			return false
 		}
 		for _, ev := range evs {
@@ -705,8 +706,26 @@ func (e *Engine) RetrieveIn(ctx context.Context, h string, r events.Reader, proj
 	if b.Index >= len(evs) || evs[b.Index].Archived == nil || evs[b.Index].Archived.Handle != h {
 		return nil, fmt.Errorf("read archive %s: event %d.%d is not its Archived event", h, b.Seq, b.Index)
 	}
-	if project != "" && evs[b.Index].Project != project && !e.namedIn(ctx, h, project, b) {
-		return nil, ErrUnknownHandle
+	if project != "" && evs[b.Index].Project != project {
+		// The scan reads up to maxNamedScan batches: without the lock, so
+		// hooks do not wait for it; the block must still be where it was
+		// (gc, forget or a repair may have moved it meanwhile).
+		logf := e.opt.Logf
+		named := func() bool {
+			e.mu.Unlock()
+			defer e.mu.Lock() // a panic leaves it held, as the caller's defer expects
+			return e.namedIn(ctx, h, project, b, logf)
+		}()
+		if now, ok := e.ledger.Block(h); !named || !ok || now.Seq != b.Seq || now.Index != b.Index {
+			return nil, ErrUnknownHandle
+		}
+		// Read under the lock again (omni forget may have erased it).
+		if evs, err = e.log.Get(ctx, b.Seq); err != nil {
+			return nil, fmt.Errorf("read archive %s: %w", h, err)
+		}
+		if b.Index >= len(evs) || evs[b.Index].Archived == nil || evs[b.Index].Archived.Handle != h {
+			return nil, fmt.Errorf("read archive %s: event %d.%d is not its Archived event", h, b.Seq, b.Index)
+		}
 	}
 	a := evs[b.Index].Archived
 	if a.Forgotten {

@@ -183,3 +183,70 @@ func BenchmarkRetrieveInScan(b *testing.B) {
 		})
 	}
 }
+
+// lockProbe is a memlog that, for every batch but keep once probe is
+// set, tries the Engine's lock, counting the reads made while it was held.
+type lockProbe struct {
+	*memlog.Log
+	e      *Engine
+	probe  atomic.Bool
+	keep   atomic.Uint64
+	reads  atomic.Int64
+	locked atomic.Int64
+}
+
+func (l *lockProbe) Get(ctx context.Context, seq events.Seq) ([]events.Event, error) {
+	if l.probe.Load() && uint64(seq) != l.keep.Load() {
+		l.reads.Add(1)
+		if l.e.mu.TryLock() {
+			l.e.mu.Unlock()
+		} else {
+			l.locked.Add(1)
+		}
+	}
+	return l.Log.Get(ctx, seq)
+}
+
+// TestRetrieveInScansWithoutLock: the batches a scoped retrieve of another
+// project's block reads for a marker naming it (up to maxNamedScan, each a
+// round trip on a shared stream) are read without the Engine's lock, so
+// hooks do not wait behind them; the answer is unchanged (/c is refused,
+// /b, which printed the bytes, is served). Red while namedIn runs under
+// the lock.
+func TestRetrieveInScansWithoutLock(t *testing.T) {
+	ctx := context.Background()
+	log := &lockProbe{Log: memlog.New()}
+	e, err := New(ctx, log, Options{Now: fixedClock(), ProjectOf: func(cwd string) string { return cwd }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log.e = e
+	out := memoTexts()[0]
+	ra := scopedCall(t, e, "sa", "/a", "go test ./...", out)
+	scopedCall(t, e, "sb", "/b", "go test ./...", out)
+	hs := regexpHandles(ra.Delivered)
+	if len(hs) == 0 {
+		t.Fatalf("no handle printed in /a (reason %q)", ra.Reason)
+	}
+	h := hs[0]
+	for i := 0; i < 5; i++ {
+		if _, err := e.Retrieve(ctx, h, events.Reader{Session: "sa"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, _ := e.ledger.Block(h)
+	log.keep.Store(uint64(b.Seq))
+	log.probe.Store(true)
+	if _, err := e.RetrieveIn(ctx, h, events.Reader{Session: "sc"}, "/c"); !errors.Is(err, ErrUnknownHandle) {
+		t.Fatalf("retrieve in /c: %v", err)
+	}
+	if _, err := e.RetrieveIn(ctx, h, events.Reader{Session: "sb"}, "/b"); err != nil {
+		t.Fatalf("retrieve in /b, which printed the bytes: %v", err)
+	}
+	if log.reads.Load() == 0 {
+		t.Fatal("fixture: the scan read nothing")
+	}
+	if n := log.locked.Load(); n > 0 {
+		t.Fatalf("%d of %d batches read for the scan while the Engine's lock was held", n, log.reads.Load())
+	}
+}
