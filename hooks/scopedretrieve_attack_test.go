@@ -150,7 +150,7 @@ func TestRetrieveInStopsOnReadError(t *testing.T) {
 // reads its whole window (maxNamedScan batches of other projects' hook
 // calls, each holding its stored input and archives) beside one served in
 // the block's own project, which reads one batch: the ratio is how much
-// longer a refusal holds the Engine's lock.
+// longer a refusal takes (the window is read without the Engine's lock).
 func BenchmarkRetrieveInScan(b *testing.B) {
 	ctx := context.Background()
 	e, err := New(ctx, memlog.New(), Options{Now: fixedClock(), ProjectOf: func(cwd string) string { return cwd }})

@@ -12,7 +12,8 @@ import (
 
 // TestRecentAndRetrieveScoped: with a directory, "recent" lists only that
 // project's calls (and with a session only that session's), and
-// "retrieve" knows only the handles archived in that project.
+// "retrieve" knows only the handles archived in that project or named by
+// a marker printed there (beta printed none of alpha's bytes).
 func TestRecentAndRetrieveScoped(t *testing.T) {
 	ctx := context.Background()
 	svc := testfixture.Service(t)
