@@ -628,7 +628,7 @@ const maxNamedScan = 256
 
 // namedIn reports whether an event of project named handle h in one of
 // the newest maxNamedScan batches from b.Ref (the newest batch naming h)
-// down to b.Seq (the batch that archived it): a Folded or Archived event
+// down: a Folded or Archived event
 // of h, or an Emitted event listing it. A marker names only bytes of the
 // output it was printed in (folds and cuts never cross projects), so such
 // a project may read the block back although its bytes were archived
@@ -639,7 +639,15 @@ const maxNamedScan = 256
 // only the log: the caller does not hold e.mu (logf is e.opt.Logf, read
 // under it).
 func (e *Engine) namedIn(ctx context.Context, h, project string, b ledger.Block, logf func(string, ...any)) bool {
-	for seq, n := b.Ref, 0; seq > b.Seq && n < maxNamedScan; seq, n = seq-1, n+1 {
+	// Down to the log's first batch, not b.Seq: a block omni gc kept is
+	// archived again above the cutoff in the project it was first archived
+	// in, above the markers other projects printed before the gc.
+	first, err := e.log.First(ctx)
+	if err != nil {
+		logf("retrieve %s in %s: %v: refused", h, project, err)
+		return false
+	}
+	for seq, n := b.Ref, 0; seq >= first && seq > 0 && n < maxNamedScan; seq, n = seq-1, n+1 {
 		if ctx.Err() != nil {
 			return false
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/omnictx/omni/events"
 	"github.com/omnictx/omni/events/memlog"
@@ -248,5 +249,44 @@ func TestRetrieveInScansWithoutLock(t *testing.T) {
 	}
 	if n := log.locked.Load(); n > 0 {
 		t.Fatalf("%d of %d batches read for the scan while the Engine's lock was held", n, log.reads.Load())
+	}
+}
+
+// TestRetrieveInAfterGCCopy: a block /a archived before a gc cutoff and
+// printed again in /b after it is kept by gc as a copy that keeps /a's
+// project, in a batch newer than /b's marker; a retrieve scoped to /b
+// still gets it (the marker /b printed named it), one scoped to /c does
+// not.
+func TestRetrieveInAfterGCCopy(t *testing.T) {
+	ctx := context.Background()
+	clock := &jumpClock{t: time.Date(2026, 9, 1, 9, 0, 0, 0, time.UTC)}
+	e, err := New(ctx, memlog.New(), Options{Now: clock.now, ProjectOf: func(cwd string) string { return cwd }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := memoTexts()[0]
+	ra := scopedCall(t, e, "sa", "/a", "go test ./...", out)
+	if len(regexpHandles(ra.Delivered)) == 0 {
+		t.Fatalf("no handle printed in /a (reason %q)", ra.Reason)
+	}
+	clock.t = clock.t.Add(60 * 24 * time.Hour)
+	rb := scopedCall(t, e, "sb", "/b", "go test ./...", out)
+	hs := regexpHandles(rb.Delivered)
+	if len(hs) == 0 {
+		t.Fatalf("no handle printed in /b (reason %q)", rb.Reason)
+	}
+	h := hs[0]
+	if _, err := e.RetrieveIn(ctx, h, events.Reader{Session: "sb"}, "/b"); err != nil {
+		t.Fatalf("retrieve in /b before gc: %v", err)
+	}
+	p, err := e.GC(ctx, clock.t.Add(-30*24*time.Hour), GCOptions{SaveBase: bases{}.save})
+	if err != nil || p.Kept < 1 {
+		t.Fatalf("gc: %+v %v", p, err)
+	}
+	if _, err := e.RetrieveIn(ctx, h, events.Reader{Session: "sb"}, "/b"); err != nil {
+		t.Fatalf("retrieve in /b after gc kept the block: %v", err)
+	}
+	if _, err := e.RetrieveIn(ctx, h, events.Reader{Session: "sc"}, "/c"); !errors.Is(err, ErrUnknownHandle) {
+		t.Fatalf("retrieve in /c after gc: %v", err)
 	}
 }
