@@ -31,10 +31,7 @@ func scopedCall(t *testing.T, e *Engine, session, cwd, command, out string) Resu
 // bytes hash to is named by it, and the marker line is not folded.
 func TestRetrieveInMarkerTextNamesNothing(t *testing.T) {
 	ctx := context.Background()
-	e, err := New(ctx, memlog.New(), Options{Now: fixedClock(), ProjectOf: func(cwd string) string { return cwd }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := projectEngine(t, memlog.New())
 	out := memoTexts()[0]
 	ra := scopedCall(t, e, "sa", "/a", "go test ./...", out)
 	hs := regexpHandles(ra.Delivered)
@@ -65,10 +62,7 @@ func TestRetrieveInMarkerTextNamesNothing(t *testing.T) {
 // does not.
 func TestRetrieveInExecDoorNamesOwnBytes(t *testing.T) {
 	ctx := context.Background()
-	e, err := New(ctx, memlog.New(), Options{Now: fixedClock(), ProjectOf: func(cwd string) string { return cwd }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := projectEngine(t, memlog.New())
 	out := memoTexts()[0]
 	call := func(cwd, session string) Result {
 		r, err := e.Call(ctx, CallInput{Door: events.DoorExec, Command: "go test ./...", Text: out, Session: session, Cwd: cwd})
@@ -116,10 +110,7 @@ func (l *failingGets) Get(ctx context.Context, seq events.Seq) ([]events.Event, 
 func TestRetrieveInStopsOnReadError(t *testing.T) {
 	ctx := context.Background()
 	log := &failingGets{Log: memlog.New()}
-	e, err := New(ctx, log, Options{Now: fixedClock(), ProjectOf: func(cwd string) string { return cwd }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := projectEngine(t, log)
 	out := memoTexts()[0]
 	ra := scopedCall(t, e, "sa", "/a", "go test ./...", out)
 	hs := regexpHandles(ra.Delivered)
@@ -154,10 +145,7 @@ func TestRetrieveInStopsOnReadError(t *testing.T) {
 // longer a refusal takes (the window is read without the Engine's lock).
 func BenchmarkRetrieveInScan(b *testing.B) {
 	ctx := context.Background()
-	e, err := New(ctx, memlog.New(), Options{Now: fixedClock(), ProjectOf: func(cwd string) string { return cwd }})
-	if err != nil {
-		b.Fatal(err)
-	}
+	e := projectEngine(b, memlog.New())
 	t := &testing.T{}
 	out := memoTexts()[0]
 	ra := scopedCall(t, e, "sa", "/a", "go test ./...", out)
@@ -217,10 +205,7 @@ func (l *lockProbe) Get(ctx context.Context, seq events.Seq) ([]events.Event, er
 func TestRetrieveInScansWithoutLock(t *testing.T) {
 	ctx := context.Background()
 	log := &lockProbe{Log: memlog.New()}
-	e, err := New(ctx, log, Options{Now: fixedClock(), ProjectOf: func(cwd string) string { return cwd }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := projectEngine(t, log)
 	log.e = e
 	out := memoTexts()[0]
 	ra := scopedCall(t, e, "sa", "/a", "go test ./...", out)

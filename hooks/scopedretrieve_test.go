@@ -18,10 +18,7 @@ import (
 // nothing. Red without namedIn.
 func TestRetrieveInProjectThatPrintedIt(t *testing.T) {
 	ctx := context.Background()
-	e, err := New(ctx, memlog.New(), Options{Now: fixedClock(), ProjectOf: func(cwd string) string { return cwd }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := projectEngine(t, memlog.New())
 	out := memoTexts()[0]
 	call := func(session, cwd string) Result {
 		p, _ := json.Marshal(map[string]any{"session_id": session, "cwd": cwd, "hook_event_name": "PostToolUse",
@@ -49,4 +46,14 @@ func TestRetrieveInProjectThatPrintedIt(t *testing.T) {
 	if _, err := e.RetrieveIn(ctx, h, events.Reader{Session: "sc"}, "/c"); !errors.Is(err, ErrUnknownHandle) {
 		t.Fatalf("retrieve in /c, where nothing named it: %v", err)
 	}
+}
+
+// projectEngine is an Engine on log whose project is the call's cwd.
+func projectEngine(tb testing.TB, log events.Log) *Engine {
+	tb.Helper()
+	e, err := New(context.Background(), log, Options{Now: fixedClock(), ProjectOf: func(cwd string) string { return cwd }})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return e
 }
